@@ -1,0 +1,37 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// No package dependencies by design: Foundation, Dispatch, Glibc, the
+// toolchain's test modules and the system SQLite library only.
+let package = Package(
+    name: "lanchat",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "lanchat", targets: ["lanchat"]),
+    ],
+    targets: [
+        // Pure chat core: models, wire format, rules. Foundation only.
+        .target(name: "ChatCore"),
+        // SQLite from the system (Debian: libsqlite3-dev).
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
+        // The history store.
+        .target(name: "ChatStore", dependencies: ["ChatCore", "CSQLite"]),
+        // Sockets, discovery, peer links.
+        .target(name: "P2PTransport", dependencies: ["ChatCore"]),
+        // The node actor: transport -> router -> models -> store.
+        .target(name: "ChatNode", dependencies: ["ChatCore", "ChatStore", "P2PTransport"]),
+        // Argument parsing, console, JSON-lines control, bots.
+        .target(name: "LANChatCLI", dependencies: ["ChatNode"]),
+        .executableTarget(name: "lanchat", dependencies: ["LANChatCLI"]),
+
+        // Shared test helpers: manual clock, recording logger, in-memory network.
+        .target(name: "TestSupport", dependencies: ["ChatCore"], path: "Tests/TestSupport"),
+        .testTarget(name: "ChatCoreTests", dependencies: ["ChatCore", "TestSupport"]),
+        .testTarget(name: "ChatStoreTests", dependencies: ["ChatStore", "TestSupport"]),
+        .testTarget(name: "P2PTransportTests", dependencies: ["P2PTransport", "TestSupport"]),
+        .testTarget(name: "ChatNodeTests", dependencies: ["ChatNode", "TestSupport"]),
+        // Runs the built `lanchat` binary end to end.
+        .testTarget(name: "LANChatCLITests", dependencies: ["LANChatCLI", "TestSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,66 @@
+/// The product's limits, in one place.
+public enum ChatLimits {
+    /// Most characters in one message, counted as grapheme clusters so a
+    /// Korean syllable or an emoji with modifiers counts as one.
+    public static let maxMessageCharacters = 240
+    /// A cap on a message's UTF-8 size, because one grapheme cluster can be
+    /// arbitrarily long (combining marks); 240 family emoji fit comfortably.
+    public static let maxMessageBytes = 8 * 1024
+    /// Messages each room keeps in memory; the store keeps all of them.
+    public static let roomCapacity = 100
+    /// Most characters in a nickname or a stage name.
+    public static let maxNameCharacters = 32
+    /// Message ids each room remembers for dropping duplicates, beyond the
+    /// ones in its buffer (echoes and replays arrive late).
+    public static let recentIDMemory = 1024
+}
+
+/// Why a message text was refused. Shown to the person who typed it.
+public enum TextValidationError: Error, Hashable, Sendable, CustomStringConvertible {
+    case empty
+    case tooLong(characters: Int, limit: Int)
+    case tooManyBytes(bytes: Int, limit: Int)
+
+    public var description: String {
+        switch self {
+        case .empty:
+            "message is empty"
+        case .tooLong(let characters, let limit):
+            "message is \(characters) characters long; the limit is \(limit)"
+        case .tooManyBytes(let bytes, let limit):
+            "message is \(bytes) bytes of UTF-8; the limit is \(limit)"
+        }
+    }
+}
+
+/// The 240-character rule, applied the same way on send and on receive.
+public enum MessageText {
+    /// Returns `text` trimmed of surrounding whitespace and newlines, or
+    /// throws if the trimmed text is empty or over the limits.
+    public static func validated(_ text: String) throws(TextValidationError) -> String {
+        let trimmed = text.trimmingWhitespace()
+        if trimmed.isEmpty { throw .empty }
+        // utf8.count is O(1) for native strings; check it before the O(n)
+        // grapheme count so a huge input costs nothing.
+        let bytes = trimmed.utf8.count
+        if bytes > ChatLimits.maxMessageBytes {
+            throw .tooManyBytes(bytes: bytes, limit: ChatLimits.maxMessageBytes)
+        }
+        let characters = trimmed.count
+        if characters > ChatLimits.maxMessageCharacters {
+            throw .tooLong(characters: characters, limit: ChatLimits.maxMessageCharacters)
+        }
+        return trimmed
+    }
+}
+
+extension String {
+    /// The string without leading and trailing whitespace or newlines
+    /// (Unicode properties, so ideographic spaces count too).
+    public func trimmingWhitespace() -> String {
+        let scalars = unicodeScalars
+        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }) else { return "" }
+        let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })!
+        return String(scalars[first...last])
+    }
+}

@@ -1,0 +1,160 @@
+/// All 1:1 conversations: one per peer, each with the 240-character rule,
+/// its own 100-message log and unread count, and the DM request flow
+/// (`DMState`). Frames it returns must travel only on the target's link.
+public struct DirectChat: Sendable {
+    public var identity: NodeIdentity
+    public private(set) var conversations: [NodeNumber: DirectConversation] = [:]
+    private var ids = MessageIDGenerator()
+
+    public init(identity: NodeIdentity) {
+        self.identity = identity
+    }
+
+    public func conversation(with peer: NodeNumber) -> DirectConversation? { conversations[peer] }
+
+    public func state(with peer: NodeNumber) -> DMState { conversations[peer]?.state ?? .none }
+
+    /// Sends `text` to `peer`: a request if there is no conversation yet, an
+    /// accept plus the message when replying to their request. Returns the
+    /// frames to send in order, and the local events.
+    public mutating func compose(
+        _ text: String, to peer: NodeNumber, peerNickname: String, at timestamp: Int64, automatic: Bool = false
+    ) throws(ChatError) -> (payloads: [P2PPayload], events: [ChatEvent]) {
+        guard peer != identity.number else { throw .cannotMessageSelf }
+        let content: String
+        do { content = try MessageText.validated(text) } catch { throw .invalidText(error) }
+        var conversation = conversations[peer] ?? DirectConversation(peer: peer, peerNickname: peerNickname)
+        let step = try conversation.state.transition(on: .localSend, peer: peer)
+
+        var payloads: [P2PPayload] = []
+        if step.action == .sendAcceptAndMessage {
+            payloads.append(control(.dmAccept, to: peer, at: timestamp, refId: nil))
+        }
+        let type: PayloadType = step.action == .sendRequest ? .dmRequest : .directMessage
+        let payload = P2PPayload(
+            type: type, messageId: ids.next(millis: timestamp),
+            senderNumber: identity.number, senderNickname: identity.nickname, senderStage: identity.stage,
+            content: content, timestamp: timestamp, targetNumber: peer, automatic: automatic ? true : nil)
+        payloads.append(payload)
+        let message = try! Message(from: payload, localNumber: identity.number)  // validated above
+        _ = conversation.log.add(message, localNumber: identity.number)
+
+        var events: [ChatEvent] = []
+        if conversation.state != step.state { events.append(.dmStateChanged(peer: peer, step.state)) }
+        conversation.state = step.state
+        conversations[peer] = conversation
+        return (payloads, events)
+    }
+
+    /// Accepts `peer`'s request. Returns the `dmAccept` frame (nil if the
+    /// conversation was already accepted).
+    public mutating func accept(_ peer: NodeNumber, at timestamp: Int64) throws(ChatError) -> (payload: P2PPayload?, events: [ChatEvent]) {
+        try answer(peer, input: .localAccept, at: timestamp)
+    }
+
+    /// Declines `peer`'s request (or closes an accepted conversation).
+    public mutating func decline(_ peer: NodeNumber, at timestamp: Int64) throws(ChatError) -> (payload: P2PPayload?, events: [ChatEvent]) {
+        try answer(peer, input: .localDecline, at: timestamp)
+    }
+
+    /// Takes a DM-kind frame from a peer. Returns local events and frames
+    /// to send back (an automatic accept).
+    public mutating func receive(_ payload: P2PPayload, at now: Int64) throws(ChatError) -> (events: [ChatEvent], replies: [P2PPayload]) {
+        let input: DMInput
+        switch payload.type {
+        case .dmRequest: input = .receivedRequest
+        case .dmAccept: input = .receivedAccept
+        case .dmDecline: input = .receivedDecline
+        case .directMessage: input = .receivedMessage
+        default: throw .unexpectedType(payload.type)
+        }
+        guard payload.targetNumber == identity.number else { throw .notForMe(target: payload.targetNumber) }
+        let peer = payload.senderNumber
+        guard peer != identity.number else { throw .cannotMessageSelf }
+
+        // Validate the text before changing any state: a bad frame changes nothing.
+        var message: Message?
+        if payload.type.carriesChatText {
+            do { message = try Message(from: payload, localNumber: identity.number) } catch { throw .invalidText(error) }
+        }
+        var conversation = conversations[peer] ?? DirectConversation(peer: peer, peerNickname: payload.senderNickname)
+        // A replayed message already in the log changes nothing, whatever the state.
+        if let message, conversation.log.contains(message.id) {
+            return ([.duplicate(message.id, .direct(peer))], [])
+        }
+        let step = try conversation.state.transition(on: input, peer: peer)
+        conversation.peerNickname = payload.senderNickname
+
+        var events: [ChatEvent] = []
+        var replies: [P2PPayload] = []
+        if conversation.state != step.state { events.append(.dmStateChanged(peer: peer, step.state)) }
+        conversation.state = step.state
+        if let message, step.action == .deliver || step.action == .deliverAndAccept {
+            if case .added(let counted) = conversation.log.add(message, localNumber: identity.number) {
+                if payload.type == .dmRequest && step.state == .incomingRequest {
+                    events.append(.dmRequested(peer: peer, nickname: payload.senderNickname, message: message))
+                }
+                events.append(.message(message))
+                if counted { events.append(.unreadChanged(.direct(peer), count: conversation.log.unreadCount)) }
+            }
+        }
+        if step.action == .deliverAndAccept {
+            replies.append(control(.dmAccept, to: peer, at: now, refId: payload.messageId))
+        }
+        conversations[peer] = conversation
+        return (events, replies)
+    }
+
+    /// Adds an already validated message (from the store or catch-up)
+    /// without touching the request state.
+    public mutating func add(_ message: Message, peerNickname: String) -> [ChatEvent] {
+        guard let peer = message.room.peer else { return [] }
+        var conversation = conversations[peer] ?? DirectConversation(peer: peer, peerNickname: peerNickname)
+        defer { conversations[peer] = conversation }
+        switch conversation.log.add(message, localNumber: identity.number) {
+        case .duplicate: return [.duplicate(message.id, message.room)]
+        case .added(let counted):
+            var events: [ChatEvent] = [.message(message)]
+            if counted { events.append(.unreadChanged(message.room, count: conversation.log.unreadCount)) }
+            return events
+        }
+    }
+
+    /// Restores a conversation's request state (from the store).
+    public mutating func restore(peer: NodeNumber, peerNickname: String, state: DMState) {
+        var conversation = conversations[peer] ?? DirectConversation(peer: peer, peerNickname: peerNickname)
+        conversation.state = state
+        conversations[peer] = conversation
+    }
+
+    public mutating func activate(_ peer: NodeNumber) -> [ChatEvent] {
+        guard var conversation = conversations[peer] else { return [] }
+        defer { conversations[peer] = conversation }
+        return conversation.log.activate() ? [.unreadChanged(.direct(peer), count: 0)] : []
+    }
+
+    public mutating func deactivate(_ peer: NodeNumber) {
+        conversations[peer]?.log.deactivate()
+    }
+
+    private mutating func answer(_ peer: NodeNumber, input: DMInput, at timestamp: Int64) throws(ChatError) -> (payload: P2PPayload?, events: [ChatEvent]) {
+        guard var conversation = conversations[peer] else { throw .noPendingRequest(peer: peer) }
+        let step = try conversation.state.transition(on: input, peer: peer)
+        var events: [ChatEvent] = []
+        if conversation.state != step.state { events.append(.dmStateChanged(peer: peer, step.state)) }
+        conversation.state = step.state
+        conversations[peer] = conversation
+        switch step.action {
+        case .sendAccept: return (control(.dmAccept, to: peer, at: timestamp, refId: nil), events)
+        case .sendDecline: return (control(.dmDecline, to: peer, at: timestamp, refId: nil), events)
+        default: return (nil, events)
+        }
+    }
+
+    private mutating func control(_ type: PayloadType, to peer: NodeNumber, at timestamp: Int64, refId: MessageID?) -> P2PPayload {
+        P2PPayload(
+            type: type, messageId: ids.next(millis: timestamp),
+            senderNumber: identity.number, senderNickname: identity.nickname, senderStage: identity.stage,
+            timestamp: timestamp, targetNumber: peer, refId: refId)
+    }
+}

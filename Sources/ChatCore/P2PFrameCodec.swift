@@ -1,0 +1,112 @@
+import Foundation
+
+/// Newline-delimited JSON framing for `P2PPayload`: one UTF-8 JSON object
+/// per line, at most `maxLineLength` bytes (64 KiB) before the "\n".
+///
+/// Decoding is incremental: `append` the bytes as they arrive, then call
+/// `decode()` until it returns nil ("need more bytes"). A malformed line
+/// throws a named `FrameError` and is consumed, so the caller may count it
+/// and go on; an over-long line throws from `append` and ends the stream.
+///
+///     {"version":1,"type":"ping","messageId":"…","senderNumber":7,
+///      "senderNickname":"bob","content":"","timestamp":1732147200000}\n
+public struct P2PFrameCodec: @unchecked Sendable {
+    // @unchecked: JSONDecoder is a class, but this codec's instance is
+    // private, never shared, and only read (configuration is set once).
+    public static let maxLineLength = 64 * 1024
+
+    private var lines: LineFrameDecoder
+    private let decoder = JSONDecoder()
+
+    public init(maxLineLength: Int = P2PFrameCodec.maxLineLength) {
+        lines = LineFrameDecoder(maxLineLength: maxLineLength)
+    }
+
+    public var bufferedByteCount: Int { lines.bufferedByteCount }
+
+    public mutating func append<Bytes: Collection<UInt8>>(_ bytes: Bytes) throws(FrameError) {
+        try lines.append(bytes)
+    }
+
+    /// The next frame, or nil when more bytes are needed.
+    public mutating func decode() throws(FrameError) -> P2PPayload? {
+        guard let line = lines.nextLine() else { return nil }
+        return try Self.decodeLine(line, using: decoder)
+    }
+
+    /// Decodes one line (without its "\n") into a payload.
+    public static func decodeLine(_ line: some Collection<UInt8>, using decoder: JSONDecoder = JSONDecoder()) throws(FrameError) -> P2PPayload {
+        let data = Data(line)
+        guard String(validating: data, as: UTF8.self) != nil else { throw .invalidUTF8 }
+        let payload: P2PPayload
+        do {
+            payload = try decoder.decode(P2PPayload.self, from: data)
+        } catch let error as DecodingError {
+            throw Self.frameError(for: error, data: data)
+        } catch {
+            throw .notJSON
+        }
+        try validate(payload)
+        return payload
+    }
+
+    /// Encodes `payload` as one line, "\n" included.
+    public static func encode(_ payload: P2PPayload) -> Data {
+        // Encoding a value of this shape cannot fail: no floats, no
+        // non-string keys.
+        var data = try! JSONEncoder().encode(payload)
+        data.append(0x0A)
+        return data
+    }
+
+    /// Field checks that the JSON types alone do not express.
+    static func validate(_ payload: P2PPayload) throws(FrameError) {
+        if payload.version < 1 { throw .invalidValue(field: "version", reason: "must be at least 1") }
+        if !(Timestamp.earliestAccepted...Timestamp.latestAccepted).contains(payload.timestamp) {
+            throw .invalidValue(field: "timestamp", reason: "outside years 2000...9999")
+        }
+        if let since = payload.sinceTimestamp, since < 0 || since > Timestamp.latestAccepted {
+            throw .invalidValue(field: "sinceTimestamp", reason: "outside years 1970...9999")
+        }
+        if let port = payload.listenPort, !(1...65535).contains(port) {
+            throw .invalidValue(field: "listenPort", reason: "not a TCP port")
+        }
+        if let limit = payload.limit, limit < 0 { throw .invalidValue(field: "limit", reason: "negative") }
+        if let inner = payload.messages {
+            for message in inner {
+                if message.messages != nil {
+                    throw .invalidValue(field: "messages", reason: "nested history replies")
+                }
+                try validate(message)
+            }
+        }
+    }
+
+    private static func frameError(for error: DecodingError, data: Data) -> FrameError {
+        switch error {
+        case .keyNotFound(let key, _):
+            return .missingField(key.stringValue)
+        case .typeMismatch(_, let context):
+            if context.codingPath.isEmpty { return .notAnObject }
+            return .wrongFieldType(fieldPath(context.codingPath))
+        case .valueNotFound(_, let context):
+            // A JSON null where a value is required.
+            return .wrongFieldType(fieldPath(context.codingPath))
+        case .dataCorrupted(let context):
+            if context.codingPath.isEmpty {
+                // Top level: either not JSON at all, or JSON but not an object.
+                if (try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])) != nil {
+                    return .notAnObject
+                }
+                return .notJSON
+            }
+            return .invalidValue(field: fieldPath(context.codingPath), reason: context.debugDescription)
+        @unknown default:
+            return .notJSON
+        }
+    }
+
+    private static func fieldPath(_ path: [any CodingKey]) -> String {
+        path.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+    }
+}

@@ -1,0 +1,91 @@
+/// One frame on a peer link: a single JSON object on a single line.
+///
+/// Field names are the seed's (`type`, `messageId`, `senderNumber`,
+/// `senderNickname`, `senderStage`, `content`, `timestamp`, `targetNumber`);
+/// the rest are optional extensions used by some types. Example:
+///
+///     {"version":1,"type":"publicMessage","messageId":"0190f3c2-7a1b-7c3d-8e4f-5a6b7c8d9e0f",
+///      "senderNumber":4711,"senderNickname":"alice","senderStage":"ios",
+///      "content":"hi all","timestamp":1732147200000}
+///
+/// Limits enforced when decoding (see `P2PFrameCodec`): the line is at most
+/// `P2PFrameCodec.maxLineLength` bytes of UTF-8; `senderNumber` and
+/// `targetNumber` are in 1...2^53-1; `timestamp` is milliseconds since 1970
+/// between 2000 and 9999. Chat text rules (240 characters) are the chat
+/// models' job, since they apply on send too.
+public struct P2PPayload: Hashable, Sendable, Codable {
+    /// Protocol version of the sender; this build speaks `P2PPayload.protocolVersion`.
+    public var version: Int
+    public var type: PayloadType
+    /// Time-ordered id of this frame (UUIDv7).
+    public var messageId: MessageID
+    public var senderNumber: NodeNumber
+    public var senderNickname: String
+    /// The sender's stage (a free label such as a team or track); nil for none.
+    public var senderStage: String?
+    /// Chat text for message types; empty for control frames.
+    public var content: String
+    /// Milliseconds since 1970, UTC, when the sender created the frame.
+    public var timestamp: Int64
+    /// The peer a direct frame is for.
+    public var targetNumber: NodeNumber?
+
+    /// Another frame this one answers (ack, dmAccept, dmDecline, pong).
+    public var refId: MessageID?
+    /// Set by bots: an automatic message, which bots never answer.
+    public var automatic: Bool?
+
+    /// hello: the sender's per-start instance id.
+    public var instanceId: String?
+    /// hello: the TCP port the sender listens on.
+    public var listenPort: Int?
+    /// hello: optional features the sender speaks (e.g. "ack", "history").
+    public var capabilities: [String]?
+
+    /// historyRequest: return public messages after this (timestamp, id) cursor.
+    public var sinceTimestamp: Int64?
+    public var sinceId: MessageID?
+    /// historyRequest: most messages wanted in one reply.
+    public var limit: Int?
+    /// historyReply: the messages, oldest first, as the frames they arrived in.
+    public var messages: [P2PPayload]?
+    /// historyReply: whether more messages follow the last one sent.
+    public var more: Bool?
+
+    public static let protocolVersion = 1
+
+    public init(
+        type: PayloadType,
+        messageId: MessageID,
+        senderNumber: NodeNumber,
+        senderNickname: String,
+        senderStage: String? = nil,
+        content: String = "",
+        timestamp: Int64,
+        targetNumber: NodeNumber? = nil,
+        refId: MessageID? = nil,
+        automatic: Bool? = nil,
+        version: Int = P2PPayload.protocolVersion
+    ) {
+        self.version = version
+        self.type = type
+        self.messageId = messageId
+        self.senderNumber = senderNumber
+        self.senderNickname = senderNickname
+        self.senderStage = senderStage
+        self.content = content
+        self.timestamp = timestamp
+        self.targetNumber = targetNumber
+        self.refId = refId
+        self.automatic = automatic
+    }
+
+    /// The room a chat frame belongs to, seen from `localNumber`: public
+    /// messages go to the public room, direct ones to the conversation with
+    /// the other side.
+    public func room(localNumber: NodeNumber) -> RoomID {
+        guard type.isDirect else { return .publicRoom }
+        if senderNumber == localNumber, let target = targetNumber { return .direct(target) }
+        return .direct(senderNumber)
+    }
+}

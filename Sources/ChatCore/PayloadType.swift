@@ -1,0 +1,89 @@
+/// What a frame is. Decoding never fails on a type this build does not know:
+/// it becomes `.unknown(name)`, which the router counts and skips, so newer
+/// peers can add types without breaking older ones.
+public enum PayloadType: Hashable, Sendable, Codable, CustomStringConvertible {
+    /// First frame on a link: identity and capabilities.
+    case hello
+    case publicMessage
+    case directMessage
+    case dmRequest
+    case dmAccept
+    case dmDecline
+    /// Acknowledges a stored DM (`refId` names it).
+    case ack
+    /// The sender is shutting down cleanly.
+    case leave
+    case historyRequest
+    case historyReply
+    case ping
+    case pong
+    case unknown(String)
+
+    public static let known: [PayloadType] = [
+        .hello, .publicMessage, .directMessage, .dmRequest, .dmAccept, .dmDecline,
+        .ack, .leave, .historyRequest, .historyReply, .ping, .pong,
+    ]
+
+    public init(name: String) {
+        switch name {
+        case "hello": self = .hello
+        case "publicMessage": self = .publicMessage
+        case "directMessage": self = .directMessage
+        case "dmRequest": self = .dmRequest
+        case "dmAccept": self = .dmAccept
+        case "dmDecline": self = .dmDecline
+        case "ack": self = .ack
+        case "leave": self = .leave
+        case "historyRequest": self = .historyRequest
+        case "historyReply": self = .historyReply
+        case "ping": self = .ping
+        case "pong": self = .pong
+        default: self = .unknown(name)
+        }
+    }
+
+    public var name: String {
+        switch self {
+        case .hello: "hello"
+        case .publicMessage: "publicMessage"
+        case .directMessage: "directMessage"
+        case .dmRequest: "dmRequest"
+        case .dmAccept: "dmAccept"
+        case .dmDecline: "dmDecline"
+        case .ack: "ack"
+        case .leave: "leave"
+        case .historyRequest: "historyRequest"
+        case .historyReply: "historyReply"
+        case .ping: "ping"
+        case .pong: "pong"
+        case .unknown(let name): name
+        }
+    }
+
+    /// Types that travel only on the link to `targetNumber`.
+    public var isDirect: Bool {
+        switch self {
+        case .directMessage, .dmRequest, .dmAccept, .dmDecline, .ack: true
+        default: false
+        }
+    }
+
+    /// Types whose `content` is chat text under the 240-character rule.
+    public var carriesChatText: Bool {
+        switch self {
+        case .publicMessage, .directMessage, .dmRequest: true
+        default: false
+        }
+    }
+
+    public var description: String { name }
+
+    public init(from decoder: any Decoder) throws {
+        self.init(name: try decoder.singleValueContainer().decode(String.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(name)
+    }
+}

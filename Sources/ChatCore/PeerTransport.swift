@@ -1,0 +1,62 @@
+/// A peer as the transport knows it: identity from its beacon and hello.
+public struct PeerInfo: Hashable, Sendable, Codable {
+    public var number: NodeNumber
+    public var nickname: String
+    public var stage: String?
+    /// Changes on every start of the peer's process.
+    public var instanceId: String
+    /// Where its link goes, "host:port", for display.
+    public var address: String
+
+    public init(number: NodeNumber, nickname: String, stage: String? = nil, instanceId: String, address: String) {
+        self.number = number
+        self.nickname = nickname
+        self.stage = stage
+        self.instanceId = instanceId
+        self.address = address
+    }
+}
+
+/// Why a peer is gone.
+public enum PeerLeaveReason: String, Hashable, Sendable, Codable {
+    /// It said goodbye (leave frame or datagram).
+    case left
+    /// Its link dropped or it stopped answering within the dead-peer timeout.
+    case timedOut
+    /// It broke the protocol and was cut off.
+    case disconnected
+    /// It restarted (new instance id); a join follows.
+    case restarted
+}
+
+/// What a transport reports to the node.
+public enum TransportEvent: Hashable, Sendable {
+    /// A link to this peer is up (hello exchanged).
+    case peerJoined(PeerInfo)
+    /// The peer changed its nickname or stage.
+    case peerUpdated(PeerInfo)
+    case peerLeft(NodeNumber, PeerLeaveReason)
+    /// A frame from a peer's link; the transport has already checked that
+    /// its `senderNumber` is the link's identity.
+    case received(P2PPayload, from: NodeNumber)
+}
+
+/// The network as the node sees it. `P2PService` is the real one; tests use
+/// an in-memory network with fault injection.
+public protocol PeerTransport: Sendable {
+    /// Events, in order; finishes after `stop()`.
+    var events: AsyncStream<TransportEvent> { get }
+    func start() async throws
+    /// Says leave to everyone, closes links, finishes `events`.
+    func stop() async
+    /// Writes `payload` only on the link to `peer`. False if there is no link.
+    @discardableResult
+    func send(_ payload: P2PPayload, to peer: NodeNumber) async -> Bool
+    /// Encodes once and writes to every link; returns how many links got it.
+    @discardableResult
+    func broadcast(_ payload: P2PPayload) async -> Int
+    /// Announces a new nickname or stage in beacons and to linked peers.
+    func updateIdentity(_ identity: NodeIdentity) async
+    /// Peers with a link up now.
+    func connectedPeers() async -> [PeerInfo]
+}

@@ -1,0 +1,54 @@
+/// The room everyone on the LAN shares: the 240-character rule on send and
+/// receive, the newest 100 messages, unread counting and duplicate dropping.
+public struct PublicChat: Sendable {
+    public var identity: NodeIdentity
+    public private(set) var log: RoomLog
+    private var ids = MessageIDGenerator()
+
+    public init(identity: NodeIdentity, capacity: Int = ChatLimits.roomCapacity) {
+        self.identity = identity
+        log = RoomLog(room: .publicRoom, capacity: capacity)
+    }
+
+    public var messages: BoundedBuffer<Message> { log.messages }
+    public var unreadCount: Int { log.unreadCount }
+
+    /// Validates `text`, adds it to the room, and returns the frame to send.
+    public mutating func compose(_ text: String, at timestamp: Int64, automatic: Bool = false) throws(ChatError) -> (payload: P2PPayload, message: Message) {
+        let content: String
+        do { content = try MessageText.validated(text) } catch { throw .invalidText(error) }
+        let payload = P2PPayload(
+            type: .publicMessage, messageId: ids.next(millis: timestamp),
+            senderNumber: identity.number, senderNickname: identity.nickname, senderStage: identity.stage,
+            content: content, timestamp: timestamp, automatic: automatic ? true : nil)
+        let message = try! Message(from: payload, localNumber: identity.number)  // validated above
+        _ = log.add(message, localNumber: identity.number)
+        return (payload, message)
+    }
+
+    /// Takes a `publicMessage` from a peer (or one's own echoed back).
+    public mutating func receive(_ payload: P2PPayload) throws(ChatError) -> [ChatEvent] {
+        guard payload.type == .publicMessage else { throw .unexpectedType(payload.type) }
+        let message: Message
+        do { message = try Message(from: payload, localNumber: identity.number) } catch { throw .invalidText(error) }
+        return add(message)
+    }
+
+    /// Adds an already validated message (e.g. from catch-up or the store).
+    public mutating func add(_ message: Message) -> [ChatEvent] {
+        switch log.add(message, localNumber: identity.number) {
+        case .duplicate:
+            return [.duplicate(message.id, .publicRoom)]
+        case .added(let counted):
+            var events: [ChatEvent] = [.message(message)]
+            if counted { events.append(.unreadChanged(.publicRoom, count: log.unreadCount)) }
+            return events
+        }
+    }
+
+    public mutating func activate() -> [ChatEvent] {
+        log.activate() ? [.unreadChanged(.publicRoom, count: 0)] : []
+    }
+
+    public mutating func deactivate() { log.deactivate() }
+}

@@ -1,0 +1,2 @@
+// Placeholder until the ChatNode module lands.
+enum ChatNodePlaceholder {}

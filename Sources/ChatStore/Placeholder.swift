@@ -1,0 +1,3 @@
+// Placeholder until the ChatStore module lands.
+enum ChatStorePlaceholder {}
+import CSQLite

@@ -1,0 +1,2 @@
+// Placeholder until the LANChatCLI module lands.
+enum LANChatCLIPlaceholder {}

@@ -1,0 +1,2 @@
+// Placeholder until the P2PTransport module lands.
+enum P2PTransportPlaceholder {}

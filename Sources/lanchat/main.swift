@@ -1,0 +1,1 @@
+print("lanchat: not built yet")

@@ -1,0 +1,19 @@
+import ChatCore
+import Testing
+
+@Suite struct SmokeTests {
+    @Test func publicRoundTripThroughCodec() throws {
+        let alice = NodeIdentity(number: NodeNumber(rawValue: 1)!, nickname: "alice")
+        let bob = NodeIdentity(number: NodeNumber(rawValue: 2)!, nickname: "bob")
+        var a = MessageRouter(identity: alice)
+        var b = MessageRouter(identity: bob)
+        let (payload, _) = try a.publicChat.compose("  hello  ", at: 1_732_147_200_000)
+        var codec = P2PFrameCodec()
+        try codec.append(P2PFrameCodec.encode(payload))
+        let decoded = try #require(try codec.decode())
+        #expect(decoded == payload)
+        let result = b.route(decoded, from: alice.number, at: 1_732_147_200_001)
+        #expect(b.publicChat.messages.map(\.content) == ["hello"])
+        #expect(result.events.contains(.unreadChanged(.publicRoom, count: 1)))
+    }
+}
