@@ -1,0 +1,21 @@
+import ChatCore
+
+/// What the node tells its front end (console, JSON lines, bot).
+public enum NodeEvent: Hashable, Sendable {
+    /// The node is up and announcing itself.
+    case started(NodeIdentity)
+    case peerJoined(PeerInfo)
+    case peerUpdated(PeerInfo)
+    case peerLeft(PeerInfo, PeerLeaveReason)
+    /// A new message in a room, from a peer or from this node.
+    case message(Message)
+    /// A peer asks to open a DM conversation; `message` is its first text.
+    case dmRequest(PeerInfo, message: Message)
+    /// Where a DM conversation's request flow stands now.
+    case dmState(peer: NodeNumber, nickname: String, DMState)
+    case unread(RoomID, count: Int)
+    /// A peer's frame was refused (the reason is safe to show).
+    case rejected(from: NodeNumber, reason: String)
+    /// The node is shutting down.
+    case stopped
+}

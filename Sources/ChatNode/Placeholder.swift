@@ -1,2 +1,0 @@
-// Placeholder until the ChatNode module lands.
-enum ChatNodePlaceholder {}

@@ -1,0 +1,137 @@
+import ChatCore
+import ChatNode
+import Testing
+import TestSupport
+
+/// A node on an in-memory network, with its events recorded.
+struct TestNode {
+    let node: ChatNode
+    let transport: InMemoryTransport
+    let log: EventLog<NodeEvent>
+    let identity: NodeIdentity
+
+    init(_ nickname: String, number: UInt64, on network: InMemoryNetwork, clock: ManualClock = ManualClock()) async throws {
+        identity = NodeIdentity(number: NodeNumber(rawValue: number)!, nickname: nickname)
+        transport = network.transport(for: identity)
+        node = ChatNode(identity: identity, transport: transport, clock: clock)
+        log = EventLog(node.events)
+        try await node.start()
+    }
+
+    func messages() -> [Message] {
+        log.all.compactMap { if case .message(let m) = $0 { m } else { nil } }
+    }
+
+    func waitForMessage(_ text: String) async throws -> Message {
+        try await log.first("message \(text)") { if case .message(let m) = $0, m.content == text { m } else { nil } }
+    }
+
+    func waitForPeers(_ count: Int) async throws {
+        try await waitUntil("\(count) peers") { await node.peers().count == count }
+    }
+}
+
+@Suite struct ChatNodeTests {
+    @Test func publicMessageReachesEveryoneOnce() async throws {
+        let network = InMemoryNetwork()
+        let alice = try await TestNode("alice", number: 1, on: network)
+        let bob = try await TestNode("bob", number: 2, on: network)
+        let carol = try await TestNode("carol", number: 3, on: network)
+        try await alice.waitForPeers(2)
+        try await alice.node.sendPublic("  hello all ")
+        _ = try await bob.waitForMessage("hello all")
+        _ = try await carol.waitForMessage("hello all")
+        #expect(bob.messages().count == 1)
+        #expect(carol.messages().count == 1)
+        #expect(alice.messages().count == 1)  // own message shown once
+        #expect(await bob.node.recentMessages(in: .publicRoom).map(\.content) == ["hello all"])
+    }
+
+    @Test func refusedTextSendsNothing() async throws {
+        let network = InMemoryNetwork()
+        let alice = try await TestNode("alice", number: 1, on: network)
+        _ = try await TestNode("bob", number: 2, on: network)
+        try await alice.waitForPeers(1)
+        await #expect(throws: NodeError.chat(.invalidText(.empty))) { try await alice.node.sendPublic("   \n ") }
+        let long = String(repeating: "가", count: 241)
+        await #expect(throws: NodeError.chat(.invalidText(.tooLong(characters: 241, limit: 240)))) {
+            try await alice.node.sendPublic(long)
+        }
+        #expect(await network.deliveredCount == 0)
+    }
+
+    @Test func dmRequestAcceptedThenReachesOnlyItsTarget() async throws {
+        let network = InMemoryNetwork()
+        let alice = try await TestNode("alice", number: 1, on: network)
+        let bob = try await TestNode("bob", number: 2, on: network)
+        let carol = try await TestNode("carol", number: 3, on: network)
+        try await alice.waitForPeers(2)
+        try await bob.waitForPeers(2)
+
+        try await alice.node.sendDirect("psst bob", to: "bob")
+        try await bob.log.first("dm request") { if case .dmRequest(let p, let m) = $0, p.number == alice.identity.number { m } else { nil } }
+        await #expect(throws: NodeError.chat(.awaitingAcceptance(peer: bob.identity.number))) {
+            try await alice.node.sendDirect("again", to: "bob")
+        }
+        try await bob.node.accept("alice")
+        try await alice.log.first("accepted") { if case .dmState(_, _, .accepted) = $0 { true } else { nil } }
+        try await alice.node.sendDirect("second", to: "bob")
+        let second = try await bob.waitForMessage("second")
+        #expect(second.room == .direct(alice.identity.number))
+        try await bob.node.sendDirect("reply", to: "alice")
+        _ = try await alice.waitForMessage("reply")
+        #expect(carol.messages().isEmpty)
+    }
+
+    @Test func declinedPeerCannotKeepSending() async throws {
+        let network = InMemoryNetwork()
+        let alice = try await TestNode("alice", number: 1, on: network)
+        let bob = try await TestNode("bob", number: 2, on: network)
+        try await alice.waitForPeers(1)
+        try await bob.waitForPeers(1)
+        try await alice.node.sendDirect("hi?", to: "bob")
+        try await bob.log.first("request") { if case .dmRequest = $0 { true } else { nil } }
+        try await bob.node.decline("alice")
+        try await alice.log.first("declined") { if case .dmState(_, _, .declinedByPeer) = $0 { true } else { nil } }
+        await #expect(throws: NodeError.chat(.declinedByPeer(peer: bob.identity.number))) {
+            try await alice.node.sendDirect("please", to: "bob")
+        }
+    }
+
+    @Test func ambiguousNicknameIsNotGuessed() async throws {
+        let network = InMemoryNetwork()
+        let alice = try await TestNode("alice", number: 1, on: network)
+        _ = try await TestNode("bob", number: 0x1_3f2a, on: network)
+        _ = try await TestNode("bob", number: 0x2_0001, on: network)
+        try await alice.waitForPeers(2)
+        await #expect(throws: NodeError.peer(.ambiguous("bob", candidates: ["bob#3f2a", "bob#0001"]))) {
+            try await alice.node.sendDirect("which?", to: "bob")
+        }
+        try await alice.node.sendDirect("you", to: "bob#3f2a")
+        #expect(await alice.node.displayName(for: NodeNumber(rawValue: 0x1_3f2a)!, nickname: "bob") == "bob#3f2a")
+    }
+
+    @Test func unreadCountsOnlyInactiveRooms() async throws {
+        let network = InMemoryNetwork()
+        let alice = try await TestNode("alice", number: 1, on: network)
+        let bob = try await TestNode("bob", number: 2, on: network)
+        try await bob.waitForPeers(1)
+        try await alice.node.sendPublic("one")
+        try await bob.log.first("unread 1") { if case .unread(.publicRoom, 1) = $0 { true } else { nil } }
+        await bob.node.activate(.publicRoom)
+        try await bob.log.first("unread 0") { if case .unread(.publicRoom, 0) = $0 { true } else { nil } }
+        try await alice.node.sendPublic("two")
+        _ = try await bob.waitForMessage("two")
+        #expect(await bob.node.rooms().first?.unread == 0)
+    }
+
+    @Test func peerLeavingIsReported() async throws {
+        let network = InMemoryNetwork()
+        let alice = try await TestNode("alice", number: 1, on: network)
+        let bob = try await TestNode("bob", number: 2, on: network)
+        try await alice.waitForPeers(1)
+        await bob.node.stop()
+        try await alice.log.first("bob left") { if case .peerLeft(let p, .left) = $0, p.nickname == "bob" { true } else { nil } }
+        try await waitUntil("bob's events finish") { bob.log.isFinished }
+    }
+}

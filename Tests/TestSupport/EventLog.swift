@@ -1,0 +1,56 @@
+import Foundation
+import Synchronization
+
+/// Why a wait ended without the expected event.
+public struct WaitTimeout: Error, CustomStringConvertible {
+    public var what: String
+    public var description: String { "timed out waiting for \(what)" }
+}
+
+/// Collects events from an `AsyncStream` in the background so a test can
+/// wait, with a deadline, for one that matches. Waiting never sleeps as an
+/// assertion: it polls the collected events until they match or time runs
+/// out, and fails loudly then.
+public final class EventLog<Event: Sendable>: Sendable {
+    private let storage = Mutex<[Event]>([])
+    private let finished = Mutex(false)
+
+    public init(_ stream: AsyncStream<Event>) {
+        Task { [self] in
+            for await event in stream { storage.withLock { $0.append(event) } }
+            finished.withLock { $0 = true }
+        }
+    }
+
+    public var all: [Event] { storage.withLock { $0 } }
+    public var isFinished: Bool { finished.withLock { $0 } }
+
+    /// Waits until some event satisfies `match`, returning the first such.
+    @discardableResult
+    public func first<T>(_ what: String = "event", within timeout: Duration = .seconds(5), _ match: (Event) -> T?) async throws -> T {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            if let found = all.lazy.compactMap(match).first { return found }
+            if ContinuousClock.now >= deadline { throw WaitTimeout(what: what) }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
+    /// Waits until `condition` holds over all events so far.
+    public func until(_ what: String = "condition", within timeout: Duration = .seconds(5), _ condition: ([Event]) -> Bool) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while !condition(all) {
+            if ContinuousClock.now >= deadline { throw WaitTimeout(what: what) }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+}
+
+/// Polls `condition` until it holds or the deadline passes.
+public func waitUntil(_ what: String, within timeout: Duration = .seconds(5), _ condition: () async throws -> Bool) async throws {
+    let deadline = ContinuousClock.now + timeout
+    while try await !condition() {
+        if ContinuousClock.now >= deadline { throw WaitTimeout(what: what) }
+        try await Task.sleep(for: .milliseconds(5))
+    }
+}

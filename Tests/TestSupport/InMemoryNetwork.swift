@@ -1,0 +1,128 @@
+import ChatCore
+import Synchronization
+
+/// A network in one process: every transport joined to it is linked to every
+/// other, frames are delivered in order per pair. Nodes under test use it in
+/// place of `P2PService`, so node logic is tested without sockets.
+public actor InMemoryNetwork {
+    private var members: [NodeNumber: InMemoryTransport] = [:]
+    /// Pairs whose link is cut (both directions), stored low-high.
+    private var cutPairs: Set<[NodeNumber]> = []
+    public private(set) var deliveredCount = 0
+
+    public init() {}
+
+    /// A transport for `identity` on this network (joins on `start()`).
+    public nonisolated func transport(for identity: NodeIdentity) -> InMemoryTransport {
+        InMemoryTransport(identity: identity, network: self)
+    }
+
+    func join(_ member: InMemoryTransport) {
+        let info = member.info
+        for other in members.values where linked(info.number, other.info.number) {
+            other.emit(.peerJoined(info))
+            member.emit(.peerJoined(other.info))
+        }
+        members[info.number] = member
+    }
+
+    func leave(_ number: NodeNumber, reason: PeerLeaveReason) {
+        guard let member = members.removeValue(forKey: number) else { return }
+        for other in members.values where linked(number, other.info.number) {
+            other.emit(.peerLeft(number, reason))
+        }
+        member.finish()
+    }
+
+    func deliver(_ payload: P2PPayload, from sender: NodeNumber, to target: NodeNumber) -> Bool {
+        guard let member = members[target], members[sender] != nil, linked(sender, target) else { return false }
+        deliveredCount += 1
+        member.emit(.received(payload, from: sender))
+        return true
+    }
+
+    func peers(of number: NodeNumber) -> [PeerInfo] {
+        members.values.filter { $0.info.number != number && linked(number, $0.info.number) }.map(\.info)
+    }
+
+    func update(_ info: PeerInfo) {
+        members[info.number]?.info = info
+        for other in members.values where other.info.number != info.number && linked(info.number, other.info.number) {
+            other.emit(.peerUpdated(info))
+        }
+    }
+
+    /// Cuts the link between two nodes: each sees the other leave.
+    public func cut(_ a: NodeNumber, _ b: NodeNumber) {
+        guard cutPairs.insert([min(a, b), max(a, b)]).inserted else { return }
+        if let ma = members[a], let mb = members[b] {
+            ma.emit(.peerLeft(b, .timedOut))
+            mb.emit(.peerLeft(a, .timedOut))
+        }
+    }
+
+    /// Restores a cut link: each sees the other join.
+    public func heal(_ a: NodeNumber, _ b: NodeNumber) {
+        guard cutPairs.remove([min(a, b), max(a, b)]) != nil else { return }
+        if let ma = members[a], let mb = members[b] {
+            ma.emit(.peerJoined(mb.info))
+            mb.emit(.peerJoined(ma.info))
+        }
+    }
+
+    private func linked(_ a: NodeNumber, _ b: NodeNumber) -> Bool {
+        !cutPairs.contains([min(a, b), max(a, b)])
+    }
+}
+
+/// One node's endpoint on an `InMemoryNetwork`.
+public final class InMemoryTransport: PeerTransport {
+    public let events: AsyncStream<TransportEvent>
+    private let continuation: AsyncStream<TransportEvent>.Continuation
+    private let network: InMemoryNetwork
+    private let state: Mutex<PeerInfo>
+
+    init(identity: NodeIdentity, network: InMemoryNetwork) {
+        (events, continuation) = AsyncStream.makeStream(of: TransportEvent.self)
+        self.network = network
+        state = Mutex(PeerInfo(
+            number: identity.number, nickname: identity.nickname, stage: identity.stage,
+            instanceId: String(UInt64.random(in: 0...UInt64.max), radix: 16), address: "memory"))
+    }
+
+    var info: PeerInfo {
+        get { state.withLock { $0 } }
+        set { state.withLock { $0 = newValue } }
+    }
+
+    func emit(_ event: TransportEvent) { continuation.yield(event) }
+    func finish() { continuation.finish() }
+
+    public func start() async throws { await network.join(self) }
+
+    public func stop() async { await network.leave(info.number, reason: .left) }
+
+    /// Vanishes without a leave, as a killed process would.
+    public func crash() async { await network.leave(info.number, reason: .timedOut) }
+
+    public func send(_ payload: P2PPayload, to peer: NodeNumber) async -> Bool {
+        await network.deliver(payload, from: info.number, to: peer)
+    }
+
+    public func broadcast(_ payload: P2PPayload) async -> Int {
+        var count = 0
+        for peer in await network.peers(of: info.number) where await network.deliver(payload, from: info.number, to: peer.number) {
+            count += 1
+        }
+        return count
+    }
+
+    public func updateIdentity(_ identity: NodeIdentity) async {
+        var updated = info
+        updated.nickname = identity.nickname
+        updated.stage = identity.stage
+        await network.update(updated)
+    }
+
+    public func connectedPeers() async -> [PeerInfo] { await network.peers(of: info.number) }
+}
