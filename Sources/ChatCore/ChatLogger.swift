@@ -1,5 +1,5 @@
 /// Severity of a log record, lowest first.
-public enum LogLevel: Int, Sendable, Comparable, CustomStringConvertible {
+public enum LogLevel: Int, Sendable, Comparable, CaseIterable, CustomStringConvertible {
     case trace, debug, info, notice, warning, error
 
     public static func < (lhs: LogLevel, rhs: LogLevel) -> Bool { lhs.rawValue < rhs.rawValue }

@@ -62,8 +62,8 @@ public actor ChatNode {
             directory.upsert(peer)
             emit(.peerJoined(peer))
         case .peerUpdated(let peer):
-            directory.upsert(peer)
-            emit(.peerUpdated(peer))
+            let previous = directory.upsert(peer)
+            emit(.peerUpdated(peer, previous: previous))
         case .peerLeft(let number, let reason):
             if let peer = directory.remove(number) { emit(.peerLeft(peer, reason)) }
         case .received(let payload, let peer):

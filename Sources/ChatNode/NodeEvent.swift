@@ -5,7 +5,8 @@ public enum NodeEvent: Hashable, Sendable {
     /// The node is up and announcing itself.
     case started(NodeIdentity)
     case peerJoined(PeerInfo)
-    case peerUpdated(PeerInfo)
+    /// A peer changed its nickname or stage; `previous` is what it was.
+    case peerUpdated(PeerInfo, previous: PeerInfo?)
     case peerLeft(PeerInfo, PeerLeaveReason)
     /// A new message in a room, from a peer or from this node.
     case message(Message)

@@ -1,1 +1,7 @@
-print("lanchat: not built yet")
+import Foundation
+import LANChatCLI
+
+let status = await LANChatApp.run(
+    arguments: Array(CommandLine.arguments.dropFirst()),
+    environment: ProcessInfo.processInfo.environment)
+exit(status)

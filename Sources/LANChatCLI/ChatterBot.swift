@@ -1,0 +1,49 @@
+import ChatCore
+import ChatNode
+
+/// `lanchat bot chatter --rate N [--count N]`: steady automatic public
+/// traffic for tests and demos.
+public actor ChatterBot: FrontEnd {
+    private let node: ChatNode
+    private let rate: Double
+    private let count: Int?
+    private let logger: ChatLogger
+    private let quit: @Sendable () -> Void
+
+    /// - Parameter quit: called when `count` messages have gone out.
+    public init(node: ChatNode, rate: Double, count: Int?, logger: ChatLogger, quit: @escaping @Sendable () -> Void) {
+        self.node = node
+        self.rate = rate
+        self.count = count
+        self.logger = logger
+        self.quit = quit
+    }
+
+    public nonisolated var readsInput: Bool { false }
+
+    public func started(port: Int) async {
+        logger.notice("chatter bot up on TCP port \(port), \(rate) messages/s")
+    }
+
+    public func handle(_ event: NodeEvent) async {}
+
+    public func background() async {
+        let interval = Duration.seconds(1 / rate)
+        let clock = ContinuousClock()
+        var next = clock.now
+        var sent = 0
+        while !Task.isCancelled, count.map({ sent < $0 }) ?? true {
+            sent += 1
+            let nickname = await node.identity.nickname
+            do {
+                try await node.sendPublic("chatter \(sent) from \(nickname)", automatic: true)
+            } catch {
+                logger.warning("chatter send failed: \(error)")
+            }
+            // Pace against the schedule, not the previous send, so the rate holds.
+            next += interval
+            try? await clock.sleep(until: next)
+        }
+        if count != nil { quit() }
+    }
+}

@@ -1,0 +1,99 @@
+import ChatCore
+import ChatNode
+import Foundation
+
+/// Formats node events and command results as terminal lines. Every piece
+/// of text a peer wrote (nicknames, content, reasons) passes through
+/// `TerminalText.sanitize` here, the only way it reaches the terminal.
+public struct ConsoleRenderer: Sendable {
+    public var useColor: Bool
+    public var timeZone: TimeZone
+
+    public init(useColor: Bool, timeZone: TimeZone = .current) {
+        self.useColor = useColor
+        self.timeZone = timeZone
+    }
+
+    /// Whether to color: stdout is a terminal and NO_COLOR is unset or empty.
+    public static func wantsColor(environment: [String: String], isTerminal: Bool) -> Bool {
+        isTerminal && (environment["NO_COLOR"] ?? "").isEmpty && environment["TERM"] != "dumb"
+    }
+
+    /// One line for a message; `name` is the sender's display name,
+    /// `conversation` the DM peer's display name (nil for public).
+    public func message(_ message: Message, name: String, conversation: String?) -> String {
+        let time = clockTime(message.timestamp)
+        let room = conversation.map { "@" + safe($0) } ?? "#public"
+        let bot = message.automatic ? " [bot]" : ""
+        return "\(dim(time)) \(dim(room)) \(bold(safe(name)))\(bot): \(safe(message.content))"
+    }
+
+    public func notice(_ text: String) -> String { dim("-- ") + text }
+
+    public func error(_ text: String) -> String { (useColor ? "\u{1B}[31m!\u{1B}[0m " : "! ") + text }
+
+    public func peerJoined(_ name: String, address: String) -> String {
+        notice("\(bold(safe(name))) joined (\(safe(address)))")
+    }
+
+    public func peerLeft(_ name: String, reason: PeerLeaveReason) -> String {
+        let how = switch reason {
+        case .left: "left"
+        case .timedOut: "timed out"
+        case .disconnected: "was disconnected"
+        case .restarted: "restarted"
+        }
+        return notice("\(bold(safe(name))) \(how)")
+    }
+
+    public func dmRequest(from name: String, text: String) -> String {
+        let who = safe(name)
+        return notice("\(bold(who)) wants to DM you: \"\(safe(text))\"  (/accept \(who) or /decline \(who))")
+    }
+
+    public func dmState(_ state: DMState, peer name: String) -> String? {
+        let who = bold(safe(name))
+        return switch state {
+        case .accepted: notice("DMs with \(who) are open")
+        case .declinedByPeer: notice("\(who) declined your DM request")
+        case .declinedByMe: notice("you declined \(who)")
+        case .outgoingRequest: notice("asked \(who) to accept your DM")
+        case .incomingRequest, .none: nil
+        }
+    }
+
+    public func peers(_ listings: [PeerListing]) -> [String] {
+        guard !listings.isEmpty else { return [notice("no peers yet")] }
+        return listings.map { listing in
+            let stage = listing.info.stage.map { " [\(safe($0))]" } ?? ""
+            return "  \(bold(safe(listing.displayName)))\(stage)  \(dim(safe(listing.info.address)))"
+        }
+    }
+
+    public func rooms(_ rooms: [RoomOverview], emptyText: String) -> [String] {
+        guard !rooms.isEmpty else { return [notice(emptyText)] }
+        return rooms.map { room in
+            let name = room.room == .publicRoom ? "#public" : "@" + safe(room.title)
+            let unread = room.unread > 0 ? bold(" (\(room.unread) unread)") : ""
+            let state = room.dmState.map { $0 == .accepted ? "" : " [\($0.rawValue)]" } ?? ""
+            let last = room.last.map { "  " + dim(clockTime($0.timestamp)) + " " + safe(String($0.content.prefix(40))) } ?? ""
+            return "  \(name)\(unread)\(state)\(last)"
+        }
+    }
+
+    public func stats(_ counters: RouterCounters) -> String {
+        notice("frames received \(counters.received), rejected \(counters.rejected), unknown type \(counters.unknownType)")
+    }
+
+    /// "HH:mm" in the renderer's time zone.
+    public func clockTime(_ millis: Int64) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let parts = calendar.dateComponents([.hour, .minute], from: Timestamp.date(fromMillis: millis))
+        return String(format: "%02d:%02d", parts.hour ?? 0, parts.minute ?? 0)
+    }
+
+    func safe(_ text: String) -> String { TerminalText.sanitize(text) }
+    func bold(_ text: String) -> String { useColor ? "\u{1B}[1m\(text)\u{1B}[0m" : text }
+    func dim(_ text: String) -> String { useColor ? "\u{1B}[2m\(text)\u{1B}[0m" : text }
+}

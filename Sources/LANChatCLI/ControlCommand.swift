@@ -1,0 +1,70 @@
+import ChatCore
+
+/// A request from the user, whichever front end it came from: a console
+/// line (`/dm bob hi`) or a JSON line (`{"cmd":"dm","to":"bob","text":"hi"}`).
+public enum ControlCommand: Hashable, Sendable {
+    /// Text for a room; nil room = the open room (public at start).
+    case say(String, room: String?, automatic: Bool)
+    case dm(to: String, text: String, automatic: Bool)
+    case accept(String)
+    case decline(String)
+    case open(String)
+    case peers
+    case rooms
+    case unread
+    case nick(String)
+    case stats
+    case help
+    case quit
+
+    /// The command's name as scripts spell it.
+    public var name: String {
+        switch self {
+        case .say: "send"
+        case .dm: "dm"
+        case .accept: "accept"
+        case .decline: "decline"
+        case .open: "open"
+        case .peers: "peers"
+        case .rooms: "rooms"
+        case .unread: "unread"
+        case .nick: "nick"
+        case .stats: "stats"
+        case .help: "help"
+        case .quit: "quit"
+        }
+    }
+}
+
+/// Parses a console line. Plain text is a message for the open room; a
+/// line starting with "/" is a command ("//" sends a literal "/").
+public enum ConsoleCommandParser {
+    public static func parse(_ line: String) throws(UsageError) -> ControlCommand? {
+        if line.hasPrefix("//") { return .say(String(line.dropFirst()), room: nil, automatic: false) }
+        guard line.hasPrefix("/") else {
+            return line.trimmingWhitespace().isEmpty ? nil : .say(line, room: nil, automatic: false)
+        }
+        let words = line.dropFirst().split(separator: " ", maxSplits: 2, omittingEmptySubsequences: true).map(String.init)
+        guard let verb = words.first?.lowercased() else { throw UsageError("empty command; /help lists them") }
+        func argument(_ what: String) throws(UsageError) -> String {
+            guard words.count >= 2 else { throw UsageError("/\(verb) needs \(what)") }
+            return words.dropFirst().joined(separator: " ")
+        }
+        switch verb {
+        case "dm", "msg":
+            guard words.count == 3 else { throw UsageError("usage: /dm NAME TEXT") }
+            return .dm(to: words[1], text: words[2], automatic: false)
+        case "accept": return .accept(try argument("a NAME"))
+        case "decline": return .decline(try argument("a NAME"))
+        case "open": return .open(try argument("a ROOM (public, or a peer's name)"))
+        case "peers", "who": return .peers
+        case "rooms": return .rooms
+        case "unread": return .unread
+        case "nick": return .nick(try argument("a NAME"))
+        case "stats": return .stats
+        case "help", "?": return .help
+        case "quit", "exit", "q": return .quit
+        default: throw UsageError("unknown command /\(verb); /help lists them")
+        }
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+
+/// Parses one `--json` input line into a command. Every mistake is a
+/// `UsageError` the session reports as an error event; none ends the session.
+///
+///     {"cmd":"send","text":"hi"}            {"cmd":"dm","to":"bob","text":"hi"}
+///     {"cmd":"accept","peer":"bob"}         {"cmd":"open","room":"public"}
+///
+/// An optional "id" (string or number) is echoed back as "re" in the reply.
+public enum JSONCommandParser {
+    public struct Parsed {
+        public var command: ControlCommand
+        public var requestID: String?
+    }
+
+    public static func parse(_ line: String) throws(UsageError) -> Parsed {
+        guard let data = line.data(using: .utf8),
+              let any = try? JSONSerialization.jsonObject(with: data),
+              let object = any as? [String: Any] else {
+            throw UsageError("not a JSON object")
+        }
+        let requestID: String? = switch object["id"] {
+        case let text as String: text
+        case let number as NSNumber: number.stringValue
+        default: nil
+        }
+        guard let verb = object["cmd"] as? String else { throw UsageError("missing string field \"cmd\"") }
+        func string(_ key: String) throws(UsageError) -> String {
+            guard let value = object[key] as? String else { throw UsageError("\(verb): missing string field \"\(key)\"") }
+            return value
+        }
+        func peer(_ key: String) throws(UsageError) -> String {
+            if let number = object[key] as? NSNumber, isNotBoolean(number) { return number.stringValue }
+            return try string(key)
+        }
+        let automatic = (object["automatic"] as? Bool) ?? false
+        let command: ControlCommand
+        switch verb {
+        case "send", "say": command = .say(try string("text"), room: object["room"] as? String, automatic: automatic)
+        case "dm": command = .dm(to: try peer("to"), text: try string("text"), automatic: automatic)
+        case "accept": command = .accept(try peer("peer"))
+        case "decline": command = .decline(try peer("peer"))
+        case "open": command = .open(try string("room"))
+        case "peers": command = .peers
+        case "rooms": command = .rooms
+        case "unread": command = .unread
+        case "nick": command = .nick(try string("nickname"))
+        case "stats": command = .stats
+        case "help": command = .help
+        case "quit": command = .quit
+        default: throw UsageError("unknown cmd \"\(verb.prefix(40))\"")
+        }
+        return Parsed(command: command, requestID: requestID)
+    }
+
+    /// NSNumber also bridges booleans; a peer is never `true`.
+    private static func isNotBoolean(_ number: NSNumber) -> Bool {
+        String(cString: number.objCType) != "c"
+    }
+}

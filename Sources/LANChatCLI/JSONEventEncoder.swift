@@ -1,0 +1,49 @@
+import ChatCore
+import ChatNode
+import Foundation
+
+/// Encodes events and replies for `--json` as one compact JSON object per
+/// line, keys sorted. Text fields carry exactly what peers sent (JSON escapes
+/// control characters), so scripts see the data, not a rendering of it.
+public enum JSONEventEncoder {
+    public static func line(_ object: [String: Any]) -> String {
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]),
+              let text = String(data: data, encoding: .utf8) else {
+            return #"{"event":"error","message":"could not encode event"}"#
+        }
+        return text
+    }
+
+    public static func message(_ message: Message, localNumber: NodeNumber, name: String) -> [String: Any] {
+        var object: [String: Any] = [
+            "event": "message", "room": message.room.description, "id": message.id.description,
+            "from": message.senderNumber.rawValue, "nickname": message.senderNickname, "name": name,
+            "text": message.content, "timestamp": message.timestamp,
+            "mine": message.senderNumber == localNumber, "automatic": message.automatic,
+        ]
+        if let stage = message.senderStage { object["stage"] = stage }
+        return object
+    }
+
+    public static func peer(_ info: PeerInfo, name: String) -> [String: Any] {
+        var object: [String: Any] = [
+            "number": info.number.rawValue, "nickname": info.nickname, "name": name,
+            "address": info.address, "instanceId": info.instanceId,
+        ]
+        if let stage = info.stage { object["stage"] = stage }
+        return object
+    }
+
+    public static func room(_ room: RoomOverview) -> [String: Any] {
+        var object: [String: Any] = ["room": room.room.description, "title": room.title, "unread": room.unread]
+        if let state = room.dmState { object["dmState"] = state.rawValue }
+        if let last = room.last { object["lastTimestamp"] = last.timestamp; object["lastText"] = last.content }
+        return object
+    }
+
+    public static func error(_ message: String, re requestID: String?) -> [String: Any] {
+        var object: [String: Any] = ["event": "error", "message": message]
+        if let requestID { object["re"] = requestID }
+        return object
+    }
+}

@@ -1,0 +1,113 @@
+import ChatCore
+import ChatNode
+import Foundation
+import P2PTransport
+
+/// The `lanchat` command: parse, build the node, run a front end until quit
+/// or a signal, then leave cleanly.
+public enum LANChatApp {
+    public static func run(arguments: [String], environment: [String: String]) async -> Int32 {
+        let options: LaunchOptions
+        do {
+            options = try CommandLineParser(environment: environment).parse(arguments)
+        } catch {
+            writeError(error.description)
+            return UsageError.exitCode
+        }
+        switch options.action {
+        case .help:
+            await LineWriter.standardOutput.write(HelpText.usage)
+            return 0
+        case .version:
+            await LineWriter.standardOutput.write(HelpText.version)
+            return 0
+        case .run:
+            return await runNode(options, environment: environment)
+        }
+    }
+
+    static func runNode(_ options: LaunchOptions, environment: [String: String]) async -> Int32 {
+        let logger = standardErrorLogger(level: options.logLevel)
+        let identity = NodeIdentity(
+            number: .random(), nickname: options.nickname ?? defaultNickname(environment), stage: options.stage)
+        let service = P2PService(identity: identity, configuration: transportConfiguration(options), logger: logger.labeled("transport"))
+        let node = ChatNode(identity: identity, transport: service, logger: logger.labeled("node"))
+        let signals = SignalWatcher()
+        do {
+            try await node.start()
+        } catch {
+            writeError("lanchat: cannot start: \(error)")
+            return 1
+        }
+
+        let (quitRequests, quit) = AsyncStream.makeStream(of: Void.self)
+        let out = LineWriter.standardOutput
+        let frontEnd: any FrontEnd = switch options.mode {
+        case .interactive:
+            InteractiveSession(node: node, out: out, renderer: ConsoleRenderer(
+                useColor: ConsoleRenderer.wantsColor(environment: environment, isTerminal: isatty(STDOUT_FILENO) == 1)))
+        case .json:
+            JSONSession(node: node, out: out, instanceId: await service.instanceId)
+        case .echoBot:
+            EchoBot(node: node, logger: logger.labeled("bot"))
+        case .chatterBot(let rate, let count):
+            ChatterBot(node: node, rate: rate, count: count, logger: logger.labeled("bot")) { quit.yield() }
+        }
+        await frontEnd.started(port: await service.listeningPort)
+
+        let eventPump = Task {
+            for await event in node.events { await frontEnd.handle(event) }
+        }
+        let input: Task<Void, Never>? = frontEnd.readsInput ? Task {
+            for await line in StandardInput.lines() where !(await frontEnd.handle(line: line)) { break }
+            quit.yield()  // quit command or end of input
+        } : nil
+        let signalPump = Task {
+            for await number in signals.signals {
+                logger.info("signal \(number): leaving")
+                quit.yield()
+            }
+        }
+        let background = Task { await frontEnd.background() }
+
+        for await _ in quitRequests { break }
+        background.cancel()
+        input?.cancel()
+        await node.stop()  // leave, close links, finish events
+        await eventPump.value  // every event written before we exit
+        signalPump.cancel()
+        return 0
+    }
+
+    static func transportConfiguration(_ options: LaunchOptions) -> P2PConfiguration {
+        var configuration = P2PConfiguration()
+        configuration.discoveryPort = options.discoveryPort
+        configuration.listenPort = options.listenPort
+        configuration.broadcastAddresses = options.broadcastAddresses
+        configuration.staticPeers = options.staticPeers
+        configuration.beaconInterval = .milliseconds(Int64(options.beaconInterval * 1000))
+        // Dead after about three missed beacons, never sooner than the keepalive allows.
+        configuration.keepaliveInterval = min(.seconds(2), configuration.beaconInterval)
+        configuration.deadPeerTimeout = max(.seconds(1), configuration.beaconInterval * 3)
+        return configuration
+    }
+
+    static func defaultNickname(_ environment: [String: String]) -> String {
+        for key in ["USER", "LOGNAME"] {
+            if let name = environment[key], let valid = try? NodeName.validated(name) { return valid }
+        }
+        return "anon"
+    }
+
+    static func standardErrorLogger(level: String) -> ChatLogger {
+        let minimum = LogLevel.allCases.first { $0.description == level } ?? .notice
+        return ChatLogger(label: "lanchat", minimumLevel: minimum) { record in
+            // Log lines can quote peers' text: sanitize like any terminal output.
+            writeError("lanchat[\(record.label)] \(record.level): \(TerminalText.sanitize(record.message))")
+        }
+    }
+
+    static func writeError(_ line: String) {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+}

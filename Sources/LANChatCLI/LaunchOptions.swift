@@ -1,0 +1,38 @@
+/// Everything the command line and environment say, as a plain value.
+/// `CommandLineParser` builds it; `LANChatApp` runs it.
+public struct LaunchOptions: Hashable, Sendable {
+    public enum Mode: Hashable, Sendable {
+        /// A person at a terminal.
+        case interactive
+        /// JSON lines: events on stdout, commands on stdin.
+        case json
+        /// Answers DMs with an automatic echo.
+        case echoBot
+        /// Sends `rate` automatic public messages per second (`count` in all, or forever).
+        case chatterBot(rate: Double, count: Int?)
+    }
+
+    public enum Action: Hashable, Sendable {
+        case run
+        case help
+        case version
+    }
+
+    public var action = Action.run
+    public var mode = Mode.interactive
+    public var nickname: String?
+    public var stage: String?
+    public var listenPort = 0
+    public var discoveryPort = 47_474
+    /// nil: the default scope (loopback plus private-range interfaces).
+    public var broadcastAddresses: [String]?
+    public var staticPeers: [String] = []
+    public var dataDirectory: String?
+    /// Keep history in memory only (bots, tests).
+    public var inMemory = false
+    public var beaconInterval: Double = 2
+    public var locale = "en"
+    public var logLevel = "notice"
+
+    public init() {}
+}

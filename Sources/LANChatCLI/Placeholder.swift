@@ -1,2 +1,0 @@
-// Placeholder until the LANChatCLI module lands.
-enum LANChatCLIPlaceholder {}
