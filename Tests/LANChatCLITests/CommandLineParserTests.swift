@@ -1,0 +1,82 @@
+import LANChatCLI
+import Testing
+
+@Suite struct CommandLineParserTests {
+    let parser = CommandLineParser()
+
+    @Test func defaultsAreAnInteractiveNodeOnTheDefaultScope() throws {
+        let options = try parser.parse([])
+        #expect(options.action == .run)
+        #expect(options.mode == .interactive)
+        #expect(options.broadcastAddresses == nil)
+        #expect(options.discoveryPort == 47_474)
+        #expect(options.listenPort == 0)
+    }
+
+    @Test func everyOptionParses() throws {
+        let options = try parser.parse([
+            "--nick", "alice", "--stage=ios", "-p", "4000", "--discovery-port", "5000",
+            "-b", "127.255.255.255", "--broadcast=10.0.0.255", "--peer", "127.0.0.1:4001",
+            "--peer", "host.local:9", "--data-dir", "/tmp/x", "--beacon-interval", "0.5",
+            "--locale", "ko", "--json", "--log-level", "debug",
+        ])
+        #expect(options.nickname == "alice")
+        #expect(options.stage == "ios")
+        #expect(options.listenPort == 4000)
+        #expect(options.discoveryPort == 5000)
+        #expect(options.broadcastAddresses == ["127.255.255.255", "10.0.0.255"])
+        #expect(options.staticPeers == ["127.0.0.1:4001", "host.local:9"])
+        #expect(options.dataDirectory == "/tmp/x")
+        #expect(options.beaconInterval == 0.5)
+        #expect(options.locale == "ko")
+        #expect(options.mode == .json)
+        #expect(options.logLevel == "debug")
+    }
+
+    @Test func botsParse() throws {
+        #expect(try parser.parse(["bot", "echo"]).mode == .echoBot)
+        #expect(try parser.parse(["bot", "chatter", "--rate", "20", "--count", "5"]).mode == .chatterBot(rate: 20, count: 5))
+        #expect(try parser.parse(["bot", "chatter"]).mode == .chatterBot(rate: 1, count: nil))
+    }
+
+    @Test func environmentBroadcastListIsReplacedByFlags() throws {
+        let withEnv = CommandLineParser(environment: ["LANCHAT_BROADCAST": "127.255.255.255, 10.1.2.255"])
+        #expect(try withEnv.parse([]).broadcastAddresses == ["127.255.255.255", "10.1.2.255"])
+        #expect(try withEnv.parse(["-b", "127.0.0.255"]).broadcastAddresses == ["127.0.0.255"])
+    }
+
+    @Test(arguments: [
+        (["--bogus"], "unknown option '--bogus'"),
+        (["--nick"], "option --nick needs a value"),
+        (["--nick", ""], "--nick: name is empty"),
+        (["--port", "70000"], "--port wants a port number 0-65535, not '70000'"),
+        (["--discovery-port", "0"], "--discovery-port wants a port number 1-65535, not '0'"),
+        (["--broadcast", "255.255.255.256"], "--broadcast wants an IPv4 address such as 127.255.255.255, not '255.255.255.256'"),
+        (["--broadcast", "lan"], "--broadcast wants an IPv4 address such as 127.255.255.255, not 'lan'"),
+        (["--peer", "127.0.0.1"], "--peer wants HOST:PORT, such as 127.0.0.1:47001, not '127.0.0.1'"),
+        (["--beacon-interval", "0"], "--beacon-interval wants seconds between 0.05 and 3600, not '0'"),
+        (["--locale", "fr"], "--locale is en or ko, not 'fr'"),
+        (["bot"], "'bot' needs a kind: echo or chatter"),
+        (["bot", "dance"], "unknown bot 'dance'; kinds are echo and chatter"),
+        (["hello"], "unexpected argument 'hello'"),
+        (["--rate", "3"], "--rate and --count apply to 'bot chatter' only"),
+        (["bot", "chatter", "--rate", "-1"], "--rate wants messages per second between 0 and 10000, not '-1'"),
+        (["--in-memory", "--data-dir", "/tmp/x"], "--in-memory and --data-dir exclude each other"),
+    ])
+    func badUsageNamesTheProblem(arguments: [String], message: String) {
+        #expect(throws: UsageError(message)) { try parser.parse(arguments) }
+    }
+
+    @Test func usageErrorIsOneLineWithAPointerToHelp() {
+        let text = UsageError("unknown option '--x'").description
+        #expect(text == "lanchat: unknown option '--x' (see 'lanchat --help')")
+        #expect(!text.contains("\n"))
+        #expect(UsageError.exitCode == 64)
+    }
+
+    @Test func helpAndVersion() throws {
+        #expect(try parser.parse(["--help"]).action == .help)
+        #expect(try parser.parse(["-h", "--json"]).action == .help)
+        #expect(try parser.parse(["--version"]).action == .version)
+    }
+}
