@@ -31,7 +31,7 @@ let package = Package(
         .testTarget(name: "P2PTransportTests", dependencies: ["P2PTransport", "TestSupport"]),
         .testTarget(name: "ChatNodeTests", dependencies: ["ChatNode", "TestSupport"]),
         // Runs the built `lanchat` binary end to end.
-        .testTarget(name: "LANChatCLITests", dependencies: ["LANChatCLI", "TestSupport"]),
+        .testTarget(name: "LANChatCLITests", dependencies: ["LANChatCLI", "TestSupport"], exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )
