@@ -5,7 +5,29 @@ import Synchronization
 /// other, frames are delivered in order per pair. Nodes under test use it in
 /// place of `P2PService`, so node logic is tested without sockets.
 public actor InMemoryNetwork {
+    /// Faults applied to every frame delivered (not to joins and leaves).
+    public struct Faults: Sendable {
+        /// Probability a frame is lost.
+        public var drop: Double = 0
+        /// Probability a frame arrives twice.
+        public var duplicate: Double = 0
+        /// Probability a frame is held back and delivered after the next
+        /// frame to the same node.
+        public var reorder: Double = 0
+
+        public init(drop: Double = 0, duplicate: Double = 0, reorder: Double = 0) {
+            self.drop = drop
+            self.duplicate = duplicate
+            self.reorder = reorder
+        }
+    }
+
     private var members: [NodeNumber: InMemoryTransport] = [:]
+    private var faults = Faults()
+    private var random = SeededRandom(seed: 1)
+    /// Frames held back for reordering, per target.
+    private var held: [NodeNumber: [(P2PPayload, NodeNumber)]] = [:]
+    public private(set) var droppedCount = 0
     /// Pairs whose link is cut (both directions), stored low-high.
     private var cutPairs: Set<[NodeNumber]> = []
     public private(set) var deliveredCount = 0
@@ -34,10 +56,39 @@ public actor InMemoryNetwork {
         member.finish()
     }
 
+    /// Applies `faults` from now on, with a seeded generator for replay.
+    public func setFaults(_ faults: Faults, seed: UInt64 = 1) {
+        self.faults = faults
+        random = SeededRandom(seed: seed)
+    }
+
+    /// Delivers frames held back for reordering (call before asserting).
+    public func flushHeld() {
+        for (target, frames) in held {
+            guard let member = members[target] else { continue }
+            for (payload, sender) in frames where members[sender] != nil && linked(sender, target) {
+                member.emit(.received(payload, from: sender))
+            }
+        }
+        held.removeAll()
+    }
+
     func deliver(_ payload: P2PPayload, from sender: NodeNumber, to target: NodeNumber) -> Bool {
         guard let member = members[target], members[sender] != nil, linked(sender, target) else { return false }
         deliveredCount += 1
+        if random.chance(faults.drop) {
+            droppedCount += 1
+            return true  // written, then lost: the sender cannot tell
+        }
+        if random.chance(faults.reorder) {
+            held[target, default: []].append((payload, sender))
+            return true
+        }
         member.emit(.received(payload, from: sender))
+        if random.chance(faults.duplicate) { member.emit(.received(payload, from: sender)) }
+        for (late, lateSender) in held.removeValue(forKey: target) ?? [] where members[lateSender] != nil {
+            member.emit(.received(late, from: lateSender))
+        }
         return true
     }
 

@@ -1,0 +1,86 @@
+/// Where an outgoing DM stands, as the sender sees it.
+public enum DeliveryState: String, Hashable, Sendable, Codable, CaseIterable {
+    /// Stored locally; not yet written to the peer's link.
+    case queued
+    /// Written to the link at least once; no acknowledgement yet.
+    case sent
+    /// The peer stored it and said so.
+    case delivered
+    /// The peer declined the conversation; it will not be retried.
+    case failed
+}
+
+/// Outgoing DMs waiting for their acknowledgement, with the retry schedule:
+/// a frame is re-sent after 1 s, 2 s, 4 s … up to 30 s while unacknowledged,
+/// and at once when its peer links up again. Pure: the caller passes the
+/// monotonic time and writes the frames `due(at:)` returns.
+public struct Outbox: Sendable {
+    public struct Entry: Hashable, Sendable {
+        public var payload: P2PPayload
+        public var state: DeliveryState
+        public var attempts: Int
+        /// Uptime at which to (re)send next.
+        public var nextAttempt: Duration
+    }
+
+    public static let firstRetry = Duration.seconds(1)
+    public static let maxRetry = Duration.seconds(30)
+
+    public private(set) var entries: [MessageID: Entry] = [:]
+
+    public init() {}
+
+    public var count: Int { entries.count }
+
+    /// Adds a frame to deliver; it is due at once. Keeps the existing entry
+    /// if the id is already queued.
+    public mutating func enqueue(_ payload: P2PPayload, at now: Duration, state: DeliveryState = .queued) {
+        guard entries[payload.messageId] == nil, let _ = payload.targetNumber else { return }
+        entries[payload.messageId] = Entry(payload: payload, state: state, attempts: 0, nextAttempt: now)
+    }
+
+    /// Frames whose time has come, oldest id first, only for peers in
+    /// `reachable`. Each is marked sent and rescheduled with backoff.
+    public mutating func due(at now: Duration, reachable: Set<NodeNumber>) -> [P2PPayload] {
+        var ready = entries.values.filter { entry in
+            entry.nextAttempt <= now && entry.payload.targetNumber.map(reachable.contains) == true
+        }
+        ready.sort { $0.payload.messageId < $1.payload.messageId }
+        for entry in ready {
+            let id = entry.payload.messageId
+            entries[id]?.attempts += 1
+            entries[id]?.state = .sent
+            entries[id]?.nextAttempt = now + Self.backoff(afterAttempts: entry.attempts + 1)
+        }
+        return ready.map(\.payload)
+    }
+
+    /// The earliest time anything is due (for the caller's timer).
+    public var nextDue: Duration? { entries.values.map(\.nextAttempt).min() }
+
+    /// The peer acknowledged `id`: done with it. Returns the entry if it was here.
+    @discardableResult
+    public mutating func acknowledge(_ id: MessageID) -> Entry? {
+        entries.removeValue(forKey: id)
+    }
+
+    /// The peer linked up again: everything for it is due now.
+    public mutating func peerReachable(_ peer: NodeNumber, at now: Duration) {
+        for (id, entry) in entries where entry.payload.targetNumber == peer {
+            entries[id]?.nextAttempt = now
+        }
+    }
+
+    /// Drops everything for `peer` (it declined); returns the dropped ids.
+    public mutating func drop(peer: NodeNumber) -> [MessageID] {
+        let ids = entries.filter { $0.value.payload.targetNumber == peer }.map(\.key)
+        for id in ids { entries.removeValue(forKey: id) }
+        return ids.sorted()
+    }
+
+    /// 1 s, 2 s, 4 s … capped at 30 s.
+    public static func backoff(afterAttempts attempts: Int) -> Duration {
+        let exponent = min(max(attempts - 1, 0), 5)
+        return min(firstRetry * (1 << exponent), maxRetry)
+    }
+}
