@@ -90,7 +90,9 @@ public struct P2PFrameCodec: @unchecked Sendable {
             if context.codingPath.isEmpty { return .notAnObject }
             return .wrongFieldType(fieldPath(context.codingPath))
         case .valueNotFound(_, let context):
-            // A JSON null where a value is required.
+            // A JSON null where a value is required; a bare `null` line is
+            // JSON but not an object.
+            if context.codingPath.isEmpty { return .notAnObject }
             return .wrongFieldType(fieldPath(context.codingPath))
         case .dataCorrupted(let context):
             if context.codingPath.isEmpty {
