@@ -185,7 +185,7 @@ import Testing
         var untargeted = request.payloads[0]
         untargeted.targetNumber = nil
         #expect(throws: ChatError.notForMe(target: nil)) { try bob.receive(untargeted, at: tick()) }
-        #expect(bob.conversations.isEmpty)
+        #expect(bob.conversations.count == 0)
     }
 
     @Test mutating func dmToSelfIsRefused() throws {
@@ -195,7 +195,7 @@ import Testing
         let loop = P2PPayload(type: .dmRequest, messageId: F.id(1), senderNumber: F.alice.number, senderNickname: "alice",
                               content: "me", timestamp: F.t0, targetNumber: F.alice.number)
         #expect(throws: ChatError.cannotMessageSelf) { try alice.receive(loop, at: tick()) }
-        #expect(alice.conversations.isEmpty)
+        #expect(alice.conversations.count == 0)
     }
 
     @Test(arguments: [
@@ -208,7 +208,7 @@ import Testing
             try chat.compose(text, to: F.bob.number, peerNickname: "bob", at: F.t0)
         }
         #expect(chat.state(with: F.bob.number) == .none)
-        #expect(chat.conversations.isEmpty)
+        #expect(chat.conversations.count == 0)
     }
 
     @Test(arguments: [PayloadType.dmRequest, .directMessage])
@@ -307,6 +307,15 @@ import Testing
         chat.restore(peer: F.alice.number, peerNickname: "alice", state: .accepted)
         #expect(chat.state(with: F.alice.number) == .accepted)
         #expect(chat.conversation(with: F.alice.number)?.log.messages.count == 1)
+    }
+
+    @Test(arguments: [PayloadType.dmAccept, .dmDecline])
+    func staleAnswerFromAStrangerLeavesNoTrace(type: PayloadType) throws {
+        var chat = DirectChat(identity: F.alice)
+        let outcome = try chat.receive(F.frame(type, from: F.carol, to: F.alice, refId: F.id(9)), at: F.t0)
+        #expect(outcome.events.isEmpty && outcome.replies.isEmpty)
+        #expect(chat.conversations.count == 0, "no conversation appears for a peer we never talked to")
+        #expect(chat.state(with: F.carol.number) == .none)
     }
 
     @Test mutating func nicknameFollowsThePeersFrames() throws {
