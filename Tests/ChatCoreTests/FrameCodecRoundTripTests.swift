@@ -193,15 +193,33 @@ import Testing
         while start < bytes.count {
             let end = min(bytes.count, start + Int.random(in: 1...3_000, using: &rng))
             try codec.append(bytes[start..<end])
-            // Sometimes leave frames waiting, to exercise the buffer holding several.
-            if Bool.random(using: &rng) {
-                while let frame = try codec.decode() { decoded.append(frame) }
+            // Take only some of the complete frames, so appends (and the
+            // buffer's compaction) happen while lines are still waiting.
+            for _ in 0..<Int.random(in: 0...3, using: &rng) {
+                guard let frame = try codec.decode() else { break }
+                decoded.append(frame)
             }
             start = end
         }
         while let frame = try codec.decode() { decoded.append(frame) }
         #expect(decoded == frames)
         #expect(codec.bufferedByteCount == 0)
+    }
+
+    @Test func appendingWhileLinesWaitKeepsThemIntact() throws {
+        // Three frames in, one out, then more bytes: the two waiting lines
+        // must survive the buffer dropping the delivered one.
+        let lines = Self.samples.prefix(5).map { P2PFrameCodec.encode($0) }
+        var codec = P2PFrameCodec()
+        try codec.append(lines[0] + lines[1] + lines[2])
+        #expect(try codec.decode() == Self.samples[0])
+        try codec.append(lines[3].prefix(3))
+        #expect(try codec.decode() == Self.samples[1])
+        #expect(try codec.decode() == Self.samples[2])
+        try codec.append(lines[3].dropFirst(3) + lines[4])
+        #expect(try codec.decode() == Self.samples[3])
+        #expect(try codec.decode() == Self.samples[4])
+        #expect(try codec.decode() == nil)
     }
 
     @Test func crlfLineEndingsAreTolerated() throws {
