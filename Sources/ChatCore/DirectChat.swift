@@ -83,6 +83,8 @@ public struct DirectChat: Sendable {
             return ([.duplicate(message.id, .direct(peer))], [])
         }
         let step = try conversation.state.transition(on: input, peer: peer)
+        // A stale answer from a peer we never talked to leaves no trace.
+        if step.action == .ignore && conversations[peer] == nil { return ([], []) }
         conversation.peerNickname = payload.senderNickname
 
         var events: [ChatEvent] = []

@@ -37,7 +37,11 @@ public struct LineFrameDecoder: Sendable {
                 run = 0
             } else {
                 run += 1
-                if run > maxLineLength { throw .lineTooLong(limit: maxLineLength) }
+                // One "\r" past the limit may still be the start of "\r\n",
+                // which does not count; any other byte there is too many.
+                if run > maxLineLength && !(run == maxLineLength + 1 && byte == 0x0D) {
+                    throw .lineTooLong(limit: maxLineLength)
+                }
             }
             offset += 1
         }

@@ -90,13 +90,21 @@ public struct P2PFrameCodec: @unchecked Sendable {
             if context.codingPath.isEmpty { return .notAnObject }
             return .wrongFieldType(fieldPath(context.codingPath))
         case .valueNotFound(_, let context):
-            // A JSON null where a value is required.
+            // A JSON null where a value is required; a bare `null` line is
+            // JSON but not an object.
+            if context.codingPath.isEmpty { return .notAnObject }
             return .wrongFieldType(fieldPath(context.codingPath))
         case .dataCorrupted(let context):
             if context.codingPath.isEmpty {
-                // Top level: either not JSON at all, or JSON but not an object.
-                if (try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])) != nil {
-                    return .notAnObject
+                // Top level: not JSON at all, or JSON but not an object, or
+                // (Foundation on Linux reports it the same way, with no path)
+                // an object with a number its field's type cannot hold.
+                guard let json = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else {
+                    return .notJSON
+                }
+                guard let object = json as? [String: Any] else { return .notAnObject }
+                if let field = unrepresentableNumber(in: object) {
+                    return .invalidValue(field: field, reason: "not a whole number in range")
                 }
                 return .notJSON
             }
@@ -104,6 +112,36 @@ public struct P2PFrameCodec: @unchecked Sendable {
         @unknown default:
             return .notJSON
         }
+    }
+
+    /// The integer fields in the order `P2PPayload` decodes them, with the
+    /// values their Swift types hold (as doubles: -2^63..<2^63 and so on).
+    private static let integerFields: [(name: String, range: Range<Double>)] = [
+        ("version", Double(Int.min)..<Double(Int.max)),
+        ("senderNumber", 0..<Double(UInt64.max)),
+        ("timestamp", Double(Int64.min)..<Double(Int64.max)),
+        ("targetNumber", 0..<Double(UInt64.max)),
+        ("listenPort", Double(Int.min)..<Double(Int.max)),
+        ("sinceTimestamp", Double(Int64.min)..<Double(Int64.max)),
+        ("limit", Double(Int.min)..<Double(Int.max)),
+    ]
+
+    /// The path of the first integer field holding a fraction or a value
+    /// out of its type's range, looking inside `messages` too.
+    private static func unrepresentableNumber(in object: [String: Any]) -> String? {
+        for field in integerFields {
+            guard let number = object[field.name] as? NSNumber else { continue }
+            let value = number.doubleValue
+            if !field.range.contains(value) || value.rounded(.towardZero) != value { return field.name }
+        }
+        if let messages = object["messages"] as? [Any] {
+            for (index, element) in messages.enumerated() {
+                if let inner = element as? [String: Any], let field = unrepresentableNumber(in: inner) {
+                    return "messages.[\(index)].\(field)"
+                }
+            }
+        }
+        return nil
     }
 
     private static func fieldPath(_ path: [any CodingKey]) -> String {

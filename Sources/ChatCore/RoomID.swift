@@ -10,7 +10,10 @@ public enum RoomID: Hashable, Sendable, Codable, CustomStringConvertible {
     public init?(_ string: String) {
         if string == "public" {
             self = .publicRoom
-        } else if string.hasPrefix("dm:"), let raw = UInt64(string.dropFirst(3)), let peer = NodeNumber(rawValue: raw) {
+        } else if string.hasPrefix("dm:"), let raw = UInt64(string.dropFirst(3)), let peer = NodeNumber(rawValue: raw),
+                  string.utf8.count == 3 + peer.description.utf8.count {
+            // Only the canonical digits: "dm:+5" or "dm:05" would be a second
+            // key for the room "dm:5".
             self = .direct(peer)
         } else {
             return nil

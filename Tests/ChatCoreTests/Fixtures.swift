@@ -1,0 +1,74 @@
+import ChatCore
+
+/// Shared values for the ChatCore tests: a few nodes, a fixed time, and
+/// frame builders that fill in the fields a test does not care about.
+enum Fixtures {
+    /// 2024-11-21T00:00:00Z in wire milliseconds.
+    static let t0: Int64 = 1_732_147_200_000
+
+    static let alice = NodeIdentity(number: node(1), nickname: "alice", stage: "ios")
+    static let bob = NodeIdentity(number: node(2), nickname: "bob")
+    static let carol = NodeIdentity(number: node(3), nickname: "carol", stage: "web")
+
+    static func node(_ raw: UInt64) -> NodeNumber {
+        guard let number = NodeNumber(rawValue: raw) else { fatalError("bad fixture node number \(raw)") }
+        return number
+    }
+
+    /// A version 7 id whose random bits are `sequence`, so ids made with
+    /// growing sequences at one millisecond sort in that order.
+    static func id(_ sequence: UInt64, millis: Int64 = t0) -> MessageID {
+        MessageID(millis: millis, random: (0, sequence))
+    }
+
+    static func frame(
+        _ type: PayloadType, from sender: NodeIdentity, to target: NodeIdentity? = nil,
+        content: String = "", id: MessageID = Fixtures.id(1), at timestamp: Int64 = t0, refId: MessageID? = nil
+    ) -> P2PPayload {
+        P2PPayload(
+            type: type, messageId: id, senderNumber: sender.number, senderNickname: sender.nickname,
+            senderStage: sender.stage, content: content, timestamp: timestamp,
+            targetNumber: target?.number, refId: refId)
+    }
+
+    static func message(
+        _ sequence: UInt64, from sender: NodeIdentity = bob, at timestamp: Int64 = t0, content: String? = nil
+    ) -> Message {
+        Message(
+            id: id(sequence, millis: timestamp), room: .publicRoom, senderNumber: sender.number,
+            senderNickname: sender.nickname, content: content ?? "m\(sequence)", timestamp: timestamp)
+    }
+}
+
+/// A small, fast, seedable generator (SplitMix64) so "random" tests replay
+/// exactly.
+struct SeededRNG: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// Returns the given values in turn, round and round, to steer
+/// `MessageIDGenerator` into exact random bits.
+struct ScriptedRNG: RandomNumberGenerator {
+    private var values: [UInt64]
+    private var index = 0
+
+    init(_ values: [UInt64]) {
+        precondition(!values.isEmpty)
+        self.values = values
+    }
+
+    mutating func next() -> UInt64 {
+        defer { index = (index + 1) % values.count }
+        return values[index]
+    }
+}

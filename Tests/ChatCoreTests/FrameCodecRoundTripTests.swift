@@ -1,0 +1,260 @@
+import ChatCore
+import Foundation
+import Testing
+
+/// Every payload type, with the optional fields it uses, through
+/// `encode` → `append` → `decode`, fed whole, byte by byte, and in random
+/// chunks.
+@Suite struct FrameCodecRoundTripTests {
+    typealias F = Fixtures
+
+    static func base(_ type: PayloadType, sequence: UInt64, from sender: NodeIdentity = F.bob) -> P2PPayload {
+        F.frame(type, from: sender, id: F.id(sequence), at: F.t0 + Int64(sequence))
+    }
+
+    /// One frame of every type, each with the optional fields it carries.
+    static let samples: [P2PPayload] = {
+        var hello = base(.hello, sequence: 1, from: F.carol)
+        hello.instanceId = "3f1c9a2e-start-7"
+        hello.listenPort = 47_001
+        hello.capabilities = ["ack", "history"]
+
+        var publicMessage = base(.publicMessage, sequence: 2)
+        publicMessage.content = "안녕하세요 \u{1F44B}\u{1F3FD} \"quoted\" back\\slash\nline two\u{2028}\u{0}tab\t/"
+        publicMessage.automatic = true
+
+        var directMessage = base(.directMessage, sequence: 3)
+        directMessage.targetNumber = F.alice.number
+        directMessage.content = "just us \u{1F1F0}\u{1F1F7}"
+        directMessage.automatic = false
+
+        var dmRequest = base(.dmRequest, sequence: 4)
+        dmRequest.targetNumber = F.alice.number
+        dmRequest.content = "can we talk?"
+
+        var dmAccept = base(.dmAccept, sequence: 5)
+        dmAccept.targetNumber = F.alice.number
+        dmAccept.refId = F.id(4)
+
+        var dmDecline = base(.dmDecline, sequence: 6)
+        dmDecline.targetNumber = F.alice.number
+        dmDecline.refId = F.id(4)
+
+        var ack = base(.ack, sequence: 7)
+        ack.targetNumber = F.alice.number
+        ack.refId = F.id(3)
+
+        let leave = base(.leave, sequence: 8)
+
+        var historyRequest = base(.historyRequest, sequence: 9)
+        historyRequest.sinceTimestamp = F.t0 - 86_400_000
+        historyRequest.sinceId = F.id(0, millis: F.t0 - 86_400_000)
+        historyRequest.limit = 30
+
+        var historyReply = base(.historyReply, sequence: 10)
+        historyReply.refId = F.id(9)
+        historyReply.messages = [publicMessage, base(.publicMessage, sequence: 11, from: F.carol)]
+        historyReply.messages?[1].content = "older"
+        historyReply.more = true
+
+        var emptyHistoryReply = base(.historyReply, sequence: 12)
+        emptyHistoryReply.messages = []
+        emptyHistoryReply.more = false
+
+        let ping = base(.ping, sequence: 13)
+        var pong = base(.pong, sequence: 14)
+        pong.refId = F.id(13)
+
+        var future = base(.unknown("futureType"), sequence: 15)
+        future.content = "from a newer build"
+
+        var noStage = base(.publicMessage, sequence: 16)
+        noStage.senderStage = nil
+        noStage.content = "x"
+        var extremes = base(.publicMessage, sequence: 17, from: NodeIdentity(number: F.node((1 << 53) - 1), nickname: "max"))
+        extremes.timestamp = Timestamp.latestAccepted
+        extremes.content = "late"
+        var earliest = base(.ping, sequence: 18)
+        earliest.timestamp = Timestamp.earliestAccepted
+        earliest.version = 2  // a newer peer; fields this build knows still decode
+
+        return [hello, publicMessage, directMessage, dmRequest, dmAccept, dmDecline, ack, leave,
+                historyRequest, historyReply, emptyHistoryReply, ping, pong, future, noStage, extremes, earliest]
+    }()
+
+    @Test func samplesCoverEveryType() {
+        let types = Set(Self.samples.map(\.type))
+        #expect(types.isSuperset(of: PayloadType.known))
+        #expect(types.contains(.unknown("futureType")))
+    }
+
+    @Test(arguments: samples)
+    func roundTripOneFrame(payload: P2PPayload) throws {
+        let line = P2PFrameCodec.encode(payload)
+        #expect(line.last == 0x0A)
+        #expect(line.dropLast().contains(0x0A) == false, "exactly one newline, at the end")
+        var codec = P2PFrameCodec()
+        try codec.append(line)
+        let decoded = try #require(try codec.decode())
+        #expect(decoded == payload)
+        #expect(try codec.decode() == nil)
+        #expect(codec.bufferedByteCount == 0)
+        // And the static one-line entry point agrees.
+        #expect(try P2PFrameCodec.decodeLine(line.dropLast()) == payload)
+    }
+
+    @Test func wireFieldNamesAreTheSeeds() throws {
+        let line = P2PFrameCodec.encode(Self.samples[2])  // directMessage
+        let object = try #require(try JSONSerialization.jsonObject(with: line) as? [String: Any])
+        #expect(Set(object.keys) == ["version", "type", "messageId", "senderNumber", "senderNickname", "content",
+                                     "timestamp", "targetNumber", "automatic"])
+        #expect(object["type"] as? String == "directMessage")
+        #expect(object["senderNumber"] as? Int == 2)
+        #expect(object["targetNumber"] as? Int == 1)
+        #expect(object["timestamp"] as? Int == Int(F.t0) + 3)
+        #expect(object["messageId"] as? String == F.id(3).description)
+    }
+
+    @Test func absentOptionalsAreNotEncoded() throws {
+        let line = P2PFrameCodec.encode(Self.base(.ping, sequence: 1))
+        let object = try #require(try JSONSerialization.jsonObject(with: line) as? [String: Any])
+        #expect(Set(object.keys) == ["version", "type", "messageId", "senderNumber", "senderNickname", "content", "timestamp"])
+    }
+
+    static var stream: Data { samples.reduce(into: Data()) { $0.append(P2PFrameCodec.encode($1)) } }
+
+    /// Appends `chunks` in turn, decoding everything available after each.
+    static func decodeAll<Chunks: Sequence>(_ chunks: Chunks, codec: inout P2PFrameCodec) throws -> [P2PPayload]
+        where Chunks.Element: Collection<UInt8>
+    {
+        var frames: [P2PPayload] = []
+        for chunk in chunks {
+            try codec.append(chunk)
+            while let frame = try codec.decode() { frames.append(frame) }
+        }
+        return frames
+    }
+
+    @Test func manyFramesInOneChunk() throws {
+        var codec = P2PFrameCodec()
+        try codec.append(Self.stream)
+        var frames: [P2PPayload] = []
+        while let frame = try codec.decode() { frames.append(frame) }
+        #expect(frames == Self.samples)
+        #expect(codec.bufferedByteCount == 0)
+    }
+
+    @Test func oneByteAtATime() throws {
+        var codec = P2PFrameCodec()
+        let bytes = Self.stream
+        var frames: [P2PPayload] = []
+        for (offset, byte) in bytes.enumerated() {
+            try codec.append(CollectionOfOne(byte))
+            let frame = try codec.decode()
+            // A frame appears exactly when its newline does.
+            #expect((frame != nil) == (byte == 0x0A), "at byte \(offset)")
+            if let frame { frames.append(frame) }
+            #expect(try codec.decode() == nil)
+        }
+        #expect(frames == Self.samples)
+        #expect(codec.bufferedByteCount == 0)
+    }
+
+    @Test(arguments: [1, 2, 3, 42, 1_000, 65_537])
+    func randomChunking(seed: UInt64) throws {
+        var rng = SeededRNG(seed: seed)
+        let bytes = [UInt8](Self.stream)
+        var chunks: [ArraySlice<UInt8>] = []
+        var start = 0
+        while start < bytes.count {
+            let length = Int.random(in: 1...max(1, Int.random(in: 1...400, using: &rng)), using: &rng)
+            let end = min(bytes.count, start + length)
+            chunks.append(bytes[start..<end])
+            start = end
+        }
+        var codec = P2PFrameCodec()
+        #expect(try Self.decodeAll(chunks, codec: &codec) == Self.samples)
+        #expect(codec.bufferedByteCount == 0)
+    }
+
+    @Test func randomChunkingOfALongStream() throws {
+        // 2,000 frames with compaction kicking in many times.
+        var rng = SeededRNG(seed: 99)
+        var ids = MessageIDGenerator()
+        let frames = (0..<2_000).map { n in
+            var frame = Self.samples[n % Self.samples.count]
+            frame.messageId = ids.next(millis: F.t0, using: &rng)
+            return frame
+        }
+        let bytes = [UInt8](frames.reduce(into: Data()) { $0.append(P2PFrameCodec.encode($1)) })
+        var codec = P2PFrameCodec()
+        var decoded: [P2PPayload] = []
+        var start = 0
+        while start < bytes.count {
+            let end = min(bytes.count, start + Int.random(in: 1...3_000, using: &rng))
+            try codec.append(bytes[start..<end])
+            // Take only some of the complete frames, so appends (and the
+            // buffer's compaction) happen while lines are still waiting.
+            for _ in 0..<Int.random(in: 0...3, using: &rng) {
+                guard let frame = try codec.decode() else { break }
+                decoded.append(frame)
+            }
+            start = end
+        }
+        while let frame = try codec.decode() { decoded.append(frame) }
+        #expect(decoded == frames)
+        #expect(codec.bufferedByteCount == 0)
+    }
+
+    @Test func appendingWhileLinesWaitKeepsThemIntact() throws {
+        // Three frames in, one out, then more bytes: the two waiting lines
+        // must survive the buffer dropping the delivered one.
+        let lines = Self.samples.prefix(5).map { P2PFrameCodec.encode($0) }
+        var codec = P2PFrameCodec()
+        try codec.append(lines[0] + lines[1] + lines[2])
+        #expect(try codec.decode() == Self.samples[0])
+        try codec.append(lines[3].prefix(3))
+        #expect(try codec.decode() == Self.samples[1])
+        #expect(try codec.decode() == Self.samples[2])
+        try codec.append(lines[3].dropFirst(3) + lines[4])
+        #expect(try codec.decode() == Self.samples[3])
+        #expect(try codec.decode() == Self.samples[4])
+        #expect(try codec.decode() == nil)
+    }
+
+    @Test func crlfLineEndingsAreTolerated() throws {
+        var bytes = Data()
+        for sample in Self.samples {
+            bytes.append(P2PFrameCodec.encode(sample).dropLast())
+            bytes.append(contentsOf: [0x0D, 0x0A])
+        }
+        var codec = P2PFrameCodec()
+        #expect(try Self.decodeAll(bytes.map { CollectionOfOne($0) }, codec: &codec) == Self.samples)
+    }
+
+    @Test func emptyLinesAreSkipped() throws {
+        var bytes = Data("\n\r\n\n".utf8)
+        for sample in Self.samples {
+            bytes.append(P2PFrameCodec.encode(sample))
+            bytes.append(contentsOf: Array("\n\r\n".utf8))
+        }
+        var codec = P2PFrameCodec()
+        try codec.append(bytes)
+        var frames: [P2PPayload] = []
+        while let frame = try codec.decode() { frames.append(frame) }
+        #expect(frames == Self.samples)
+    }
+
+    @Test func unknownExtraFieldsAreIgnored() throws {
+        let line = #"{"version":1,"type":"ping","messageId":"\#(F.id(1))","senderNumber":2,"senderNickname":"bob","#
+            + #""content":"","timestamp":\#(F.t0),"futureField":{"nested":[1,2,3]},"emoji":"\u00e9"}"#
+        let payload = try P2PFrameCodec.decodeLine(Array(line.utf8))
+        #expect(payload == F.frame(.ping, from: F.bob, id: F.id(1)))
+    }
+
+    @Test func nullOptionalFieldsReadAsAbsent() throws {
+        let line = #"{"version":1,"type":"ping","messageId":"\#(F.id(1))","senderNumber":2,"senderNickname":"bob","#
+            + #""senderStage":null,"targetNumber":null,"refId":null,"content":"","timestamp":\#(F.t0)}"#
+        #expect(try P2PFrameCodec.decodeLine(Array(line.utf8)) == F.frame(.ping, from: F.bob, id: F.id(1)))
+    }
+}
