@@ -62,6 +62,13 @@ public struct P2PFrameCodec: @unchecked Sendable {
     /// Field checks that the JSON types alone do not express.
     static func validate(_ payload: P2PPayload) throws(FrameError) {
         if payload.version < 1 { throw .invalidValue(field: "version", reason: "must be at least 1") }
+        // Names reach every peer's screen and store: same rules as local ones.
+        do { _ = try NodeName.validated(payload.senderNickname) } catch {
+            throw .invalidValue(field: "senderNickname", reason: error.description)
+        }
+        if let stage = payload.senderStage {
+            do { _ = try NodeName.validated(stage) } catch { throw .invalidValue(field: "senderStage", reason: error.description) }
+        }
         if !(Timestamp.earliestAccepted...Timestamp.latestAccepted).contains(payload.timestamp) {
             throw .invalidValue(field: "timestamp", reason: "outside years 2000...9999")
         }

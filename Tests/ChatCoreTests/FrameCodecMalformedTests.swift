@@ -334,3 +334,36 @@ import Testing
         #expect(FrameError.missingField("messageId").description.contains("messageId"))
     }
 }
+
+@Suite struct FrameCodecNameTests {
+    static func line(_ field: String, _ value: String) -> [UInt8] {
+        var object: [String: Any] = [
+            "version": 1, "type": "publicMessage", "messageId": "0190f3c2-7a1b-7c3d-8e4f-5a6b7c8d9e0f",
+            "senderNumber": 7, "senderNickname": "bob", "content": "hi", "timestamp": 1_732_147_200_000,
+        ]
+        object[field] = value
+        return Array(try! JSONSerialization.data(withJSONObject: object))
+    }
+
+    @Test(arguments: [
+        ("senderNickname", ""),
+        ("senderNickname", "   "),
+        ("senderNickname", "bob\u{1B}[31m"),
+        ("senderNickname", String(repeating: "n", count: 33)),
+        ("senderStage", "a\u{07}"),
+        ("senderStage", ""),
+    ])
+    func badNamesAreRefusedWithTheFieldNamed(field: String, value: String) {
+        #expect {
+            try P2PFrameCodec.decodeLine(Self.line(field, value))
+        } throws: { error in
+            guard case FrameError.invalidValue(let named, _) = error else { return false }
+            return named == field
+        }
+    }
+
+    @Test func namesAtTheLimitPass() throws {
+        let payload = try P2PFrameCodec.decodeLine(Self.line("senderNickname", String(repeating: "가", count: 32)))
+        #expect(payload.senderNickname.count == 32)
+    }
+}
