@@ -71,26 +71,21 @@ public struct HistoryWindow: Hashable, Sendable {
     /// Records an older page the reader scrolled up to: the reader no longer
     /// looks at the newest page.
     public mutating func loadedOlder(_ page: HistoryPage) {
-        if let first = page.first, let last = page.last {
-            oldest = oldest.map { min($0, first) } ?? first
-            newest = newest.map { max($0, last) } ?? last
-            count += page.messages.count
-        }
+        let wasEmpty = count == 0
+        include(page)
         hasMoreBefore = page.hasMoreBefore
-        if count == page.messages.count { hasMoreAfter = page.hasMoreAfter }
+        // The newer side is the window's own, unless this page is all it has.
+        if wasEmpty { hasMoreAfter = page.hasMoreAfter }
         isFollowing = false
     }
 
     /// Records a newer page the reader scrolled down to: reaching the newest
     /// message makes the reader follow again.
     public mutating func loadedNewer(_ page: HistoryPage) {
-        if let first = page.first, let last = page.last {
-            oldest = oldest.map { min($0, first) } ?? first
-            newest = newest.map { max($0, last) } ?? last
-            count += page.messages.count
-        }
+        let wasEmpty = count == 0
+        include(page)
         hasMoreAfter = page.hasMoreAfter
-        if count == page.messages.count { hasMoreBefore = page.hasMoreBefore }
+        if wasEmpty { hasMoreBefore = page.hasMoreBefore }
         isFollowing = !hasMoreAfter
     }
 
@@ -111,9 +106,18 @@ public struct HistoryWindow: Hashable, Sendable {
         // Older than the loaded run while older pages are unloaded (a peer
         // whose clock runs behind): it belongs up there, not here.
         if hasMoreBefore, let oldest, cursor < oldest { return .storeAndAnnounce }
-        oldest = oldest.map { min($0, cursor) } ?? cursor
-        newest = newest.map { max($0, cursor) } ?? cursor
-        count += 1
+        extend(from: cursor, to: cursor, adding: 1)
         return isFollowing ? .appendAndFollow : .appendAndAnnounce
+    }
+
+    private mutating func include(_ page: HistoryPage) {
+        guard let first = page.first, let last = page.last else { return }
+        extend(from: first, to: last, adding: page.messages.count)
+    }
+
+    private mutating func extend(from first: HistoryCursor, to last: HistoryCursor, adding added: Int) {
+        oldest = oldest.map { min($0, first) } ?? first
+        newest = newest.map { max($0, last) } ?? last
+        count += added
     }
 }

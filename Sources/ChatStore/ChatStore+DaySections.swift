@@ -12,7 +12,8 @@ extension ChatStore {
     /// sorting the room. Days begin at midnight in `calendar.timeZone`.
     ///
     /// - Parameters:
-    ///   - interval: only days with messages in it (nil: the whole room).
+    ///   - interval: only messages in it (nil: the whole room); a day the
+    ///     interval cuts counts and bounds only its messages inside it.
     ///   - limit: at most this many days.
     public func daySections(
         _ room: RoomID, calendar: Calendar, in interval: DateInterval? = nil, limit: Int = .max
@@ -31,7 +32,7 @@ extension ChatStore {
             if let endMillis, first.timestamp >= endMillis { break }
             guard let day = calendar.dateInterval(of: .day, for: Timestamp.date(fromMillis: first.timestamp)) else { break }
             // The day's end in ms, rounded up so no message of the day is cut.
-            let dayEnd = Int64((day.end.timeIntervalSince1970 * 1000).rounded(.up))
+            let dayEnd = min(Int64((day.end.timeIntervalSince1970 * 1000).rounded(.up)), endMillis ?? .max)
             let count = try db().withStatement(SQL.countInTimeRange) { statement throws(StoreError) in
                 try statement.bind(room.description, at: 1)
                 try statement.bind(first.timestamp, at: 2)

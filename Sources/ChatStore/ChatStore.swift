@@ -100,6 +100,7 @@ public actor ChatStore {
     @discardableResult
     public func insert(contentsOf messages: [Message]) throws(StoreError) -> Int {
         let database = try db()
+        if messages.isEmpty { return 0 }
         return try database.transaction { () throws(StoreError) -> Int in
             var rooms: [RoomID: RoomSummary] = [:]
             var added = 0

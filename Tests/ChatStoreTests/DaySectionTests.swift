@@ -52,6 +52,11 @@ import Testing
         #expect(try await store.daySections(.publicRoom, calendar: utc).map(\.day) == [1, 2])
         let seoul = try await store.daySections(.publicRoom, calendar: Self.calendar("Asia/Seoul"))
         #expect(seoul.map(\.day) == [2] && seoul.first?.messageCount == 2)
+        // An interval that cuts the Seoul day counts only what is inside it.
+        let fromMidnightUTC = DateInterval(start: Timestamp.date(fromMillis: Self.millis(utc, 2025, 3, 2, 0)), duration: 86_400)
+        let cut = try await store.daySections(.publicRoom, calendar: Self.calendar("Asia/Seoul"), in: fromMidnightUTC)
+        #expect(cut.map(\.messageCount) == [1])
+        #expect(cut.first?.first == cut.first?.last)
     }
 
     @Test func aDSTDayIsOneSection() async throws {
