@@ -1,0 +1,19 @@
+/// Internal looks at the connection, for tests that check the store keeps
+/// its promises (index use, pragmas) rather than trusting the SQL text.
+extension ChatStore {
+    /// `EXPLAIN QUERY PLAN` details for `sql` (parameters left unbound).
+    func queryPlan(_ sql: String) throws(StoreError) -> [String] {
+        try db().withStatement("EXPLAIN QUERY PLAN " + sql) { statement throws(StoreError) in
+            var details: [String] = []
+            while try statement.step() { details.append(statement.string(3) ?? "") }
+            return details
+        }
+    }
+
+    /// The value of a read-only pragma on this connection, e.g. "journal_mode".
+    func pragma(_ name: String) throws(StoreError) -> String? {
+        try db().withStatement("PRAGMA " + name) { statement throws(StoreError) in
+            try statement.step() ? statement.string(0) : nil
+        }
+    }
+}

@@ -1,0 +1,107 @@
+import ChatCore
+
+extension ChatStore {
+    /// Every room with history or a conversation, most recently active
+    /// first (rooms with no messages last). Reads the rooms table only.
+    public func rooms() throws(StoreError) -> [RoomSummary] {
+        try db().withStatement(SQL.allRooms) { statement throws(StoreError) in
+            var rooms: [RoomSummary] = []
+            while try statement.step() { rooms.append(try Self.summary(from: statement)) }
+            return rooms
+        }
+    }
+
+    /// One room's row, or nil if the room has neither messages nor a
+    /// conversation.
+    public func summary(of room: RoomID) throws(StoreError) -> RoomSummary? {
+        try db().withStatement(SQL.room) { statement throws(StoreError) in
+            try statement.bind(room.description, at: 1)
+            guard try statement.step() else { return nil }
+            return try Self.summary(from: statement)
+        }
+    }
+
+    /// Moves the room's read marker forward to `cursor` (never back, and
+    /// never past the room's newest message) and recounts unread: messages
+    /// from others after the marker. Returns the new unread count.
+    @discardableResult
+    public func markRead(_ room: RoomID, upTo cursor: HistoryCursor) throws(StoreError) -> Int {
+        let database = try db()
+        return try database.transaction { () throws(StoreError) -> Int in
+            guard var summary = try summary(of: room), let newest = summary.lastMessage else { return 0 }
+            let target = min(cursor, newest)
+            if let marker = summary.readMarker, target <= marker { return summary.unreadCount }
+            summary.readMarker = target
+            // Counts only the index range after the marker: O(unread), not O(room).
+            summary.unreadCount = try database.withStatement(SQL.unreadAfter) { statement throws(StoreError) in
+                try statement.bind(room.description, at: 1)
+                try statement.bind(target, at: 2)
+                try statement.bind(Int64(bitPattern: localNumber.rawValue), at: 4)
+                return try statement.step() ? Int(statement.int64(0)) : 0
+            }
+            try save(summary)
+            return summary.unreadCount
+        }
+    }
+
+    /// Marks everything in the room read.
+    @discardableResult
+    public func markAllRead(_ room: RoomID) throws(StoreError) -> Int {
+        guard let newest = try newestCursor(room) else { return 0 }
+        return try markRead(room, upTo: newest)
+    }
+
+    /// Records a DM conversation's peer nickname and request state.
+    public func setConversation(peer: NodeNumber, nickname: String, state: DMState) throws(StoreError) {
+        let database = try db()
+        try database.transaction { () throws(StoreError) in
+            var summary = try summary(of: .direct(peer)) ?? RoomSummary(room: .direct(peer))
+            summary.peerNickname = nickname
+            summary.dmState = state
+            try save(summary)
+        }
+    }
+
+    /// Every DM conversation, by peer number: its peer, nickname (empty if
+    /// never seen) and request state (`.none` if never set).
+    public func conversations() throws(StoreError) -> [(peer: NodeNumber, nickname: String, state: DMState)] {
+        let rooms = try db().withStatement(SQL.directRooms) { statement throws(StoreError) in
+            var rooms: [RoomSummary] = []
+            while try statement.step() { rooms.append(try Self.summary(from: statement)) }
+            return rooms
+        }
+        return rooms
+            .compactMap { summary in summary.room.peer.map { (peer: $0, nickname: summary.peerNickname ?? "", state: summary.dmState ?? .none) } }
+            .sorted { $0.peer < $1.peer }
+    }
+
+    /// Writes a room's whole row.
+    func save(_ summary: RoomSummary) throws(StoreError) {
+        try db().withStatement(SQL.upsertRoom) { statement throws(StoreError) in
+            try statement.bind(summary.room.description, at: 1)
+            try statement.bind(summary.lastMessage?.timestamp, at: 2)
+            try statement.bind(summary.lastMessage?.id, at: 3)
+            try statement.bind(summary.lastSenderNickname, at: 4)
+            try statement.bind(summary.lastPreview, at: 5)
+            try statement.bind(summary.readMarker?.timestamp, at: 6)
+            try statement.bind(summary.readMarker?.id, at: 7)
+            try statement.bind(summary.unreadCount, at: 8)
+            try statement.bind(summary.messageCount, at: 9)
+            try statement.bind(summary.peerNickname, at: 10)
+            try statement.bind(summary.dmState?.rawValue, at: 11)
+            try statement.run()
+        }
+    }
+
+    /// Decodes a row of `SQL.roomColumns`.
+    static func summary(from statement: Statement) throws(StoreError) -> RoomSummary {
+        guard let name = statement.string(0), let room = RoomID(name) else {
+            throw .malformedRow(table: "rooms", reason: "room is not public or dm:<n>")
+        }
+        return RoomSummary(
+            room: room, lastMessage: statement.cursor(1), lastSenderNickname: statement.string(3),
+            lastPreview: statement.string(4), readMarker: statement.cursor(5),
+            unreadCount: Int(statement.int64(7)), messageCount: Int(statement.int64(8)),
+            peerNickname: statement.string(9), dmState: statement.string(10).flatMap(DMState.init(rawValue:)))
+    }
+}

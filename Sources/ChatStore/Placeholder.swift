@@ -1,3 +1,0 @@
-// Placeholder until the ChatStore module lands.
-enum ChatStorePlaceholder {}
-import CSQLite

@@ -1,0 +1,80 @@
+/// Every statement the store runs, in one place, so the set the statement
+/// cache holds is fixed and each query's index use can be checked
+/// (`EXPLAIN QUERY PLAN`, see the tests).
+///
+/// Cursor conditions use row values, `(sent_at, id) < (?, ?)`, which SQLite
+/// turns into one range of the (room, sent_at, id) index: keyset paging,
+/// never OFFSET, and stable when many messages share a millisecond.
+enum SQL {
+    static let messageColumns = "id, room, sent_at, sender, nickname, stage, content, automatic"
+
+    static let insertMessage = """
+        INSERT INTO messages (id, room, sent_at, sender, nickname, stage, content, automatic)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT (id) DO NOTHING
+        """
+    static let containsMessage = "SELECT 1 FROM messages WHERE id = ?1"
+    static let messageByID = "SELECT \(messageColumns) FROM messages WHERE id = ?1"
+
+    // Pages. Newest-first queries are reversed in Swift to display order.
+    static let newest = """
+        SELECT \(messageColumns) FROM messages WHERE room = ?1
+        ORDER BY sent_at DESC, id DESC LIMIT ?2
+        """
+    static let oldest = """
+        SELECT \(messageColumns) FROM messages WHERE room = ?1
+        ORDER BY sent_at, id LIMIT ?2
+        """
+    static let before = """
+        SELECT \(messageColumns) FROM messages WHERE room = ?1 AND (sent_at, id) < (?2, ?3)
+        ORDER BY sent_at DESC, id DESC LIMIT ?4
+        """
+    static let atOrBefore = """
+        SELECT \(messageColumns) FROM messages WHERE room = ?1 AND (sent_at, id) <= (?2, ?3)
+        ORDER BY sent_at DESC, id DESC LIMIT ?4
+        """
+    static let after = """
+        SELECT \(messageColumns) FROM messages WHERE room = ?1 AND (sent_at, id) > (?2, ?3)
+        ORDER BY sent_at, id LIMIT ?4
+        """
+
+    // Cursors only: answered from the index alone.
+    static let newestCursor = "SELECT sent_at, id FROM messages WHERE room = ?1 ORDER BY sent_at DESC, id DESC LIMIT 1"
+    static let oldestCursor = "SELECT sent_at, id FROM messages WHERE room = ?1 ORDER BY sent_at, id LIMIT 1"
+    static let cursorBefore = """
+        SELECT sent_at, id FROM messages WHERE room = ?1 AND (sent_at, id) < (?2, ?3)
+        ORDER BY sent_at DESC, id DESC LIMIT 1
+        """
+    static let cursorAfter = """
+        SELECT sent_at, id FROM messages WHERE room = ?1 AND (sent_at, id) > (?2, ?3)
+        ORDER BY sent_at, id LIMIT 1
+        """
+    static let countInTimeRange = "SELECT count(*) FROM messages WHERE room = ?1 AND sent_at >= ?2 AND sent_at < ?3"
+    static let unreadAfter = """
+        SELECT count(*) FROM messages WHERE room = ?1 AND (sent_at, id) > (?2, ?3) AND sender != ?4
+        """
+
+    // Rooms.
+    static let roomColumns = """
+        room, last_sent_at, last_id, last_nickname, last_preview, read_sent_at, read_id, \
+        unread, message_count, peer_nickname, dm_state
+        """
+    static let room = "SELECT \(roomColumns) FROM rooms WHERE room = ?1"
+    static let allRooms = """
+        SELECT \(roomColumns) FROM rooms ORDER BY last_sent_at DESC NULLS LAST, last_id DESC, room
+        """
+    static let directRooms = "SELECT \(roomColumns) FROM rooms WHERE room LIKE 'dm:%'"
+    static let upsertRoom = """
+        INSERT INTO rooms (\(roomColumns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+        ON CONFLICT (room) DO UPDATE SET
+            last_sent_at = excluded.last_sent_at, last_id = excluded.last_id,
+            last_nickname = excluded.last_nickname, last_preview = excluded.last_preview,
+            read_sent_at = excluded.read_sent_at, read_id = excluded.read_id,
+            unread = excluded.unread, message_count = excluded.message_count,
+            peer_nickname = excluded.peer_nickname, dm_state = excluded.dm_state
+        """
+
+    // Settings.
+    static let metaValue = "SELECT value FROM meta WHERE key = ?1"
+    static let metaUpsert = "INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value"
+    static let metaDelete = "DELETE FROM meta WHERE key = ?1"
+}

@@ -1,0 +1,112 @@
+import CSQLite
+
+/// One SQLite connection with a cache of prepared statements.
+///
+/// Not Sendable and not locked: it belongs to exactly one `ChatStore` actor,
+/// which already runs one call at a time, so the connection is opened with
+/// SQLITE_OPEN_NOMUTEX and SQLite's own per-call mutex is skipped.
+final class SQLiteDatabase {
+    /// The file path, or ":memory:".
+    let path: String
+    private var handle: OpaquePointer?
+    /// Prepared once per distinct SQL text and reused; the store uses a
+    /// fixed set of statements, so the cache stays small.
+    private var statements: [String: Statement] = [:]
+    private var transactionDepth = 0
+
+    /// Opens (creating if needed) the database at `path`.
+    init(path: String) throws(StoreError) {
+        self.path = path
+        var db: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        let code = sqlite3_open_v2(path, &db, flags, nil)
+        guard code == SQLITE_OK, let db else {
+            // SQLite hands back a handle even on failure, to read the message from.
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code))
+            sqlite3_close_v2(db)
+            throw .from(code: code, message: message, path: path, sql: "open")
+        }
+        handle = db
+    }
+
+    deinit { close() }
+
+    var isOpen: Bool { handle != nil }
+
+    /// Finalizes every statement and closes the connection (in WAL mode the
+    /// last connection checkpoints and removes the -wal file). Idempotent.
+    func close() {
+        statements.removeAll()  // Statement.deinit finalizes
+        if let handle { sqlite3_close_v2(handle) }
+        handle = nil
+    }
+
+    /// Runs SQL with no parameters and no wanted rows (DDL, PRAGMA writes).
+    func execute(_ sql: String) throws(StoreError) {
+        let db = try connection()
+        var errorMessage: UnsafeMutablePointer<CChar>?
+        let code = sqlite3_exec(db, sql, nil, nil, &errorMessage)
+        if code != SQLITE_OK {
+            let message = errorMessage.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(code))
+            sqlite3_free(errorMessage)
+            throw error(code: sqlite3_extended_errcode(db), message: message, sql: sql)
+        }
+    }
+
+    /// Runs `body` with the cached statement for `sql`, reset and with its
+    /// bindings cleared afterwards so the next caller starts clean.
+    func withStatement<T>(_ sql: String, _ body: (Statement) throws(StoreError) -> T) throws(StoreError) -> T {
+        let statement = try prepared(sql)
+        defer { statement.reset() }
+        return try body(statement)
+    }
+
+    /// Runs `body` in one transaction, committed if it returns and rolled
+    /// back if it throws. Nested calls join the outer transaction.
+    /// BEGIN IMMEDIATE takes the write lock up front, so a busy database
+    /// fails here rather than halfway through.
+    func transaction<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+        if transactionDepth > 0 {
+            transactionDepth += 1
+            defer { transactionDepth -= 1 }
+            return try body()
+        }
+        try withStatement("BEGIN IMMEDIATE") { statement throws(StoreError) in _ = try statement.step() }
+        transactionDepth = 1
+        defer { transactionDepth = 0 }
+        do {
+            let result = try body()
+            try withStatement("COMMIT") { statement throws(StoreError) in _ = try statement.step() }
+            return result
+        } catch {
+            // After some errors SQLite has already rolled back; then this fails harmlessly.
+            if let db = handle, sqlite3_get_autocommit(db) == 0 { sqlite3_exec(db, "ROLLBACK", nil, nil, nil) }
+            throw error
+        }
+    }
+
+    /// Rows changed by the last INSERT, UPDATE or DELETE.
+    var changes: Int { handle.map { Int(sqlite3_changes($0)) } ?? 0 }
+
+    private func prepared(_ sql: String) throws(StoreError) -> Statement {
+        if let statement = statements[sql] { return statement }
+        let db = try connection()
+        var raw: OpaquePointer?
+        let code = sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &raw, nil)
+        guard code == SQLITE_OK, let raw else {
+            throw error(code: sqlite3_extended_errcode(db), message: String(cString: sqlite3_errmsg(db)), sql: sql)
+        }
+        let statement = Statement(handle: raw, sql: sql, path: path)
+        statements[sql] = statement
+        return statement
+    }
+
+    private func connection() throws(StoreError) -> OpaquePointer {
+        guard let handle else { throw .closed }
+        return handle
+    }
+
+    private func error(code: Int32, message: String, sql: String) -> StoreError {
+        .from(code: code, message: message, path: path, sql: sql)
+    }
+}
