@@ -45,6 +45,10 @@ enum Schema {
             value TEXT NOT NULL
         ) WITHOUT ROWID;
         """,
+        // 2: the outbox reads undelivered DMs at start without a scan.
+        """
+        CREATE INDEX messages_pending ON messages (delivery) WHERE delivery IN ('queued', 'sent');
+        """,
     ]
 
     static var currentVersion: Int32 { Int32(migrations.count) }
