@@ -80,8 +80,11 @@ extension DMState {
         case (.outgoingRequest, .receivedDecline), (.accepted, .receivedDecline): return go(.declinedByPeer, .ignore)
         case (_, .receivedDecline): return go(self, .ignore)
 
-        // Their message. A reply to my request implies acceptance.
+        // Their message. A reply to my request implies acceptance. A DM
+        // out of nowhere (we lost our state, e.g. an in-memory node that
+        // restarted while the peer's outbox retried) asks like a request.
         case (.accepted, .receivedMessage), (.outgoingRequest, .receivedMessage): return go(.accepted, .deliver)
+        case (.none, .receivedMessage), (.incomingRequest, .receivedMessage): return go(.incomingRequest, .deliver)
         case (_, .receivedMessage): throw .dmNotAccepted(peer: peer)
         }
     }

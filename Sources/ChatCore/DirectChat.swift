@@ -89,11 +89,12 @@ public struct DirectChat: Sendable {
 
         var events: [ChatEvent] = []
         var replies: [P2PPayload] = []
+        let wasAsking = conversation.state == .incomingRequest
         if conversation.state != step.state { events.append(.dmStateChanged(peer: peer, step.state)) }
         conversation.state = step.state
         if let message, step.action == .deliver || step.action == .deliverAndAccept {
             if case .added(let counted) = conversation.log.add(message, localNumber: identity.number) {
-                if payload.type == .dmRequest && step.state == .incomingRequest {
+                if step.state == .incomingRequest && !wasAsking {
                     events.append(.dmRequested(peer: peer, nickname: payload.senderNickname, message: message))
                 }
                 events.append(.message(message))
@@ -122,10 +123,12 @@ public struct DirectChat: Sendable {
         }
     }
 
-    /// Restores a conversation's request state (from the store).
-    public mutating func restore(peer: NodeNumber, peerNickname: String, state: DMState) {
+    /// Restores a conversation (from the store): request state, and
+    /// optionally its newest messages and unread count.
+    public mutating func restore(peer: NodeNumber, peerNickname: String, state: DMState, messages: [Message] = [], unreadCount: Int = 0) {
         var conversation = conversations[peer] ?? DirectConversation(peer: peer, peerNickname: peerNickname)
         conversation.state = state
+        if !messages.isEmpty || unreadCount > 0 { conversation.log.restore(messages, unreadCount: unreadCount) }
         conversations[peer] = conversation
     }
 

@@ -46,6 +46,11 @@ public struct PublicChat: Sendable {
         }
     }
 
+    /// Loads the store's newest messages and unread count at start-up.
+    public mutating func restore(_ messages: [Message], unreadCount: Int) {
+        log.restore(messages, unreadCount: unreadCount)
+    }
+
     public mutating func activate() -> [ChatEvent] {
         log.activate() ? [.unreadChanged(.publicRoom, count: 0)] : []
     }

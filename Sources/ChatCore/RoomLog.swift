@@ -34,6 +34,15 @@ public struct RoomLog: Sendable {
 
     public func contains(_ id: MessageID) -> Bool { seen.contains(id) }
 
+    /// Loads messages the store kept (any order) and the store's unread
+    /// count, as at start-up: no counting, the newest `capacity` kept.
+    public mutating func restore(_ messages: [Message], unreadCount: Int) {
+        for message in messages.sorted(by: Message.displayOrder) where seen.insert(message.id) {
+            insertInOrder(message)
+        }
+        self.unreadCount = max(0, unreadCount)
+    }
+
     /// Makes the room the one being read: clears unread. Returns whether the
     /// count changed.
     @discardableResult

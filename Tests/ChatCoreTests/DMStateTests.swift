@@ -38,7 +38,7 @@ import Testing
             .receivedRequest: .to(.incomingRequest, .deliver),
             .receivedAccept: .to(.none, .ignore),
             .receivedDecline: .to(.none, .ignore),
-            .receivedMessage: .fails(.dmNotAccepted(peer: peer)),
+            .receivedMessage: .to(.incomingRequest, .deliver),  // asks like a request (peer kept state we lost)
         ],
         .outgoingRequest: [
             .localSend: .fails(.awaitingAcceptance(peer: peer)),
@@ -56,7 +56,7 @@ import Testing
             .receivedRequest: .to(.incomingRequest, .deliver),
             .receivedAccept: .to(.incomingRequest, .ignore),
             .receivedDecline: .to(.incomingRequest, .ignore),
-            .receivedMessage: .fails(.dmNotAccepted(peer: peer)),
+            .receivedMessage: .to(.incomingRequest, .deliver),  // asks like a request (peer kept state we lost)
         ],
         .accepted: [
             .localSend: .to(.accepted, .sendMessage),

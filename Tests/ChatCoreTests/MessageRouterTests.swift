@@ -118,6 +118,7 @@ import Testing
 
     @Test func dmRuleBreaksAreRejectedAndCounted() {
         var router = MessageRouter(identity: F.alice)
+        router.directChat.restore(peer: F.bob.number, peerNickname: "bob", state: .declinedByMe)
         let cases: [(P2PPayload, ChatError)] = [
             (F.frame(.directMessage, from: F.bob, to: F.alice, content: "hi", id: F.id(1)), .dmNotAccepted(peer: F.bob.number)),
             (F.frame(.dmRequest, from: F.bob, to: F.carol, content: "hi", id: F.id(2)), .notForMe(target: F.carol.number)),
@@ -128,7 +129,9 @@ import Testing
             #expect(result.events == [.rejected(from: F.bob.number, error)])
             #expect(router.counters.rejected == index + 1)
         }
-        #expect(router.directChat.conversations.count == 0)
+        #expect(router.directChat.conversations.keys.sorted() == [F.bob.number])
+        #expect(router.directChat.state(with: F.bob.number) == .declinedByMe)
+        #expect(router.directChat.conversation(with: F.bob.number)?.log.messages.isEmpty == true)
     }
 
     @Test func identityChangeReachesBothChats() throws {
