@@ -138,6 +138,13 @@ public struct DirectChat: Sendable {
         return conversation.log.activate() ? [.unreadChanged(.direct(peer), count: 0)] : []
     }
 
+    /// Clears a conversation's unread count without activating it.
+    public mutating func markRead(_ peer: NodeNumber) -> [ChatEvent] {
+        guard var conversation = conversations[peer] else { return [] }
+        defer { conversations[peer] = conversation }
+        return conversation.log.markRead() ? [.unreadChanged(.direct(peer), count: 0)] : []
+    }
+
     public mutating func deactivate(_ peer: NodeNumber) {
         conversations[peer]?.log.deactivate()
     }

@@ -56,4 +56,9 @@ public struct PublicChat: Sendable {
     }
 
     public mutating func deactivate() { log.deactivate() }
+
+    /// Clears the unread count without activating the room.
+    public mutating func markRead() -> [ChatEvent] {
+        log.markRead() ? [.unreadChanged(.publicRoom, count: 0)] : []
+    }
 }

@@ -1,27 +1,49 @@
 import ChatCore
+import ChatStore
 
 /// A running chat node: takes frames from its transport, routes them
-/// through `MessageRouter` into `PublicChat` / `DirectChat`, and reports what
-/// happened as `NodeEvent`s. Commands (send, DM, accept, …) go the other way.
+/// through `MessageRouter` into `PublicChat` / `DirectChat`, stores them,
+/// and reports what happened as `NodeEvent`s. Commands (send, DM, accept, …)
+/// go the other way. Outgoing DMs wait in an outbox until acknowledged;
+/// missed public messages are fetched from peers when they link up.
 ///
-/// Identity, transport, clock and logger are injected; nothing is global.
+/// Identity, transport, store, clock and logger are injected; nothing is
+/// global.
 public actor ChatNode {
     public enum State: Sendable, Equatable { case idle, running, stopped }
+
+    /// Timestamps further ahead of the local clock than this are clamped to
+    /// the local clock (see README, "Ordering and clocks").
+    public static let maxClockSkew: Int64 = 5 * 60 * 1000
+    /// How often the outbox is checked for retries.
+    static let tickInterval = Duration.milliseconds(100)
 
     public nonisolated let events: AsyncStream<NodeEvent>
     let eventSink: AsyncStream<NodeEvent>.Continuation
     let transport: any PeerTransport
+    let store: ChatStore
     let clock: any ChatClock
     let logger: ChatLogger
     var router: MessageRouter
     var directory = PeerDirectory()
     var activeRoom: RoomID?
+    var outbox = Outbox()
+    var counters = NodeCounters()
+    /// When each peer's link last went down (ms), for the catch-up cursor.
+    var linkLostAt: [NodeNumber: Int64] = [:]
+    /// Catch-up answering budget per asking peer.
+    var catchUpBudget: [NodeNumber: TokenBucket] = [:]
     public private(set) var state = State.idle
     private var pump: Task<Void, Never>?
+    private var ticker: Task<Void, Never>?
 
-    public init(identity: NodeIdentity, transport: any PeerTransport, clock: any ChatClock = SystemClock(), logger: ChatLogger = .disabled) {
+    public init(
+        identity: NodeIdentity, transport: any PeerTransport, store: ChatStore,
+        clock: any ChatClock = SystemClock(), logger: ChatLogger = .disabled
+    ) {
         (events, eventSink) = AsyncStream.makeStream(of: NodeEvent.self, bufferingPolicy: .unbounded)
         self.transport = transport
+        self.store = store
         self.clock = clock
         self.logger = logger
         router = MessageRouter(identity: identity)
@@ -29,9 +51,11 @@ public actor ChatNode {
 
     public var identity: NodeIdentity { router.identity }
 
-    /// Starts the transport and begins handling its events.
+    /// Loads history and the outbox from the store, starts the transport,
+    /// and begins handling its events.
     public func start() async throws {
         guard state == .idle else { return }
+        try await restore()
         try await transport.start()
         state = .running
         let events = transport.events
@@ -41,6 +65,13 @@ public actor ChatNode {
                 await self.handle(event)
             }
         }
+        ticker = Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: Self.tickInterval)
+                guard let self else { return }
+                await self.pumpOutbox()
+            }
+        }
         emit(.started(identity))
     }
 
@@ -48,6 +79,7 @@ public actor ChatNode {
     public func stop() async {
         guard state == .running else { return }
         state = .stopped
+        ticker?.cancel()
         await transport.stop()
         await pump?.value
         emit(.stopped)
@@ -56,47 +88,52 @@ public actor ChatNode {
 
     func emit(_ event: NodeEvent) { eventSink.yield(event) }
 
+    /// Brings back what the store kept: conversations with their request
+    /// state, each room's newest messages and unread count, and the DMs
+    /// still waiting for an acknowledgement.
+    private func restore() async throws {
+        let me = identity.number
+        let rooms = try await store.rooms()
+        let unread = Dictionary(rooms.map { ($0.room, $0.unreadCount) }, uniquingKeysWith: { first, _ in first })
+        router.publicChat.restore(try await store.page(.publicRoom, before: nil, limit: ChatLimits.roomCapacity),
+                                  unreadCount: unread[.publicRoom] ?? 0)
+        for conversation in try await store.conversations() {
+            let room = RoomID.direct(conversation.peer)
+            router.directChat.restore(
+                peer: conversation.peer, peerNickname: conversation.nickname, state: conversation.state,
+                messages: try await store.page(room, before: nil, limit: ChatLimits.roomCapacity),
+                unreadCount: unread[room] ?? 0)
+        }
+        for message in try await store.undelivered() where message.senderNumber == me {
+            guard let peer = message.room.peer else { continue }
+            // A request not yet answered goes again as a request; otherwise
+            // as a message (a peer that lost our request treats it as one).
+            let type: PayloadType = router.directChat.state(with: peer) == .outgoingRequest ? .dmRequest : .directMessage
+            let payload = P2PPayload(
+                type: type, messageId: message.id, senderNumber: me, senderNickname: message.senderNickname,
+                senderStage: message.senderStage, content: message.content, timestamp: message.timestamp,
+                targetNumber: peer, automatic: message.automatic ? true : nil)
+            outbox.enqueue(payload, at: clock.uptime(), state: try await store.delivery(of: message.id) ?? .queued)
+        }
+        if outbox.count > 0 { logger.info("outbox: \(outbox.count) DMs waiting from the last run") }
+    }
+
     func handle(_ event: TransportEvent) async {
         switch event {
         case .peerJoined(let peer):
             directory.upsert(peer)
             emit(.peerJoined(peer))
+            outbox.peerReachable(peer.number, at: clock.uptime())
+            await pumpOutbox()
+            await requestCatchUp(from: peer.number)
         case .peerUpdated(let peer):
             let previous = directory.upsert(peer)
             emit(.peerUpdated(peer, previous: previous))
         case .peerLeft(let number, let reason):
+            linkLostAt[number] = clock.nowMillis()
             if let peer = directory.remove(number) { emit(.peerLeft(peer, reason)) }
         case .received(let payload, let peer):
             await receive(payload, from: peer)
-        }
-    }
-
-    func receive(_ payload: P2PPayload, from peer: NodeNumber) async {
-        let result = router.route(payload, from: peer, at: clock.nowMillis())
-        for reply in result.replies { await transport.send(reply, to: peer) }
-        for event in result.events { report(event) }
-    }
-
-    /// Turns a chat-core event into what the front end sees.
-    func report(_ event: ChatEvent) {
-        switch event {
-        case .message(let message):
-            emit(.message(message))
-        case .dmRequested(let number, let nickname, let message):
-            let peer = directory[number] ?? PeerInfo(number: number, nickname: nickname, instanceId: "", address: "")
-            emit(.dmRequest(peer, message: message))
-        case .dmStateChanged(let number, let state):
-            let nickname = directory[number]?.nickname ?? router.directChat.conversation(with: number)?.peerNickname ?? "\(number)"
-            emit(.dmState(peer: number, nickname: nickname, state))
-        case .unreadChanged(let room, let count):
-            emit(.unread(room, count: count))
-        case .rejected(let from, let error):
-            logger.notice("rejected frame from \(from): \(error)")
-            emit(.rejected(from: from, reason: error.description))
-        case .unknownType(let from, let name):
-            logger.debug("skipped frame of unknown type \(name.prefix(40)) from \(from)")
-        case .duplicate, .control:
-            break
         }
     }
 }

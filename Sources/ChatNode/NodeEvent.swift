@@ -8,13 +8,18 @@ public enum NodeEvent: Hashable, Sendable {
     /// A peer changed its nickname or stage; `previous` is what it was.
     case peerUpdated(PeerInfo, previous: PeerInfo?)
     case peerLeft(PeerInfo, PeerLeaveReason)
-    /// A new message in a room, from a peer or from this node.
+    /// A new message in a room, from a peer or from this node; stored
+    /// before it is reported.
     case message(Message)
     /// A peer asks to open a DM conversation; `message` is its first text.
     case dmRequest(PeerInfo, message: Message)
     /// Where a DM conversation's request flow stands now.
     case dmState(peer: NodeNumber, nickname: String, DMState)
+    /// An outgoing DM moved on: sent, delivered (the peer stored it), failed.
+    case delivery(MessageID, room: RoomID, DeliveryState)
     case unread(RoomID, count: Int)
+    /// Catch-up brought `count` public messages this node had missed.
+    case caughtUp(from: NodeNumber, count: Int)
     /// A peer's frame was refused (the reason is safe to show).
     case rejected(from: NodeNumber, reason: String)
     /// The node is shutting down.

@@ -81,10 +81,6 @@ public struct ConsoleRenderer: Sendable {
         }
     }
 
-    public func stats(_ counters: RouterCounters) -> String {
-        notice("frames received \(counters.received), rejected \(counters.rejected), unknown type \(counters.unknownType)")
-    }
-
     /// "HH:mm" in the renderer's time zone.
     public func clockTime(_ millis: Int64) -> String {
         var calendar = Calendar(identifier: .gregorian)

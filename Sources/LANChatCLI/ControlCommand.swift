@@ -13,6 +13,14 @@ public enum ControlCommand: Hashable, Sendable {
     case rooms
     case unread
     case nick(String)
+    /// Open a room's history around its read marker (nil: the open room).
+    case history(String?)
+    /// Page the open history older (up) or newer (down).
+    case more(older: Bool)
+    /// Mark the open room read up to the newest message shown.
+    case read
+    /// Show or set the filter: "all", "none" (no stage), or a stage.
+    case filter(String?)
     case stats
     case help
     case quit
@@ -29,6 +37,10 @@ public enum ControlCommand: Hashable, Sendable {
         case .rooms: "rooms"
         case .unread: "unread"
         case .nick: "nick"
+        case .history: "history"
+        case .more: "more"
+        case .read: "read"
+        case .filter: "filter"
         case .stats: "stats"
         case .help: "help"
         case .quit: "quit"
@@ -61,6 +73,15 @@ public enum ConsoleCommandParser {
         case "rooms": return .rooms
         case "unread": return .unread
         case "nick": return .nick(try argument("a NAME"))
+        case "history": return .history(words.count >= 2 ? words.dropFirst().joined(separator: " ") : nil)
+        case "more":
+            switch words.count >= 2 ? words[1].lowercased() : "up" {
+            case "up", "older": return .more(older: true)
+            case "down", "newer": return .more(older: false)
+            default: throw UsageError("usage: /more [up|down]")
+            }
+        case "read": return .read
+        case "filter": return .filter(words.count >= 2 ? words.dropFirst().joined(separator: " ") : nil)
         case "stats": return .stats
         case "help", "?": return .help
         case "quit", "exit", "q": return .quit

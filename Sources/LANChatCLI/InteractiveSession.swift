@@ -1,5 +1,6 @@
 import ChatCore
 import ChatNode
+import Foundation
 
 /// A person at a terminal: lines of text to the open room, slash commands,
 /// and readable lines for what happens.
@@ -7,13 +8,15 @@ public actor InteractiveSession: FrontEnd {
     private let node: ChatNode
     private let out: LineWriter
     private let renderer: ConsoleRenderer
+    private let locale: Locale
     private var executor: CommandExecutor
 
-    public init(node: ChatNode, out: LineWriter, renderer: ConsoleRenderer) {
+    public init(node: ChatNode, out: LineWriter, renderer: ConsoleRenderer, locale: Locale, clock: any ChatClock = SystemClock()) {
         self.node = node
         self.out = out
         self.renderer = renderer
-        executor = CommandExecutor(node: node)
+        self.locale = locale
+        executor = CommandExecutor(node: node, clock: clock, timeZone: renderer.timeZone, locale: locale)
     }
 
     public nonisolated var readsInput: Bool { true }
@@ -27,16 +30,30 @@ public actor InteractiveSession: FrontEnd {
         let me = await node.identity
         switch event {
         case .message(let message) where message.senderNumber != me.number:
+            if message.room == .publicRoom && !executor.filter.matches(stage: message.senderStage) { return }
             let name = await node.displayName(for: message.senderNumber, nickname: message.senderNickname)
-            var conversation: String?
-            if case .direct(let peer) = message.room { conversation = name == "" ? "\(peer)" : name }
-            await out.write(renderer.message(message, name: name, conversation: conversation))
+            let conversation: String? = message.room.peer == nil ? nil : name
+            switch executor.place(message) {
+            case .storeAndAnnounce?:
+                // The reader is scrolled back with newer pages unloaded: never
+                // print out of order, just say there is something new.
+                await out.write(renderer.notice("new message in \(conversation.map { "@" + renderer.safe($0) } ?? "#public"); /more down"))
+            default:
+                await out.write(renderer.message(message, name: name, conversation: conversation))
+            }
         case .dmRequest(let peer, let message):
             let name = await node.displayName(for: peer.number, nickname: peer.nickname)
             await out.write(renderer.dmRequest(from: name, text: message.content))
         case .dmState(let peer, let nickname, let state):
             let name = await node.displayName(for: peer, nickname: nickname)
             if let line = renderer.dmState(state, peer: name) { await out.write(line) }
+        case .delivery(_, let room, let state):
+            guard let peer = room.peer else { return }
+            let nickname = await node.peers().first { $0.number == peer }?.nickname ?? "\(peer)"
+            if let line = renderer.delivery(state, peer: await node.displayName(for: peer, nickname: nickname)) { await out.write(line) }
+        case .caughtUp(let peer, let count):
+            let nickname = await node.peers().first { $0.number == peer }?.nickname ?? "\(peer)"
+            await out.write(renderer.notice("caught up on \(count) missed message\(count == 1 ? "" : "s") from \(renderer.safe(nickname))"))
         case .peerJoined(let peer):
             let name = await node.displayName(for: peer.number, nickname: peer.nickname)
             await out.write(renderer.peerJoined(name, address: peer.address))
@@ -64,24 +81,44 @@ public actor InteractiveSession: FrontEnd {
             var executor = self.executor
             let result = try await executor.run(command)
             self.executor = executor
-            switch result {
-            case .quit:
-                return false
-            case .help:
-                await out.write(HelpText.consoleHelp)
-            case .peers(let listings):
-                for line in renderer.peers(listings) { await out.write(line) }
-            case .rooms(let rooms):
-                let empty = command == .unread ? "nothing unread" : "no rooms"
-                for line in renderer.rooms(rooms, emptyText: empty) { await out.write(line) }
-            case .stats(let counters):
-                await out.write(renderer.stats(counters))
-            case .sent, .done:
-                if case .open(let name) = command { await out.write(renderer.notice("now in \(renderer.safe(name))")) }
-            }
+            for line in await lines(for: result, command: command) { await out.write(line) }
+            if case .quit = result { return false }
         } catch {
             await out.write(renderer.error(error.description))
         }
         return true
+    }
+
+    private func lines(for result: CommandResult, command: ControlCommand) async -> [String] {
+        switch result {
+        case .quit, .sent:
+            return []
+        case .done:
+            if case .open(let name) = command { return [renderer.notice("now in \(renderer.safe(name))")] }
+            return []
+        case .help:
+            return [HelpText.consoleHelp]
+        case .peers(let listings):
+            return renderer.peers(listings)
+        case .rooms(let rooms):
+            return renderer.rooms(rooms, emptyText: "nothing unread")
+        case .roomGroups(let groups):
+            return renderer.roomGroups(groups)
+        case .history(let page, let sections):
+            var names: [NodeNumber: String] = [:]
+            for message in page.messages where names[message.senderNumber] == nil {
+                names[message.senderNumber] = await node.displayName(for: message.senderNumber, nickname: message.senderNickname)
+            }
+            return renderer.history(page, sections: sections, locale: locale) { names[$0.senderNumber] ?? $0.senderNickname }
+        case .read(_, let unread):
+            return [renderer.notice(unread == 0 ? "all read" : "\(unread) unread after the marker")]
+        case .filter(let filter):
+            if case .filter(let text?) = command, ChatFilter(text) == nil {
+                return [renderer.error("filter is all, none, or a stage name")]
+            }
+            return [renderer.notice("filter: \(renderer.safe(filter.description))")]
+        case .stats(let counters):
+            return renderer.stats(counters)
+        }
     }
 }

@@ -45,6 +45,15 @@ public enum JSONCommandParser {
         case "rooms": command = .rooms
         case "unread": command = .unread
         case "nick": command = .nick(try string("nickname"))
+        case "history": command = .history(object["room"] as? String)
+        case "more":
+            switch (object["direction"] as? String) ?? "up" {
+            case "up", "older": command = .more(older: true)
+            case "down", "newer": command = .more(older: false)
+            default: throw UsageError("more: \"direction\" is \"up\" or \"down\"")
+            }
+        case "read": command = .read
+        case "filter": command = .filter(object["filter"] as? String)
         case "stats": command = .stats
         case "help": command = .help
         case "quit": command = .quit

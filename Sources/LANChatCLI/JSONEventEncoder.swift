@@ -1,5 +1,6 @@
 import ChatCore
 import ChatNode
+import ChatStore
 import Foundation
 
 /// Encodes events and replies for `--json` as one compact JSON object per
@@ -38,6 +39,15 @@ public enum JSONEventEncoder {
         var object: [String: Any] = ["room": room.room.description, "title": room.title, "unread": room.unread]
         if let state = room.dmState { object["dmState"] = state.rawValue }
         if let last = room.last { object["lastTimestamp"] = last.timestamp; object["lastText"] = last.content }
+        return object
+    }
+
+    public static func summary(_ room: RoomSummary) -> [String: Any] {
+        var object: [String: Any] = ["room": room.room.description, "unread": room.unreadCount, "messages": room.messageCount]
+        if let nickname = room.peerNickname { object["title"] = nickname } else if room.room == .publicRoom { object["title"] = "public" }
+        if let state = room.dmState { object["dmState"] = state.rawValue }
+        if let last = room.lastMessage { object["lastTimestamp"] = last.timestamp }
+        if let preview = room.lastPreview { object["lastText"] = preview }
         return object
     }
 

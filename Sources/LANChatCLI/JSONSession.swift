@@ -1,5 +1,6 @@
 import ChatCore
 import ChatNode
+import Foundation
 
 /// `--json`: one JSON object per line on stdout for every event, one JSON
 /// command per line on stdin. A bad line yields an error event, never an
@@ -10,11 +11,11 @@ public actor JSONSession: FrontEnd {
     private var executor: CommandExecutor
     private let instanceId: String
 
-    public init(node: ChatNode, out: LineWriter, instanceId: String) {
+    public init(node: ChatNode, out: LineWriter, instanceId: String, locale: Locale = Locale(identifier: "en_US_POSIX")) {
         self.node = node
         self.out = out
         self.instanceId = instanceId
-        executor = CommandExecutor(node: node)
+        executor = CommandExecutor(node: node, locale: locale)
     }
 
     public nonisolated var readsInput: Bool { true }
@@ -43,7 +44,15 @@ public actor JSONSession: FrontEnd {
             return ["event": "stopped"]
         case .message(let message):
             let name = await node.displayName(for: message.senderNumber, nickname: message.senderNickname)
-            return JSONEventEncoder.message(message, localNumber: me.number, name: name)
+            var object = JSONEventEncoder.message(message, localNumber: me.number, name: name)
+            if message.senderNumber != me.number, let placement = executor.place(message) {
+                object["placement"] = "\(placement)"
+            }
+            return object
+        case .delivery(let id, let room, let state):
+            return ["event": "delivery", "id": id.description, "room": room.description, "state": state.rawValue]
+        case .caughtUp(let peer, let count):
+            return ["event": "caughtUp", "from": peer.rawValue, "count": count]
         case .peerJoined(let peer):
             return ["event": "peerJoined", "peer": JSONEventEncoder.peer(peer, name: await name(peer))]
         case .peerUpdated(let peer, _):
@@ -93,11 +102,48 @@ public actor JSONSession: FrontEnd {
             case .rooms(let rooms):
                 reply["rooms"] = rooms.map(JSONEventEncoder.room)
             case .stats(let counters):
-                reply["received"] = counters.received
+                reply["receivedByType"] = counters.receivedByType
                 reply["rejected"] = counters.rejected
                 reply["unknownType"] = counters.unknownType
+                reply["duplicates"] = counters.duplicates
+                reply["clampedTimestamps"] = counters.clampedTimestamps
+                reply["catchUpRefused"] = counters.catchUpRefused
+                reply["catchUpInvalid"] = counters.catchUpInvalid
+                reply["acksSent"] = counters.acksSent
+                reply["dmRetries"] = counters.dmRetries
+            case .roomGroups(let groups):
+                reply["groups"] = groups.map { group in
+                    ["title": group.title, "rooms": group.items.map(JSONEventEncoder.summary)] as [String: Any]
+                }
+            case .history(let page, let sections):
+                let me = await node.identity.number
+                var messages: [[String: Any]] = []
+                for message in page.messages {
+                    let name = await node.displayName(for: message.senderNumber, nickname: message.senderNickname)
+                    var object = JSONEventEncoder.message(message, localNumber: me, name: name)
+                    object.removeValue(forKey: "event")
+                    messages.append(object)
+                }
+                reply["room"] = page.room.description
+                reply["messages"] = messages
+                reply["hasMoreBefore"] = page.hasMoreBefore
+                reply["hasMoreAfter"] = page.hasMoreAfter
+                if let marker = page.readMarker { reply["readMarker"] = marker.id.description }
+                reply["days"] = sections.map { section in
+                    ["date": String(format: "%04d-%02d-%02d", section.year, section.month, section.day), "count": section.messageCount] as [String: Any]
+                }
+            case .read(let room, let unread):
+                reply["room"] = room.description
+                reply["unread"] = unread
+            case .filter(let filter):
+                if case .filter(let text?) = parsed.command, ChatFilter(text) == nil {
+                    await out.write(JSONEventEncoder.line(JSONEventEncoder.error("filter is all, none, or a stage name", re: parsed.requestID)))
+                    return true
+                }
+                reply["filter"] = filter.description
             case .help:
-                reply["commands"] = ["send", "dm", "accept", "decline", "open", "peers", "rooms", "unread", "nick", "stats", "help", "quit"]
+                reply["commands"] = ["send", "dm", "accept", "decline", "open", "peers", "rooms", "unread", "nick",
+                                     "history", "more", "read", "filter", "stats", "help", "quit"]
             }
         } catch {
             await out.write(JSONEventEncoder.line(JSONEventEncoder.error(error.description, re: parsed.requestID)))

@@ -1,5 +1,6 @@
 import ChatCore
 import ChatNode
+import ChatStore
 import Foundation
 import P2PTransport
 
@@ -28,10 +29,34 @@ public enum LANChatApp {
 
     static func runNode(_ options: LaunchOptions, environment: [String: String]) async -> Int32 {
         let logger = standardErrorLogger(level: options.logLevel)
-        let identity = NodeIdentity(
-            number: .random(), nickname: options.nickname ?? defaultNickname(environment), stage: options.stage)
+        let nickname = options.nickname ?? defaultNickname(environment)
+        // Bots keep no history unless given a directory; people do.
+        let isBot = options.mode == .echoBot || { if case .chatterBot = options.mode { true } else { false } }()
+        let inMemory = options.inMemory || (isBot && options.dataDirectory == nil)
+        let dataDirectory: DataDirectory?
+        let number: NodeNumber
+        let store: ChatStore
+        do {
+            if inMemory {
+                dataDirectory = nil
+                number = .random()
+            } else {
+                let directory = try DataDirectory(path: options.dataDirectory ?? DataDirectory.defaultPath(nickname: nickname, environment: environment))
+                dataDirectory = directory
+                number = try directory.nodeNumber()
+            }
+            store = try ChatStore(path: dataDirectory?.historyPath, localNumber: number, logger: logger.labeled("store"))
+        } catch let error as DataDirectory.Failure {
+            writeError("lanchat: \(error)")
+            return 1
+        } catch {
+            writeError("lanchat: cannot open history: \(error)")
+            return 1
+        }
+        let locale = Locale(identifier: options.locale == "ko" ? "ko_KR" : "en_US")
+        let identity = NodeIdentity(number: number, nickname: nickname, stage: options.stage)
         let service = P2PService(identity: identity, configuration: transportConfiguration(options), logger: logger.labeled("transport"))
-        let node = ChatNode(identity: identity, transport: service, logger: logger.labeled("node"))
+        let node = ChatNode(identity: identity, transport: service, store: store, logger: logger.labeled("node"))
         let signals = SignalWatcher()
         do {
             try await node.start()
@@ -45,9 +70,10 @@ public enum LANChatApp {
         let frontEnd: any FrontEnd = switch options.mode {
         case .interactive:
             InteractiveSession(node: node, out: out, renderer: ConsoleRenderer(
-                useColor: ConsoleRenderer.wantsColor(environment: environment, isTerminal: isatty(STDOUT_FILENO) == 1)))
+                useColor: ConsoleRenderer.wantsColor(environment: environment, isTerminal: isatty(STDOUT_FILENO) == 1)),
+                locale: locale)
         case .json:
-            JSONSession(node: node, out: out, instanceId: await service.instanceId)
+            JSONSession(node: node, out: out, instanceId: await service.instanceId, locale: locale)
         case .echoBot:
             EchoBot(node: node, logger: logger.labeled("bot"))
         case .chatterBot(let rate, let count):
@@ -76,6 +102,8 @@ public enum LANChatApp {
         await node.stop()  // leave, close links, finish events
         await eventPump.value  // every event written before we exit
         signalPump.cancel()
+        await store.close()
+        withExtendedLifetime(dataDirectory) {}  // the lock is held until here
         return 0
     }
 

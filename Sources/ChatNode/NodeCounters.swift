@@ -1,0 +1,20 @@
+import ChatCore
+
+/// What the node refused or did on peers' behalf, for `/stats` and `--json`.
+public struct NodeCounters: Hashable, Sendable, Codable {
+    /// Frames received per type name (including unknown types).
+    public var receivedByType: [String: Int] = [:]
+    /// Frames refused by the chat rules, per reason.
+    public var rejected = 0
+    public var unknownType = 0
+    /// Chat frames whose id was already stored.
+    public var duplicates = 0
+    /// Timestamps more than `ChatNode.maxClockSkew` ahead, clamped.
+    public var clampedTimestamps = 0
+    /// Catch-up requests refused by the rate limit.
+    public var catchUpRefused = 0
+    /// Frames inside history replies that were not valid public messages.
+    public var catchUpInvalid = 0
+    public var acksSent = 0
+    public var dmRetries = 0
+}

@@ -1,0 +1,77 @@
+import ChatCore
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A node's data directory: `history.sqlite`, the node number that makes a
+/// restarted node the same node (`node-number`), and a lock so two
+/// processes never share one directory.
+public final class DataDirectory: Sendable {
+    public let path: String
+    private let lockDescriptor: Int32
+
+    /// Why a data directory cannot be used.
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// The default for `nickname`: `$XDG_DATA_HOME/lanchat/<nickname>`, or
+    /// `~/.local/share/lanchat/<nickname>`.
+    public static func defaultPath(nickname: String, environment: [String: String]) -> String {
+        let base: String
+        if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
+            base = xdg
+        } else {
+            base = (environment["HOME"] ?? NSHomeDirectory()) + "/.local/share"
+        }
+        // A nickname may hold characters a file name cannot: keep it readable but safe.
+        let safe = String(nickname.unicodeScalars.map { scalar -> Character in
+            scalar == "/" || scalar == "\0" || scalar == "." && nickname.allSatisfy({ $0 == "." }) ? "_" : Character(scalar)
+        })
+        return "\(base)/lanchat/\(safe)"
+    }
+
+    /// Creates the directory if needed and takes its lock.
+    public init(path: String) throws(Failure) {
+        self.path = path
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        } catch {
+            throw Failure(description: "cannot create data directory \(path): \(error.localizedDescription)")
+        }
+        let descriptor = open(path + "/lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw Failure(description: "cannot open \(path)/lock: \(String(cString: strerror(errno)))")
+        }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            close(descriptor)
+            throw Failure(description: "data directory \(path) is in use by another lanchat; give this one its own --data-dir")
+        }
+        lockDescriptor = descriptor
+    }
+
+    deinit { close(lockDescriptor) }
+
+    public var historyPath: String { path + "/history.sqlite" }
+
+    /// The node number kept here, created on first use.
+    public func nodeNumber() throws(Failure) -> NodeNumber {
+        let file = path + "/node-number"
+        if let text = try? String(contentsOfFile: file, encoding: .utf8) {
+            guard let raw = UInt64(text.trimmingWhitespace()), let number = NodeNumber(rawValue: raw) else {
+                throw Failure(description: "\(file) does not hold a node number; remove it to get a new identity")
+            }
+            return number
+        }
+        let number = NodeNumber.random()
+        do {
+            try "\(number.rawValue)\n".write(toFile: file, atomically: true, encoding: .utf8)
+        } catch {
+            throw Failure(description: "cannot write \(file): \(error.localizedDescription)")
+        }
+        return number
+    }
+}
