@@ -149,6 +149,13 @@ public struct DirectChat: Sendable {
         conversations[peer]?.log.deactivate()
     }
 
+    /// A `dmDecline` restating an earlier decline to a peer that keeps
+    /// sending (its copy of the answer was lost); nil unless I declined it.
+    public mutating func repeatDecline(to peer: NodeNumber, at timestamp: Int64) -> P2PPayload? {
+        guard state(with: peer) == .declinedByMe else { return nil }
+        return control(.dmDecline, to: peer, at: timestamp, refId: nil)
+    }
+
     private mutating func answer(_ peer: NodeNumber, input: DMInput, at timestamp: Int64) throws(ChatError) -> (payload: P2PPayload?, events: [ChatEvent]) {
         guard var conversation = conversations[peer] else { throw .noPendingRequest(peer: peer) }
         let step = try conversation.state.transition(on: input, peer: peer)

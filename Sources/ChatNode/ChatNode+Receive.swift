@@ -8,6 +8,7 @@ extension ChatNode {
         var payload = incoming
         counters.receivedByType[payload.type.name, default: 0] += 1
         let now = clock.nowMillis()
+        lastHeard[peer] = now
         if payload.type.carriesChatText {
             // A clock far ahead must not pin a message below everything else.
             if payload.timestamp > now + Self.maxClockSkew {
@@ -44,8 +45,9 @@ extension ChatNode {
             await handleControl(control, from: peer)
         case .rejected(_, .dmNotAccepted(let sender)) where router.directChat.state(with: sender) == .declinedByMe:
             // Tell a declined peer again, so its outbox stops retrying.
-            let answer = try? router.directChat.decline(sender, at: clock.nowMillis())
-            if let frame = answer?.payload { await transport.send(frame, to: sender) }
+            if let frame = router.directChat.repeatDecline(to: sender, at: clock.nowMillis()) {
+                await transport.send(frame, to: sender)
+            }
             counters.rejected += 1
             report(event)
         case .rejected:
@@ -106,7 +108,7 @@ extension ChatNode {
         case .historyReply:
             await absorbCatchUp(payload, from: peer)
         case .leave:
-            linkLostAt[peer] = clock.nowMillis()
+            linkLostAt[peer] = lastHeard[peer] ?? clock.nowMillis()
         default:
             break  // hello, ping, pong: the transport's business
         }

@@ -29,7 +29,9 @@ public actor ChatNode {
     var activeRoom: RoomID?
     var outbox = Outbox()
     var counters = NodeCounters()
-    /// When each peer's link last went down (ms), for the catch-up cursor.
+    /// When we last heard from each peer (ms), and when its link went down:
+    /// the catch-up cursor goes back to the last contact.
+    var lastHeard: [NodeNumber: Int64] = [:]
     var linkLostAt: [NodeNumber: Int64] = [:]
     /// Catch-up answering budget per asking peer.
     var catchUpBudget: [NodeNumber: TokenBucket] = [:]
@@ -130,7 +132,7 @@ public actor ChatNode {
             let previous = directory.upsert(peer)
             emit(.peerUpdated(peer, previous: previous))
         case .peerLeft(let number, let reason):
-            linkLostAt[number] = clock.nowMillis()
+            linkLostAt[number] = lastHeard[number] ?? clock.nowMillis()
             if let peer = directory.remove(number) { emit(.peerLeft(peer, reason)) }
         case .received(let payload, let peer):
             await receive(payload, from: peer)

@@ -326,3 +326,22 @@ import Testing
         #expect(bob.conversation(with: F.alice.number)?.peerNickname == "alicia")
     }
 }
+
+@Suite struct DirectChatRepeatDeclineTests {
+    @Test func onlyAPeerIDeclinedHearsItAgain() throws {
+        let me = NodeIdentity(number: NodeNumber(rawValue: 1)!, nickname: "me")
+        let peer = NodeNumber(rawValue: 2)!
+        var chat = DirectChat(identity: me)
+        let stranger = chat.repeatDecline(to: peer, at: 1_732_147_200_000)
+        #expect(stranger == nil)
+        chat.restore(peer: peer, peerNickname: "p", state: .accepted)
+        let friend = chat.repeatDecline(to: peer, at: 1_732_147_200_000)
+        #expect(friend == nil)
+        chat.restore(peer: peer, peerNickname: "p", state: .declinedByMe)
+        let declined = chat.repeatDecline(to: peer, at: 1_732_147_200_000)
+        let frame = try #require(declined)
+        #expect(frame.type == .dmDecline)
+        #expect(frame.targetNumber == peer)
+        #expect(chat.state(with: peer) == .declinedByMe)
+    }
+}

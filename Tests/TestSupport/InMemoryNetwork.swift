@@ -132,6 +132,8 @@ public final class InMemoryTransport: PeerTransport {
     private let continuation: AsyncStream<TransportEvent>.Continuation
     private let network: InMemoryNetwork
     private let state: Mutex<PeerInfo>
+    /// Set by `crash()`: a dead process writes nothing more.
+    private let dead = Mutex(false)
 
     init(identity: NodeIdentity, network: InMemoryNetwork) {
         (events, continuation) = AsyncStream.makeStream(of: TransportEvent.self)
@@ -153,14 +155,20 @@ public final class InMemoryTransport: PeerTransport {
 
     public func stop() async { await network.leave(info.number, reason: .left) }
 
-    /// Vanishes without a leave, as a killed process would.
-    public func crash() async { await network.leave(info.number, reason: .timedOut) }
+    /// Vanishes without a leave, as a killed process would; nothing it
+    /// sends afterwards arrives anywhere.
+    public func crash() async {
+        dead.withLock { $0 = true }
+        await network.leave(info.number, reason: .timedOut)
+    }
 
     public func send(_ payload: P2PPayload, to peer: NodeNumber) async -> Bool {
-        await network.deliver(payload, from: info.number, to: peer)
+        guard !dead.withLock({ $0 }) else { return false }
+        return await network.deliver(payload, from: info.number, to: peer)
     }
 
     public func broadcast(_ payload: P2PPayload) async -> Int {
+        guard !dead.withLock({ $0 }) else { return 0 }
         var count = 0
         for peer in await network.peers(of: info.number) where await network.deliver(payload, from: info.number, to: peer.number) {
             count += 1

@@ -1,0 +1,201 @@
+import ChatCore
+import ChatNode
+import ChatStore
+import Foundation
+import Testing
+import TestSupport
+
+/// Nothing lost, nothing twice: the outbox, acknowledgements and catch-up
+/// under dropped, duplicated and reordered frames, cuts and restarts.
+@Suite struct DeliveryTests {
+    /// A fresh directory for SQLite files, removed by the caller.
+    static func temporaryDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("lanchat-node-\(UUID())")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    /// Opens a DM conversation alice -> bob (request, accept) and waits for it.
+    static func openConversation(_ alice: TestNode, _ bob: TestNode) async throws {
+        try await alice.node.sendDirect("hello bob", to: bob.identity.number)
+        try await bob.log.first("request") { if case .dmRequest = $0 { true } else { nil } }
+        try await bob.node.accept("\(alice.identity.number)")
+        try await alice.log.first("accepted") { if case .dmState(_, _, .accepted) = $0 { true } else { nil } }
+    }
+
+    /// Contents of the DMs `node` holds from `sender`, in display order.
+    static func storedDMs(_ node: TestNode, from sender: TestNode) async throws -> [String] {
+        try await node.store.page(.direct(sender.identity.number), after: nil, limit: 1000)
+            .filter { $0.senderNumber == sender.identity.number }.map(\.content)
+    }
+
+    static func storedPublic(_ node: TestNode) async throws -> Set<MessageID> {
+        Set(try await node.store.page(.publicRoom, after: nil, limit: 1000).map(\.id))
+    }
+
+    /// Advances the manual clock in big steps so retries come due, until
+    /// `condition` holds.
+    static func retryUntil(_ what: String, clock: ManualClock, _ condition: () async throws -> Bool) async throws {
+        try await waitUntil(what, within: .seconds(20)) {
+            if try await condition() { return true }
+            clock.advance(by: .seconds(31))
+            try await Task.sleep(for: .milliseconds(120))  // one outbox tick; the condition is the assertion
+            return false
+        }
+    }
+
+    @Test func lossyNetworkStillDeliversEveryDMExactlyOnce() async throws {
+        let network = InMemoryNetwork()
+        let clock = ManualClock()
+        let alice = try await TestNode("alice", number: 1, on: network, clock: clock)
+        let bob = try await TestNode("bob", number: 2, on: network, clock: clock)
+        try await alice.waitForPeers(1)
+        try await Self.openConversation(alice, bob)
+
+        await network.setFaults(.init(drop: 0.3, duplicate: 0.2, reorder: 0.2), seed: 42)
+        var sent: [MessageID] = []
+        for n in 1...40 { sent.append(try await alice.node.sendDirect("dm \(n)", to: bob.identity.number).id) }
+        try await Self.retryUntil("every DM acknowledged", clock: clock) {
+            await alice.node.pendingDeliveries == 0
+        }
+        await network.flushHeld()
+        let received = try await Self.storedDMs(bob, from: alice)
+        #expect(received.count == 41)
+        #expect(Set(received) == Set(["hello bob"] + (1...40).map { "dm \($0)" }))
+        for id in sent { #expect(await alice.node.deliveryState(of: id) == .delivered) }
+        // Shown once each, whatever arrived twice.
+        let shown = bob.messages().filter { $0.senderNumber == alice.identity.number }.map(\.id)
+        #expect(shown.count == Set(shown).count)
+        #expect(shown.count == 41)
+        #expect(await network.droppedCount > 0)
+    }
+
+    @Test func receiverRestartedMidStreamGetsTheRest() async throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let network = InMemoryNetwork()
+        let clock = ManualClock()
+        let alice = try await TestNode("alice", number: 1, on: network, clock: clock)
+        let bobPath = directory.appendingPathComponent("bob.sqlite").path
+        let bob = try await TestNode("bob", number: 2, on: network, clock: clock, path: bobPath)
+        try await alice.waitForPeers(1)
+        try await Self.openConversation(alice, bob)
+
+        for n in 1...10 { try await alice.node.sendDirect("dm \(n)", to: bob.identity.number) }
+        _ = try await bob.waitForMessage("dm 10")
+        await bob.transport.crash()
+        for n in 11...20 { try await alice.node.sendDirect("dm \(n)", to: bob.identity.number) }
+        #expect(await alice.node.pendingDeliveries == 10)
+
+        let bobAgain = try await TestNode("bob", number: 2, on: network, clock: clock, path: bobPath)
+        try await Self.retryUntil("the rest delivered", clock: clock) { await alice.node.pendingDeliveries == 0 }
+        let received = try await Self.storedDMs(bobAgain, from: alice)
+        #expect(received == ["hello bob"] + (1...20).map { "dm \($0)" })
+    }
+
+    @Test func senderRestartedMidStreamResumesFromItsOutbox() async throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let network = InMemoryNetwork()
+        let clock = ManualClock()
+        let alicePath = directory.appendingPathComponent("alice.sqlite").path
+        let alice = try await TestNode("alice", number: 1, on: network, clock: clock, path: alicePath)
+        let bob = try await TestNode("bob", number: 2, on: network, clock: clock)
+        try await alice.waitForPeers(1)
+        try await Self.openConversation(alice, bob)
+
+        await network.cut(alice.identity.number, bob.identity.number)
+        for n in 1...15 { try await alice.node.sendDirect("queued \(n)", to: bob.identity.number) }
+        await alice.transport.crash()
+        await network.heal(alice.identity.number, bob.identity.number)
+
+        let aliceAgain = try await TestNode("alice", number: 1, on: network, clock: clock, path: alicePath)
+        #expect(await aliceAgain.node.pendingDeliveries == 15)
+        try await Self.retryUntil("outbox drained", clock: clock) { await aliceAgain.node.pendingDeliveries == 0 }
+        #expect(try await Self.storedDMs(bob, from: alice) == ["hello bob"] + (1...15).map { "queued \($0)" })
+        #expect(try await aliceAgain.store.undelivered().isEmpty)
+    }
+
+    @Test func splitGroupsConvergeToTheSamePublicMessages() async throws {
+        let network = InMemoryNetwork()
+        let clock = ManualClock()
+        let a = try await TestNode("a", number: 1, on: network, clock: clock)
+        let b = try await TestNode("b", number: 2, on: network, clock: clock)
+        let c = try await TestNode("c", number: 3, on: network, clock: clock)
+        try await a.waitForPeers(2)
+        try await a.node.sendPublic("before the split")
+        _ = try await c.waitForMessage("before the split")
+
+        for other in [b, c] { await network.cut(a.identity.number, other.identity.number) }
+        try await a.waitForPeers(0)
+        for n in 1...30 {
+            clock.advance(by: .seconds(20))  // the split lasts longer than the skew window
+            try await a.node.sendPublic("a alone \(n)")
+            try await b.node.sendPublic("b and c \(n)")
+        }
+        #expect(try await Self.storedPublic(a).count == 31)
+        for other in [b, c] { await network.heal(a.identity.number, other.identity.number) }
+
+        do {
+            try await waitUntil("all hold the same set") {
+                let sets = try await [Self.storedPublic(a), Self.storedPublic(b), Self.storedPublic(c)]
+                return sets[0].count == 61 && sets[0] == sets[1] && sets[1] == sets[2]
+            }
+        } catch {
+            let sizes = try await [Self.storedPublic(a), Self.storedPublic(b), Self.storedPublic(c)].map(\.count)
+            Issue.record("sizes \(sizes); a: \(await a.node.statistics()); b: \(await b.node.statistics())")
+            throw error
+        }
+        // Each shown once on every node.
+        for node in [a, b, c] {
+            let ids = node.messages().filter { $0.room == .publicRoom }.map(\.id)
+            #expect(ids.count == Set(ids).count)
+        }
+    }
+
+    @Test func declinedConversationStopsRetries() async throws {
+        let network = InMemoryNetwork()
+        let clock = ManualClock()
+        let alice = try await TestNode("alice", number: 1, on: network, clock: clock)
+        let bob = try await TestNode("bob", number: 2, on: network, clock: clock)
+        try await alice.waitForPeers(1)
+        try await Self.openConversation(alice, bob)
+
+        // Bob closes the conversation while the link is down: his decline
+        // never reaches alice, who keeps writing into her outbox.
+        await network.cut(alice.identity.number, bob.identity.number)
+        try await bob.node.decline("alice")
+        var queued: [MessageID] = []
+        for n in 1...3 { queued.append(try await alice.node.sendDirect("still there? \(n)", to: bob.identity.number).id) }
+        await network.heal(alice.identity.number, bob.identity.number)
+
+        // Bob refuses the retries and says decline again; alice stops.
+        try await Self.retryUntil("outbox given up", clock: clock) { await alice.node.pendingDeliveries == 0 }
+        for id in queued { #expect(await alice.node.deliveryState(of: id) != .delivered) }
+        #expect(await alice.node.deliveryState(of: queued[2]) == .failed)
+        #expect(try await Self.storedDMs(bob, from: alice) == ["hello bob"])
+        await #expect(throws: NodeError.chat(.declinedByPeer(peer: bob.identity.number))) {
+            try await alice.node.sendDirect("please", to: bob.identity.number)
+        }
+    }
+
+    @Test func farFutureTimestampsAreClampedToTheReceiversClock() async throws {
+        let network = InMemoryNetwork()
+        let clock = ManualClock()
+        let alice = try await TestNode("alice", number: 1, on: network, clock: clock)
+        let bob = try await TestNode("bob", number: 2, on: network, clock: clock)
+        try await bob.waitForPeers(1)
+        let now = clock.nowMillis()
+        var frame = P2PPayload(type: .publicMessage, messageId: MessageID(millis: now, random: (1, 1)), senderNumber: alice.identity.number,
+                               senderNickname: "alice", content: "from the future", timestamp: now + 3_600_000)
+        _ = await alice.transport.broadcast(frame)
+        let message = try await bob.waitForMessage("from the future")
+        #expect(message.timestamp == now)
+        frame.messageId = MessageID(millis: now, random: (2, 2))
+        frame.content = "slightly ahead"
+        frame.timestamp = now + 60_000  // within the five minutes: kept as sent
+        _ = await alice.transport.broadcast(frame)
+        #expect(try await bob.waitForMessage("slightly ahead").timestamp == now + 60_000)
+        #expect(await bob.node.statistics().clampedTimestamps == 1)
+    }
+}
