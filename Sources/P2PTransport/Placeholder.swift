@@ -1,2 +1,0 @@
-// Placeholder until the P2PTransport module lands.
-enum P2PTransportPlaceholder {}
