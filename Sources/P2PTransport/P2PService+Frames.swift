@@ -98,7 +98,10 @@ extension P2PService {
             write(P2PFrameCodec.encode(control(.pong, refId: payload.messageId)), to: link)
         case .pong:
             if let probe = link.probe, payload.refId == probe.ping {
+                // Alive: whoever else announced this number is refused.
                 link.probe = nil
+                stats.identityConflicts += 1
+                logger.notice("\(peer.number) still answers on its link; another instance claiming its number is refused")
                 refuseHeldLinks(for: peer.number)
             }
         case .leave:

@@ -120,10 +120,10 @@ extension P2PService {
         write(P2PFrameCodec.encode(ping), to: link)
     }
 
-    /// The old link answered: the new instance's held links are refused.
+    /// The old link answered (or a link is up): the held links of another
+    /// instance are refused.
     func refuseHeldLinks(for number: NodeNumber) {
         for held in links.values where held.phase == .held && held.peer?.number == number {
-            stats.identityConflicts += 1
             drop(held, .superseded("\(number) is still linked from another instance"))
         }
     }
