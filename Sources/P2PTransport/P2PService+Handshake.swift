@@ -39,9 +39,7 @@ extension P2PService {
                 drop(link, .superseded("the link dialled by the lower number stays"))
                 return
             }
-        } else if let pending = links.values.first(where: {
-            $0 !== link && $0.direction == .outbound && $0.phase != .established && $0.peerNumber == peer.number
-        }) {
+        } else if let pending = pendingDial(to: peer, besides: link) {
             if LinkArbiter.resolve(local: identity.number, remote: peer.number,
                                    existing: .outbound, candidate: .inbound) == .keepExisting {
                 stats.duplicateLinks += 1
@@ -70,6 +68,16 @@ extension P2PService {
             }
         }
         establish(link, peer: peer)
+    }
+
+    /// Our own unfinished dial to the node that just dialled us, known by
+    /// the number we expect there or, for static dials whose number is not
+    /// known yet, by the address it listens on.
+    private func pendingDial(to peer: PeerInfo, besides link: PeerLink) -> PeerLink? {
+        links.values.first {
+            $0 !== link && $0.direction == .outbound && $0.phase != .established
+                && ($0.peerNumber == peer.number || $0.remote.description == peer.address)
+        }
     }
 
     /// Makes `link` the peer's one link. Replacing a link to the same

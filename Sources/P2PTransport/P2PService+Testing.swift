@@ -20,6 +20,12 @@ extension P2PService {
     /// Links in any phase, handshakes included.
     func linkCountForTesting() -> Int { links.count }
 
+    /// Whether beacons of `number` are current (it would be redialled).
+    func isAnnouncedForTesting(_ number: NodeNumber) -> Bool { directory[number] != nil }
+
+    /// Whether static peer `index` was found to be this node.
+    func staticPeerIsSelfForTesting(_ index: Int) -> Bool { staticPeers[index].isSelf }
+
     /// Dials 127.0.0.1:`port` as if it had been announced.
     func dialForTesting(port: Int) {
         dial(IPv4Endpoint(address: 0x7F00_0001, port: port), expecting: nil, staticIndex: nil)
