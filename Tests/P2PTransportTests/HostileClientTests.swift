@@ -116,18 +116,20 @@ import Testing
     @Test func aPeerThatStopsReadingIsCutAndOthersAreNotSlowed() async throws {
         var configuration = TestNetwork.configuration(discoveryPort: TestNetwork.discoveryPort())
         configuration.maxQueuedBytesPerLink = 256 * 1024
+        // The raw client sends no keepalives; only the output rules may cut it.
+        configuration.deadPeerTimeout = .seconds(30)
         let alice = try await TestNode.started(31, "alice", configuration: configuration)
         let bob = try await TestNode.started(32, "bob", configuration: configuration)
         try #require(await waitUntil { await fullMesh([alice, bob]) })
         let raw = try RawPeer(connectingTo: await alice.service.listeningPort, as: TestNetwork.identity(906, "sloth"))
         raw.sendHello()
         #expect(await waitUntil { alice.log.joined(raw.identity.number) != nil })
-        // The raw client never reads again. Up to ~17 MiB outruns loopback's
+        // The raw client never reads again. Up to ~24 MiB outruns loopback's
         // socket buffers and then the 256 KiB queue. Bob keeps up: each
         // frame is sent once he has the previous one.
         let big = String(repeating: "x", count: 60_000)
         var sent = 0
-        for index in 0..<280 where !alice.log.contains(.peerLeft(raw.identity.number, .timedOut)) {
+        for index in 0..<400 where !alice.log.contains(.peerLeft(raw.identity.number, .timedOut)) {
             var message = alice.publicMessage(big)
             message.content = "\(index) " + big
             sent = await alice.service.broadcast(message)

@@ -9,6 +9,7 @@ import TestSupport
 /// short timers, a discovery port of the test's own.
 enum TestNetwork {
     private static let nextPort = Atomic<Int>(Int.random(in: 0..<10_000))
+    private static let nextListenPort = Atomic<Int>(Int.random(in: 0..<1_000))
 
     /// A UDP port in 40000..<60000 that nothing on this host holds right
     /// now, distinct per call, so parallel tests (and other test runs on the
@@ -17,7 +18,19 @@ enum TestNetwork {
         while true {
             let offset = nextPort.add(7, ordering: .relaxed).newValue
             let port = 40_000 + offset % 20_000
-            if isFreeUDPPort(port) { return port }
+            if isFree(port, type: SOCK_DGRAM) { return port }
+        }
+    }
+
+    /// A TCP port for a test that must know a listen port before starting
+    /// (a restart on the same port, a static peer pointing at itself).
+    /// Taken from 61000..<65000, above Linux's ephemeral range (32768-60999),
+    /// so no other test's ephemeral listener can take it meanwhile.
+    static func listenPort() -> Int {
+        while true {
+            let offset = nextListenPort.add(7, ordering: .relaxed).newValue
+            let port = 61_000 + offset % 4_000
+            if isFree(port, type: SOCK_STREAM) { return port }
         }
     }
 
@@ -40,8 +53,8 @@ enum TestNetwork {
     }
 
     /// A bind without SO_REUSEADDR/SO_REUSEPORT fails while any socket holds the port.
-    private static func isFreeUDPPort(_ port: Int) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+    private static func isFree(_ port: Int, type: __socket_type) -> Bool {
+        let fd = socket(AF_INET, Int32(type.rawValue), 0)
         guard fd >= 0 else { return false }
         defer { close(fd) }
         var address = sockaddr_in()
