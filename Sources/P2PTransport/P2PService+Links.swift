@@ -1,24 +1,6 @@
 import ChatCore
 import Foundation
 
-/// Why a link is being closed; decides the `.peerLeft` reason and what the
-/// service does next.
-enum LinkDropCause: Sendable {
-    /// The peer closed the connection (or it was reset).
-    case endOfStream
-    case ioError(TransportError)
-    /// The peer broke the protocol; it is told nothing more.
-    case violation(String)
-    /// A deadline passed (handshake, dead peer, write progress, queue size).
-    case timedOut(String)
-    /// The peer said leave.
-    case left
-    /// The tie-break or an identity conflict chose another link.
-    case superseded(String)
-    /// A probe found the link dead while a new instance of its peer beacons.
-    case restarted
-}
-
 extension P2PService {
     // MARK: Opening
 
@@ -205,7 +187,10 @@ extension P2PService {
         if graceful {
             // close() with unread input resets the connection and discards
             // our queued output (the leave frame); drain first, then FIN.
-            while case .bytes = (try? Socket.receive(link.fd, into: &readBuffer)) ?? .endOfStream {}
+            // Bounded: a peer still sending flat out gets its reset after all.
+            for _ in 0..<16 {
+                guard case .bytes = (try? Socket.receive(link.fd, into: &readBuffer)) ?? .endOfStream else { break }
+            }
             Socket.shutdownWrite(link.fd)
         }
         Socket.close(link.fd)

@@ -10,7 +10,6 @@ import Testing
         let bob = try await TestNode.started(202, "bob", configuration: configuration)
         let carol = try await TestNode.started(303, "carol", configuration: configuration)
         let nodes = [alice, bob, carol]
-        defer { Task { for node in nodes { await node.service.stop() } } }
 
         #expect(await waitUntil { await fullMesh(nodes) })
         #expect(await alice.service.broadcast(alice.publicMessage("hi all")) == 2)
@@ -20,5 +19,6 @@ import Testing
         #expect(await waitUntil { carol.receivedTexts.contains("psst") })
         #expect(!alice.receivedTexts.contains("psst"))
         for node in nodes { #expect(await node.service.linkCountForTesting() == 2) }
+        for node in nodes { await node.service.stop() }
     }
 }
