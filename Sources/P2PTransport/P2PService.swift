@@ -28,7 +28,9 @@ public actor P2PService: PeerTransport {
     static let startBurst = 3
     static let burstGap: Duration = .milliseconds(100)
 
-    /// Events for the node, in order; finishes after `stop()`. One consumer.
+    /// Events for the node, in order; finishes after `stop()`. Meant for one
+    /// consumer. Buffered without bound (a join or leave must never be
+    /// dropped), so the node must keep reading it.
     public nonisolated let events: AsyncStream<TransportEvent>
     let eventSink: AsyncStream<TransportEvent>.Continuation
     let configuration: P2PConfiguration

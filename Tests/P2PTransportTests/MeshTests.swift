@@ -21,4 +21,28 @@ import Testing
         for node in nodes { #expect(await node.service.linkCountForTesting() == 2) }
         for node in nodes { await node.service.stop() }
     }
+
+    /// Six nodes started at once: every pair ends with one link and no node
+    /// sees a peer join twice or leave.
+    @Test func sixNodesStartedTogetherLinkOncePerPair() async throws {
+        let configuration = TestNetwork.configuration(discoveryPort: TestNetwork.discoveryPort())
+        let nodes = (1...6).map { TestNode(UInt64(600 + $0 * 7 % 6), "n\($0)", configuration: configuration) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for node in nodes { group.addTask { try await node.service.start() } }
+            try await group.waitForAll()
+        }
+        #expect(await waitUntil { await fullMesh(nodes) })
+        for node in nodes {
+            #expect(await waitUntil { await node.service.linkCountForTesting() == 5 })
+            // The log trails the service by a task hop; wait for it too.
+            let joins = { node.log.events.filter { if case .peerJoined = $0 { true } else { false } } }
+            #expect(await waitUntil { joins().count >= 5 })
+            let leaves = node.log.events.filter { if case .peerLeft = $0 { true } else { false } }
+            #expect(joins().count == 5 && leaves.isEmpty, "\(node.number): \(node.log.events)")
+        }
+        let frame = nodes[0].publicMessage("to everyone")
+        #expect(await nodes[0].service.broadcast(frame) == 5)
+        #expect(await waitUntil { nodes.dropFirst().allSatisfy { $0.receivedTexts == ["to everyone"] } })
+        for node in nodes { await node.service.stop() }
+    }
 }
