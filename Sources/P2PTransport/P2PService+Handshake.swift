@@ -24,29 +24,46 @@ extension P2PService {
         }
     }
 
+    /// What an established link to the same number means for a new link.
+    private enum Standing {
+        /// No established link, or the new one wins the tie-break.
+        case clear
+        /// The established link wins; the new one is a duplicate.
+        case duplicate
+        /// The established link belongs to another instance of the number.
+        case conflict(PeerLink)
+    }
+
+    private func standing(of peer: PeerInfo, candidate: LinkDirection) -> Standing {
+        guard let current = established[peer.number] else { return .clear }
+        guard current.peer?.instanceId == peer.instanceId else { return .conflict(current) }
+        let verdict = LinkArbiter.resolve(local: identity.number, remote: peer.number,
+                                          existing: current.direction, candidate: candidate)
+        return verdict == .keepExisting ? .duplicate : .clear
+    }
+
     private func admitInbound(_ link: PeerLink, peer: PeerInfo) {
-        if let current = established[peer.number] {
-            guard current.peer?.instanceId == peer.instanceId else {
-                // A new instance while the old link may be alive: hold the
-                // new link until a ping tells (see `startProbe`).
-                link.phase = .held
-                startProbe(current)
-                return
-            }
-            if LinkArbiter.resolve(local: identity.number, remote: peer.number,
-                                   existing: current.direction, candidate: .inbound) == .keepExisting {
-                stats.duplicateLinks += 1
-                drop(link, .superseded("the link dialled by the lower number stays"))
-                return
-            }
-        } else if let pending = pendingDial(to: peer, besides: link) {
+        switch standing(of: peer, candidate: .inbound) {
+        case .conflict(let current):
+            // A new instance while the old link may be alive: hold the new
+            // link until a ping tells (see `startProbe`).
+            link.phase = .held
+            startProbe(current)
+            return
+        case .duplicate:
+            stats.duplicateLinks += 1
+            drop(link, .superseded("the link dialled by the lower number stays"))
+            return
+        case .clear:
+            break
+        }
+        if established[peer.number] == nil, let pending = pendingDial(to: peer, besides: link) {
+            stats.duplicateLinks += 1
             if LinkArbiter.resolve(local: identity.number, remote: peer.number,
                                    existing: .outbound, candidate: .inbound) == .keepExisting {
-                stats.duplicateLinks += 1
                 drop(link, .superseded("our own dial to \(peer.number) is the one that stays"))
                 return
             }
-            stats.duplicateLinks += 1
             drop(pending, .superseded("\(peer.number)'s dial is the one that stays"))
         }
         sendHello(on: link)
@@ -54,20 +71,16 @@ extension P2PService {
     }
 
     private func admitOutbound(_ link: PeerLink, peer: PeerInfo) {
-        if let current = established[peer.number] {
-            guard current.peer?.instanceId == peer.instanceId else {
-                drop(link, .superseded("\(peer.number) is linked from another instance"))
-                startProbe(current)
-                return
-            }
-            if LinkArbiter.resolve(local: identity.number, remote: peer.number,
-                                   existing: current.direction, candidate: .outbound) == .keepExisting {
-                stats.duplicateLinks += 1
-                drop(link, .superseded("the link dialled by the lower number stays"))
-                return
-            }
+        switch standing(of: peer, candidate: .outbound) {
+        case .conflict(let current):
+            drop(link, .superseded("\(peer.number) is linked from another instance"))
+            startProbe(current)
+        case .duplicate:
+            stats.duplicateLinks += 1
+            drop(link, .superseded("the link dialled by the lower number stays"))
+        case .clear:
+            establish(link, peer: peer)
         }
-        establish(link, peer: peer)
     }
 
     /// Our own unfinished dial to the node that just dialled us, known by

@@ -3,6 +3,7 @@ import Testing
 
 /// The default scope is computed, never used to send, in tests.
 @Suite struct BroadcastScopeTests {
+    // Pure classification of address text: nothing here is sent anywhere.
     @Test(arguments: [
         ("10.0.0.0", true), ("10.255.255.255", true), ("9.255.255.255", false), ("11.0.0.0", false),
         ("172.16.0.0", true), ("172.31.255.255", true), ("172.15.255.255", false), ("172.32.0.0", false),
