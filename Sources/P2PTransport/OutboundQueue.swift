@@ -1,0 +1,55 @@
+import Foundation
+
+/// A link's bounded queue of encoded frames waiting for the socket.
+///
+/// Frames are whole `Data` values, shared (not copied) when the same frame
+/// goes to many links. `enqueue` refuses a frame that would take the queue
+/// past `limit`: the caller then cuts the link, because a peer that stops
+/// reading must not cost unbounded memory.
+struct OutboundQueue: Sendable {
+    let limit: Int
+    private(set) var byteCount = 0
+    private var frames: [Data] = []
+    private var head = 0
+    /// Bytes of `frames[head]` already written.
+    private var written = 0
+
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    var isEmpty: Bool { byteCount == 0 }
+
+    /// Adds a frame; false (and nothing queued) if it does not fit.
+    mutating func enqueue(_ frame: Data) -> Bool {
+        guard !frame.isEmpty else { return true }
+        guard byteCount + frame.count <= limit else { return false }
+        frames.append(frame)
+        byteCount += frame.count
+        return true
+    }
+
+    /// The unwritten rest of the oldest frame, nil when empty.
+    var nextChunk: Data? {
+        guard head < frames.count else { return nil }
+        let frame = frames[head]
+        return frame[(frame.startIndex + written)...]
+    }
+
+    /// Marks `count` bytes of `nextChunk` as written.
+    mutating func consume(_ count: Int) {
+        precondition(head < frames.count && count <= frames[head].count - written, "consumed more than the chunk")
+        written += count
+        byteCount -= count
+        if written == frames[head].count {
+            head += 1
+            written = 0
+            // Drop finished frames once they are half the array, so removal
+            // stays amortised O(1).
+            if head * 2 >= frames.count {
+                frames.removeFirst(head)
+                head = 0
+            }
+        }
+    }
+}

@@ -1,0 +1,73 @@
+/// How a `P2PService` finds peers and keeps its links. Defaults suit a LAN;
+/// tests shorten the intervals and always name `broadcastAddresses`.
+public struct P2PConfiguration: Sendable {
+    /// UDP port for beacons, shared by every node on a host.
+    public var discoveryPort: Int = 47_474
+    /// TCP port to accept links on; 0 picks an ephemeral one, announced in
+    /// the beacon.
+    public var listenPort: Int = 0
+    /// Where beacons go (dotted IPv4 broadcast addresses). Nil means
+    /// `BroadcastScope.defaultAddresses()` (loopback plus LAN interfaces); an
+    /// empty list turns broadcast off (static peers only).
+    public var broadcastAddresses: [String]? = nil
+    /// "host:port" TCP addresses dialled directly and redialled with backoff,
+    /// for networks broadcast does not cross (docker bridges, VPNs).
+    public var staticPeers: [String] = []
+    /// Mean time between beacons; each wait is jittered by ±20% so nodes
+    /// started together do not beacon in lockstep.
+    public var beaconInterval: Duration = .seconds(2)
+    /// Connect plus both hellos must finish within this.
+    public var handshakeTimeout: Duration = .seconds(3)
+    /// An idle link sends a ping this often.
+    public var keepaliveInterval: Duration = .seconds(2)
+    /// A link with nothing received for this long is dead; an announcement
+    /// with no beacon for this long expires (about three missed beacons).
+    public var deadPeerTimeout: Duration = .seconds(6)
+    /// A link whose queued output makes no progress for this long is cut.
+    public var writeTimeout: Duration = .seconds(5)
+    /// A link whose queued output would exceed this is cut: a peer that
+    /// stops reading must not cost memory or slow the others.
+    public var maxQueuedBytesPerLink: Int = 1 << 20
+    /// First delay before redialling a peer; doubles per failure up to
+    /// `maxReconnectDelay`, jittered ±20%.
+    public var reconnectDelay: Duration = .milliseconds(250)
+    public var maxReconnectDelay: Duration = .seconds(15)
+    /// Optional features announced in the hello (e.g. "ack", "history").
+    public var capabilities: [String] = []
+
+    public init() {}
+
+    /// How often the service looks at its timers: a tenth of the shortest
+    /// interval, between 10 and 50 ms, so deadlines are met within ~10%.
+    var tickInterval: Duration {
+        let shortest = min(beaconInterval, keepaliveInterval, handshakeTimeout, deadPeerTimeout, writeTimeout)
+        return min(max(shortest / 10, .milliseconds(10)), .milliseconds(50))
+    }
+
+    /// How long a link suspected of belonging to a restarted peer (a beacon
+    /// with its number but a new instance id) has to answer a ping before it
+    /// is declared dead and replaced.
+    var restartProbeTimeout: Duration {
+        max(min(handshakeTimeout, keepaliveInterval) / 2, .milliseconds(50))
+    }
+
+    /// A node with the higher number waits this long for the lower one to
+    /// dial before dialling itself (see `LinkArbiter`).
+    var fallbackDialDelay: Duration { handshakeTimeout }
+
+    /// Least time between the extra beacons sent when a new peer is heard.
+    var answerBeaconGap: Duration { max(beaconInterval / 8, .milliseconds(20)) }
+
+    func validate() throws(TransportError) {
+        guard (1...65535).contains(discoveryPort) else { throw .invalidConfiguration("discoveryPort \(discoveryPort)") }
+        guard (0...65535).contains(listenPort) else { throw .invalidConfiguration("listenPort \(listenPort)") }
+        for (name, value) in [("beaconInterval", beaconInterval), ("handshakeTimeout", handshakeTimeout),
+                              ("keepaliveInterval", keepaliveInterval), ("deadPeerTimeout", deadPeerTimeout),
+                              ("writeTimeout", writeTimeout), ("reconnectDelay", reconnectDelay)] where value <= .zero {
+            throw .invalidConfiguration("\(name) must be positive")
+        }
+        guard maxQueuedBytesPerLink >= 64 * 1024 + 1 else {
+            throw .invalidConfiguration("maxQueuedBytesPerLink must hold at least one 64 KiB frame")
+        }
+    }
+}

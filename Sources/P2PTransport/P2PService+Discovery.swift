@@ -1,0 +1,103 @@
+import ChatCore
+import Foundation
+
+extension P2PService {
+    /// Most datagrams handled per readiness report.
+    static let datagramsPerWakeup = 64
+
+    /// Sends a beacon or leave datagram to every broadcast address. A full
+    /// socket buffer drops it (the next beacon follows); a failing address
+    /// is logged once, then at debug level.
+    func sendDiscovery(_ kind: DiscoveryBeacon.Kind) {
+        guard discovery >= 0, !broadcastTargets.isEmpty else { return }
+        let bytes = DiscoveryBeacon(kind: kind, identity: identity, tcpPort: port, instanceId: instance).encoded()
+        for target in broadcastTargets {
+            do {
+                if try Socket.sendDatagram(discovery, bytes, to: target) { stats.beaconsSent += 1 }
+            } catch {
+                if warnedTargets.insert(target).inserted {
+                    logger.warning("cannot send beacons to \(target.host): \(error)")
+                } else {
+                    logger.debug("beacon to \(target.host): \(error)")
+                }
+            }
+        }
+    }
+
+    func receiveDatagrams() {
+        for _ in 0..<Self.datagramsPerWakeup {
+            let received: (count: Int, from: IPv4Endpoint)?
+            do {
+                received = try Socket.receiveDatagram(discovery, into: &datagramBuffer)
+            } catch {
+                logger.warning("discovery socket: \(error)")
+                return
+            }
+            guard let (count, source) = received else { return }
+            let beacon: DiscoveryBeacon
+            do {
+                guard count <= datagramBuffer.count else { throw DiscoveryBeacon.DecodeError.tooLarge(count) }
+                beacon = try DiscoveryBeacon.decode(datagramBuffer[0..<count])
+            } catch {
+                stats.malformedBeacons += 1
+                logger.debug("ignored a datagram from \(source): \(error)")
+                continue
+            }
+            handleBeacon(beacon, from: source)
+        }
+    }
+
+    func handleBeacon(_ beacon: DiscoveryBeacon, from source: IPv4Endpoint) {
+        if beacon.number == identity.number {
+            // Our own beacon coming back, or another node with our number.
+            if beacon.instanceId != instance, warnedCollisions.insert(beacon.instanceId).inserted {
+                logger.warning("instance \(beacon.instanceId) at \(source.host) announces this node's number \(beacon.number)")
+            }
+            return
+        }
+        stats.beaconsReceived += 1
+        let number = beacon.number
+        switch beacon.kind {
+        case .leave:
+            directory.depart(number, instanceId: beacon.instanceId, at: now)
+            // Trusted only as a label: the link itself ends by its own
+            // leave frame or end of stream, which is then reported as a leave.
+            if let link = established[number], link.peer?.instanceId == beacon.instanceId {
+                link.leaveAnnounced = true
+            }
+        case .beacon:
+            let observation = directory.observe(beacon, from: source.address, at: now)
+            switch observation {
+            case .departed:
+                return
+            case .new, .restarted:
+                // Let the newcomer hear us now rather than at our next beacon,
+                // so whichever side must dial can (unicast replies on a shared
+                // port reach only one socket, so the answer is a broadcast).
+                answerBeacon()
+            case .changed, .refreshed:
+                break
+            }
+            if let link = established[number], let peer = link.peer {
+                if peer.instanceId != beacon.instanceId {
+                    startProbe(link)
+                } else if peer.nickname != beacon.nickname || peer.stage != beacon.stage {
+                    var updated = peer
+                    updated.nickname = beacon.nickname
+                    updated.stage = beacon.stage
+                    link.peer = updated
+                    emit(.peerUpdated(updated))
+                }
+            } else if observation != .refreshed {
+                dialAnnouncedPeers()
+            }
+        }
+    }
+
+    /// An extra beacon, at most one per `answerBeaconGap`.
+    private func answerBeacon() {
+        if let last = lastAnswerBeaconAt, now - last < configuration.answerBeaconGap { return }
+        lastAnswerBeaconAt = now
+        sendDiscovery(.beacon)
+    }
+}

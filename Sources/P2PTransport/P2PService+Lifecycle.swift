@@ -1,0 +1,140 @@
+import ChatCore
+import Foundation
+
+extension P2PService {
+    /// Binds the TCP listener and the discovery socket, starts the poll
+    /// thread and the timers, sends the start burst of beacons and dials the
+    /// static peers. Throws `TransportError` (bad configuration, a port in
+    /// use, a second start).
+    public func start() async throws {
+        try startRunning()
+    }
+
+    private func startRunning() throws(TransportError) {
+        guard lifecycle == .idle else { throw .alreadyStarted }
+        try configuration.validate()
+        var targets: [IPv4Endpoint] = []
+        for text in configuration.broadcastAddresses ?? BroadcastScope.defaultAddresses() {
+            guard let target = IPv4Endpoint(host: text.trimmingWhitespace(), port: configuration.discoveryPort) else {
+                throw .invalidAddress(text)
+            }
+            if !targets.contains(target) { targets.append(target) }
+        }
+        var statics: [StaticPeer] = []
+        for text in configuration.staticPeers {
+            let backoff = Backoff(base: configuration.reconnectDelay, cap: configuration.maxReconnectDelay)
+            statics.append(StaticPeer(address: try HostPort(parsing: text), backoff: backoff))
+        }
+
+        let listener = try Socket.makeTCPListener(port: configuration.listenPort)
+        let discovery: Int32
+        let loop: PollLoop
+        do throws(TransportError) {
+            port = try Socket.localEndpoint(listener).port
+            discovery = try Socket.makeDiscoverySocket(port: configuration.discoveryPort)
+            do throws(TransportError) {
+                loop = try PollLoop()
+            } catch {
+                Socket.close(discovery)
+                throw error
+            }
+        } catch {
+            Socket.close(listener)
+            port = 0
+            throw error
+        }
+        self.listener = listener
+        self.discovery = discovery
+        self.loop = loop
+        broadcastTargets = targets
+        staticPeers = statics
+        lifecycle = .running
+
+        loop.register(discovery, token: Self.discoveryToken)
+        loop.register(listener, token: Self.listenerToken)
+        loop.arm(discovery, read: true)
+        loop.arm(listener, read: true)
+        loop.start(name: "lanchat-poll-\(identity.number.shortTag)")
+        let readiness = loop.events
+        background.append(Task { [weak self] in
+            for await event in readiness {
+                guard let self else { return }
+                await self.handle(event)
+            }
+        })
+        let tickInterval = configuration.tickInterval
+        background.append(Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: tickInterval)
+                guard let self else { return }
+                await self.tick()
+            }
+        })
+        logger.info("listening on TCP \(port), discovery on UDP \(configuration.discoveryPort), beacons to \(targets.map(\.host)), instance \(instance)")
+        nextBeaconAt = now
+        tick()
+    }
+
+    /// Says leave (a datagram to every broadcast address, a leave frame on
+    /// every link), closes every socket, stops the thread and finishes
+    /// `events`. Idempotent.
+    public func stop() async {
+        switch lifecycle {
+        case .stopped:
+            return
+        case .idle:
+            lifecycle = .stopped
+            eventSink.finish()
+            return
+        case .running:
+            break
+        }
+        // The datagram first: a peer then knows the end of stream that
+        // follows is a leave even if the leave frame is lost to a reset.
+        sendDiscovery(.leave)
+        let leave = P2PFrameCodec.encode(control(.leave))
+        for link in established.values { write(leave, to: link) }
+        shutDown(graceful: true)
+        logger.info("stopped")
+    }
+
+    /// Closes everything; `graceful` sends FIN after queued output (the
+    /// leave frame) instead of letting close reset the connection.
+    func shutDown(graceful: Bool) {
+        lifecycle = .stopped
+        for task in background { task.cancel() }
+        background.removeAll()
+        for link in links.values.sorted(by: { $0.id < $1.id }) {
+            release(link, graceful: graceful && link.phase == .established)
+        }
+        established.removeAll()
+        for fd in [listener, discovery] where fd >= 0 {
+            loop?.remove(fd)
+            Socket.close(fd)
+        }
+        listener = -1
+        discovery = -1
+        loop?.stop()
+        loop = nil
+        eventSink.finish()
+    }
+
+    /// One readiness report from the poll thread.
+    func handle(_ event: PollLoop.Event) {
+        guard lifecycle == .running, !frozen else { return }
+        switch event.token {
+        case Self.discoveryToken:
+            receiveDatagrams()
+            loop?.arm(discovery, read: true)
+        case Self.listenerToken:
+            acceptLinks()
+            loop?.arm(listener, read: true)
+        default:
+            guard let link = links[event.token], !link.isClosed else { return }
+            switch event.readiness {
+            case .readable: readFrames(from: link)
+            case .writable: link.phase == .connecting ? finishConnect(link) : flush(link)
+            }
+        }
+    }
+}

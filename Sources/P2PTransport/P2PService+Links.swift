@@ -1,0 +1,206 @@
+import ChatCore
+import Foundation
+
+extension P2PService {
+    // MARK: Opening
+
+    /// Dials `endpoint`. `expecting` is the number a beacon announced there;
+    /// `staticIndex` marks a static peer's dial.
+    func dial(_ endpoint: IPv4Endpoint, expecting: NodeNumber?, staticIndex: Int?) {
+        guard let loop else { return }
+        let connection: (fd: Int32, inProgress: Bool)
+        do {
+            connection = try Socket.connect(to: endpoint)
+        } catch {
+            stats.dialFailures += 1
+            logger.debug("dial \(endpoint) failed: \(error)")
+            scheduleRedial(number: expecting, staticIndex: staticIndex)
+            return
+        }
+        let link = PeerLink(id: takeToken(), fd: connection.fd, direction: .outbound, remote: endpoint,
+                            phase: .connecting, openedAt: now, queueLimit: configuration.maxQueuedBytesPerLink)
+        link.expectedNumber = expecting
+        link.staticIndex = staticIndex
+        links[link.id] = link
+        stats.linksDialled += 1
+        loop.register(link.fd, token: link.id)
+        logger.debug("dialling \(endpoint)\(expecting.map { " for \($0)" } ?? "")")
+        if connection.inProgress {
+            loop.arm(link.fd, write: true)
+        } else {
+            finishConnect(link)
+        }
+    }
+
+    /// The non-blocking connect finished: on success the dialler speaks
+    /// first, with its hello.
+    func finishConnect(_ link: PeerLink) {
+        let error = Socket.pendingError(link.fd)
+        guard error == 0 else {
+            drop(link, .ioError(Socket.failure("connect \(link.remote)", error)))
+            return
+        }
+        link.phase = .handshaking
+        sendHello(on: link)
+        loop?.arm(link.fd, read: true)
+    }
+
+    func acceptLinks() {
+        guard let loop else { return }
+        for _ in 0..<32 {
+            let accepted: (fd: Int32, peer: IPv4Endpoint)?
+            do {
+                accepted = try Socket.accept(listener)
+            } catch {
+                // EMFILE and the like: try again on the next readiness.
+                logger.warning("accept: \(error)")
+                return
+            }
+            guard let (fd, remote) = accepted else { return }
+            guard links.count < Self.maxLinks else {
+                logger.warning("refused a connection from \(remote): \(Self.maxLinks) links open")
+                Socket.close(fd)
+                continue
+            }
+            let link = PeerLink(id: takeToken(), fd: fd, direction: .inbound, remote: remote,
+                                phase: .handshaking, openedAt: now, queueLimit: configuration.maxQueuedBytesPerLink)
+            links[link.id] = link
+            stats.linksAccepted += 1
+            loop.register(fd, token: link.id)
+            loop.arm(fd, read: true)
+            logger.debug("accepted a connection from \(remote)")
+        }
+    }
+
+    func sendHello(on link: PeerLink) {
+        var hello = control(.hello)
+        hello.instanceId = instance
+        hello.listenPort = port
+        hello.capabilities = configuration.capabilities
+        write(P2PFrameCodec.encode(hello), to: link)
+    }
+
+    private func takeToken() -> Int {
+        defer { nextToken += 1 }
+        return nextToken
+    }
+
+    // MARK: Output
+
+    /// Queues `frame` and writes what the socket takes now. False if the
+    /// link is closed or was cut because the frame did not fit its queue.
+    @discardableResult
+    func write(_ frame: Data, to link: PeerLink) -> Bool {
+        guard !link.isClosed else { return false }
+        let wasIdle = link.output.isEmpty
+        guard link.output.enqueue(frame) else {
+            stats.queueOverflow += 1
+            drop(link, .timedOut("more than \(configuration.maxQueuedBytesPerLink) bytes queued; the peer is not reading"))
+            return false
+        }
+        stats.framesSent += 1
+        link.lastSentAt = now
+        // A busy queue is already waiting for writability; only an idle one
+        // needs a push.
+        if wasIdle, link.phase != .connecting {
+            link.writeProgressAt = now
+            flush(link)
+        }
+        return !link.isClosed
+    }
+
+    /// Writes queued output until the socket would block, then asks the
+    /// poll loop to say when it can take more.
+    func flush(_ link: PeerLink) {
+        while !link.isClosed, let chunk = link.output.nextChunk {
+            let result = chunk.withUnsafeBytes { raw in
+                Result { () throws(TransportError) -> Int? in try Socket.send(link.fd, raw) }
+            }
+            switch result {
+            case .success(nil):
+                loop?.arm(link.fd, write: true)
+                return
+            case .success(let count?):
+                link.output.consume(count)
+                link.writeProgressAt = now
+            case .failure(let error):
+                drop(link, .ioError(error))
+            }
+        }
+    }
+
+    // MARK: Closing
+
+    /// Closes `link` and reports what that means: `.peerLeft` if it was the
+    /// peer's established link, a redial schedule if the peer is still
+    /// wanted. Idempotent.
+    func drop(_ link: PeerLink, _ cause: LinkDropCause) {
+        guard !link.isClosed else { return }
+        let number = link.peerNumber
+        let wasCurrent = number.map { established[$0] === link } ?? false
+        release(link, graceful: false)
+        let peerName = number.map { "\($0)" } ?? link.remote.description
+        switch cause {
+        case .superseded(let why): logger.debug("closed a link to \(peerName): \(why)")
+        case .violation(let why): logger.notice("cut off \(peerName): \(why)")
+        case .timedOut(let why): logger.info("closed the link to \(peerName): \(why)")
+        case .ioError(let error): logger.info("link to \(peerName) failed: \(error)")
+        case .endOfStream, .left, .restarted: logger.info("link to \(peerName) closed (\(cause))")
+        }
+
+        guard wasCurrent, let number else {
+            // Never established (or already replaced): a failed dial backs off.
+            if link.direction == .outbound, link.phase != .established {
+                if case .superseded = cause {} else { stats.dialFailures += 1 }
+                scheduleRedial(number: link.expectedNumber ?? link.peer?.number, staticIndex: link.staticIndex)
+            }
+            return
+        }
+        established[number] = nil
+        let reason: PeerLeaveReason
+        switch cause {
+        case .left: reason = .left
+        case .violation, .superseded: reason = .disconnected
+        case .restarted: reason = .restarted
+        case .timedOut: reason = .timedOut
+        case .endOfStream, .ioError: reason = link.leaveAnnounced ? .left : .timedOut
+        }
+        emit(.peerLeft(number, reason))
+        switch reason {
+        case .left:
+            directory.depart(number, instanceId: link.peer?.instanceId ?? "", at: now)
+        case .restarted:
+            directory.redialNow(number, at: now)
+            admitHeldLink(for: number)
+        case .timedOut, .disconnected:
+            scheduleRedial(number: number, staticIndex: link.staticIndex)
+        }
+    }
+
+    /// Removes `link` from the loop and the tables and closes its socket.
+    /// `graceful`: FIN after queued output instead of a possible reset.
+    func release(_ link: PeerLink, graceful: Bool) {
+        guard !link.isClosed else { return }
+        link.markClosed()
+        links[link.id] = nil
+        loop?.remove(link.fd)
+        if graceful {
+            // close() with unread input resets the connection and discards
+            // our queued output (the leave frame); drain first, then FIN.
+            // Bounded: a peer still sending flat out gets its reset after all.
+            for _ in 0..<16 {
+                guard case .bytes = (try? Socket.receive(link.fd, into: &readBuffer)) ?? .endOfStream else { break }
+            }
+            Socket.shutdownWrite(link.fd)
+        }
+        Socket.close(link.fd)
+    }
+
+    /// Backs off the next dial of an announced peer or a static peer.
+    func scheduleRedial(number: NodeNumber?, staticIndex: Int?) {
+        if let number { directory.scheduleRedial(number, at: now) }
+        for index in staticPeers.indices where index == staticIndex || (number != nil && staticPeers[index].number == number) {
+            staticPeers[index].nextDialAt = now + staticPeers[index].backoff.nextDelay()
+        }
+    }
+}

@@ -1,0 +1,33 @@
+import ChatCore
+
+/// Hooks for the transport's own tests (reached with `@testable import`).
+extension P2PService {
+    /// Simulates a crash: every socket closes with no leave datagram and no
+    /// leave frame; peers see the connection end without a goodbye.
+    func crashForTesting() {
+        guard lifecycle == .running else { return }
+        shutDown(graceful: false)
+    }
+
+    /// Simulates a hung process: sockets stay open but nothing is read,
+    /// written or sent any more. Peers must notice through keepalives.
+    func freezeForTesting() {
+        frozen = true
+        for task in background { task.cancel() }
+        background.removeAll()
+    }
+
+    /// Links in any phase, handshakes included.
+    func linkCountForTesting() -> Int { links.count }
+
+    /// Whether beacons of `number` are current (it would be redialled).
+    func isAnnouncedForTesting(_ number: NodeNumber) -> Bool { directory[number] != nil }
+
+    /// Whether static peer `index` was found to be this node.
+    func staticPeerIsSelfForTesting(_ index: Int) -> Bool { staticPeers[index].isSelf }
+
+    /// Dials 127.0.0.1:`port` as if it had been announced.
+    func dialForTesting(port: Int) {
+        dial(IPv4Endpoint(address: 0x7F00_0001, port: port), expecting: nil, staticIndex: nil)
+    }
+}

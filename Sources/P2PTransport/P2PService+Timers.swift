@@ -1,0 +1,110 @@
+import ChatCore
+import Foundation
+
+extension P2PService {
+    /// Runs every `tickInterval`: beacons, dials, link deadlines.
+    func tick() {
+        guard lifecycle == .running, !frozen else { return }
+        let now = self.now
+        if !broadcastTargets.isEmpty, now >= nextBeaconAt {
+            sendDiscovery(.beacon)
+            if burstLeft > 1 {
+                burstLeft -= 1
+                nextBeaconAt = now + min(Self.burstGap, configuration.beaconInterval / 2)
+            } else {
+                burstLeft = 0
+                nextBeaconAt = now + configuration.beaconInterval * Double.random(in: 0.8...1.2)
+            }
+        }
+        directory.expire(at: now, timeout: configuration.deadPeerTimeout)
+        dialAnnouncedPeers()
+        dialStaticPeers()
+        for link in links.values.sorted(by: { $0.id < $1.id }) where !link.isClosed {
+            checkDeadlines(of: link, at: now)
+        }
+    }
+
+    private func checkDeadlines(of link: PeerLink, at now: Duration) {
+        switch link.phase {
+        case .connecting, .handshaking, .held:
+            if now - link.openedAt > configuration.handshakeTimeout {
+                stats.handshakeTimeout += 1
+                drop(link, .timedOut("no hello within \(configuration.handshakeTimeout)"))
+            }
+        case .established:
+            if now - link.lastReceivedAt > configuration.deadPeerTimeout {
+                stats.deadPeer += 1
+                drop(link, .timedOut("nothing received for \(configuration.deadPeerTimeout)"))
+            } else if !link.output.isEmpty, now - link.writeProgressAt > configuration.writeTimeout {
+                stats.writeTimeout += 1
+                drop(link, .timedOut("output stalled for \(configuration.writeTimeout)"))
+            } else if let probe = link.probe, now > probe.deadline {
+                drop(link, .restarted)
+            } else if now - link.lastSentAt >= configuration.keepaliveInterval {
+                write(P2PFrameCodec.encode(control(.ping)), to: link)
+            }
+        }
+    }
+
+    /// Dials announced peers that have no link, per the dial rule: the lower
+    /// number dials at once; the higher only after `fallbackDialDelay`
+    /// without a link.
+    func dialAnnouncedPeers() {
+        let now = self.now
+        let busy = Set(links.values.compactMap(\.peerNumber))
+        for announcement in directory.announcements.values.sorted(by: { $0.number < $1.number }) {
+            guard established[announcement.number] == nil, !busy.contains(announcement.number),
+                  now >= announcement.nextDialAt else { continue }
+            let ours = LinkArbiter.shouldDialOnDiscovery(local: identity.number, remote: announcement.number)
+            let waited = announcement.unlinkedSince.map { now - $0 >= configuration.fallbackDialDelay } ?? false
+            guard ours || waited else { continue }
+            dial(announcement.endpoint, expecting: announcement.number, staticIndex: nil)
+        }
+    }
+
+    /// Dials static peers that have no link, resolving names off the actor.
+    func dialStaticPeers() {
+        let now = self.now
+        for index in staticPeers.indices {
+            let entry = staticPeers[index]
+            guard !entry.isSelf, !entry.resolving, now >= entry.nextDialAt,
+                  !links.values.contains(where: { $0.staticIndex == index }) else { continue }
+            if let number = entry.number, established[number] != nil { continue }
+            if let endpoint = IPv4Endpoint(host: entry.address.host, port: entry.address.port) {
+                guard !isLinked(to: endpoint) else { continue }
+                staticPeers[index].nextDialAt = now + configuration.maxReconnectDelay // replaced on failure
+                dial(endpoint, expecting: entry.number, staticIndex: index)
+                continue
+            }
+            staticPeers[index].resolving = true
+            let address = entry.address
+            Task { [weak self] in
+                let result: Result<IPv4Endpoint, TransportError>
+                do throws(TransportError) {
+                    result = .success(try await HostResolver.resolve(address.host, port: address.port))
+                } catch {
+                    result = .failure(error)
+                }
+                await self?.resolved(staticIndex: index, result)
+            }
+        }
+    }
+
+    private func resolved(staticIndex index: Int, _ result: Result<IPv4Endpoint, TransportError>) {
+        guard lifecycle == .running, staticPeers.indices.contains(index) else { return }
+        staticPeers[index].resolving = false
+        switch result {
+        case .success(let endpoint):
+            guard !isLinked(to: endpoint) else { return }
+            dial(endpoint, expecting: staticPeers[index].number, staticIndex: index)
+        case .failure(let error):
+            logger.info("static peer \(staticPeers[index].address): \(error)")
+            staticPeers[index].nextDialAt = now + staticPeers[index].backoff.nextDelay()
+        }
+    }
+
+    /// Whether an established link goes to the peer listening at `endpoint`.
+    private func isLinked(to endpoint: IPv4Endpoint) -> Bool {
+        established.values.contains { $0.peer?.address == endpoint.description }
+    }
+}

@@ -1,0 +1,175 @@
+import ChatCore
+import Foundation
+
+/// The real `PeerTransport`: finds peers by UDP broadcast beacons, keeps one
+/// TCP link to each, and moves `P2PPayload` frames over them (see
+/// PROTOCOL.md for the wire format and rules).
+///
+/// All state lives in this actor. One poll thread reports socket readiness
+/// (`PollLoop`); the actor does the reads and writes itself, so nothing
+/// about a link is shared. A ticker task drives every timer (beacons,
+/// dials, handshake and dead-peer deadlines, keepalives, write deadlines)
+/// against the injected `ChatClock`.
+///
+/// A service runs once: `start()`, then `stop()`. To restart a node, make a
+/// new service (it gets a new instance id, which peers notice).
+public actor P2PService: PeerTransport {
+    enum Lifecycle { case idle, running, stopped }
+
+    /// Poll tokens of the two fixed sockets; links count up from `firstLinkToken`.
+    /// Discovery is lowest so a leave datagram is handled before the end of
+    /// stream it explains (see `PollLoop`).
+    static let discoveryToken = 1
+    static let listenerToken = 2
+    static let firstLinkToken = 3
+    /// Links (any phase) beyond which new inbound connections are refused.
+    static let maxLinks = 512
+    /// Beacons sent at start, this far apart, before the jittered schedule.
+    static let startBurst = 3
+    static let burstGap: Duration = .milliseconds(100)
+
+    /// Events for the node, in order; finishes after `stop()`. Meant for one
+    /// consumer. Buffered without bound (a join or leave must never be
+    /// dropped), so the node must keep reading it.
+    public nonisolated let events: AsyncStream<TransportEvent>
+    let eventSink: AsyncStream<TransportEvent>.Continuation
+    let configuration: P2PConfiguration
+    let clock: any ChatClock
+    let logger: ChatLogger
+    nonisolated let instance: String
+    var identity: NodeIdentity
+
+    var lifecycle = Lifecycle.idle
+    var loop: PollLoop?
+    var listener: Int32 = -1
+    var discovery: Int32 = -1
+    var port = 0
+    var broadcastTargets: [IPv4Endpoint] = []
+    var staticPeers: [StaticPeer] = []
+    var links: [Int: PeerLink] = [:] {
+        // Kept apart as plain numbers so that deinit, which may not touch
+        // the non-Sendable links, can still close them.
+        didSet { linkDescriptors = Set(links.values.map(\.fd)) }
+    }
+    var linkDescriptors: Set<Int32> = []
+    /// The one established link per peer.
+    var established: [NodeNumber: PeerLink] = [:]
+    var directory: PeerDirectory
+    var stats = TransportCounters()
+    var messageIDs = MessageIDGenerator()
+    var nextToken = P2PService.firstLinkToken
+    var background: [Task<Void, Never>] = []
+    var burstLeft = P2PService.startBurst
+    var nextBeaconAt: Duration = .zero
+    var lastAnswerBeaconAt: Duration?
+    var warnedTargets: Set<IPv4Endpoint> = []
+    var warnedCollisions: Set<String> = []
+    /// Testing: the service ignores its sockets and timers, like a hung process.
+    var frozen = false
+    var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
+    var datagramBuffer = [UInt8](repeating: 0, count: 2 * DiscoveryBeacon.maxDatagramSize)
+
+    public init(identity: NodeIdentity, configuration: P2PConfiguration,
+                clock: any ChatClock = SystemClock(), logger: ChatLogger = .disabled) {
+        self.identity = identity
+        self.configuration = configuration
+        self.clock = clock
+        self.logger = logger
+        instance = InstanceID.make()
+        directory = PeerDirectory(backoffBase: configuration.reconnectDelay, backoffCap: configuration.maxReconnectDelay)
+        (events, eventSink) = AsyncStream.makeStream(of: TransportEvent.self)
+    }
+
+    deinit {
+        // Only reached without stop() (the background tasks hold `self`
+        // weakly): release the thread and the sockets rather than leak them.
+        guard lifecycle == .running else { return }
+        loop?.stop()
+        for fd in linkDescriptors { Socket.close(fd) }
+        if listener >= 0 { Socket.close(listener) }
+        if discovery >= 0 { Socket.close(discovery) }
+        eventSink.finish()
+    }
+
+    /// The TCP port links are accepted on; 0 before `start()`.
+    public var listeningPort: Int { port }
+
+    /// This run's instance id, announced in beacons and the hello.
+    public var instanceId: String { instance }
+
+    public func counters() -> TransportCounters { stats }
+
+    /// Peers with an established link, by number.
+    public func connectedPeers() async -> [PeerInfo] {
+        established.values.compactMap(\.peer).sorted { $0.number < $1.number }
+    }
+
+    /// Writes `payload` on the link to `peer` only. False if there is no
+    /// link, the service is not running, the payload's sender is not this
+    /// node (the peer would cut the link), a direct type names another
+    /// target, or the link's queue overflowed (the link is then cut).
+    @discardableResult
+    public func send(_ payload: P2PPayload, to peer: NodeNumber) async -> Bool {
+        guard canSend(payload) else { return false }
+        if payload.type.isDirect, payload.targetNumber != peer {
+            logger.error("refused to send \(payload.type) for \(payload.targetNumber.map(String.init(describing:)) ?? "nobody") to \(peer)")
+            return false
+        }
+        guard let link = established[peer] else { return false }
+        return write(P2PFrameCodec.encode(payload), to: link)
+    }
+
+    /// Encodes `payload` once and queues the same bytes on every
+    /// established link; returns how many took it. Direct types are refused
+    /// (0): they travel only on their target's link.
+    @discardableResult
+    public func broadcast(_ payload: P2PPayload) async -> Int {
+        guard canSend(payload) else { return 0 }
+        guard !payload.type.isDirect else {
+            logger.error("refused to broadcast a \(payload.type) frame; direct frames go to their target only")
+            return 0
+        }
+        let frame = P2PFrameCodec.encode(payload)
+        var count = 0
+        for link in established.values.sorted(by: { $0.id < $1.id }) where write(frame, to: link) {
+            count += 1
+        }
+        return count
+    }
+
+    /// Takes a new nickname or stage (the number is fixed for a run): the
+    /// next beacon carries it, and a ping on each link (whose sender fields
+    /// peers read) tells linked peers at once.
+    public func updateIdentity(_ newIdentity: NodeIdentity) async {
+        if newIdentity.number != identity.number {
+            logger.error("updateIdentity cannot change the node number (\(identity.number) → \(newIdentity.number)); kept")
+        }
+        identity.nickname = newIdentity.nickname
+        identity.stage = newIdentity.stage
+        guard lifecycle == .running, !frozen else { return }
+        sendDiscovery(.beacon)
+        let ping = P2PFrameCodec.encode(control(.ping))
+        for link in established.values { write(ping, to: link) }
+    }
+
+    private func canSend(_ payload: P2PPayload) -> Bool {
+        guard lifecycle == .running, !frozen else { return false }
+        guard payload.senderNumber == identity.number else {
+            logger.error("refused to send a \(payload.type) frame with senderNumber \(payload.senderNumber); this node is \(identity.number)")
+            return false
+        }
+        return true
+    }
+
+    var now: Duration { clock.uptime() }
+
+    func emit(_ event: TransportEvent) { eventSink.yield(event) }
+
+    /// A control frame (hello, ping, pong, leave) from this node.
+    func control(_ type: PayloadType, refId: MessageID? = nil) -> P2PPayload {
+        let millis = clock.nowMillis()
+        return P2PPayload(type: type, messageId: messageIDs.next(millis: millis), senderNumber: identity.number,
+                          senderNickname: identity.nickname, senderStage: identity.stage,
+                          timestamp: millis, refId: refId)
+    }
+}

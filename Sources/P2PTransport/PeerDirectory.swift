@@ -1,0 +1,109 @@
+import ChatCore
+
+/// A peer heard through beacons: where to dial it, and when.
+struct Announcement: Sendable {
+    var number: NodeNumber
+    var nickname: String
+    var stage: String?
+    var instanceId: String
+    /// The beacon's source address with its announced TCP port.
+    var endpoint: IPv4Endpoint
+    var lastSeen: Duration
+    /// Since when there has been no link to it (first beacon, or link loss);
+    /// nil while linked. Drives the higher number's fallback dial.
+    var unlinkedSince: Duration?
+    var backoff: Backoff
+    /// Earliest time for the next dial.
+    var nextDialAt: Duration
+}
+
+/// The peers announced on the discovery port, keyed by node number: one
+/// entry per number, the latest instance wins. Presence for the node comes
+/// from links, not from here; this decides whom to dial.
+///
+/// Pure state: every method takes the time, so tests drive it without a
+/// network or a clock.
+struct PeerDirectory: Sendable {
+    enum Observation: Sendable, Hashable {
+        /// First beacon from this number.
+        case new
+        /// A beacon from a new instance of a known number.
+        case restarted(previousInstance: String)
+        /// Same instance; nickname, stage or endpoint changed.
+        case changed
+        /// Same instance, nothing new.
+        case refreshed
+        /// An instance that said leave; its late beacons are ignored.
+        case departed
+    }
+
+    private(set) var announcements: [NodeNumber: Announcement] = [:]
+    /// Instance ids that said leave, with when; forgotten after a while
+    /// (instance ids are per start, so they never come back anyway).
+    private var departed: [String: Duration] = [:]
+    let backoffBase: Duration
+    let backoffCap: Duration
+
+    init(backoffBase: Duration, backoffCap: Duration) {
+        self.backoffBase = backoffBase
+        self.backoffCap = backoffCap
+    }
+
+    subscript(number: NodeNumber) -> Announcement? { announcements[number] }
+
+    mutating func observe(_ beacon: DiscoveryBeacon, from address: UInt32, at now: Duration) -> Observation {
+        if departed[beacon.instanceId] != nil { return .departed }
+        let endpoint = IPv4Endpoint(address: address, port: beacon.tcpPort)
+        guard var known = announcements[beacon.number], known.instanceId == beacon.instanceId else {
+            let previous = announcements[beacon.number]?.instanceId
+            announcements[beacon.number] = Announcement(
+                number: beacon.number, nickname: beacon.nickname, stage: beacon.stage,
+                instanceId: beacon.instanceId, endpoint: endpoint, lastSeen: now, unlinkedSince: now,
+                backoff: Backoff(base: backoffBase, cap: backoffCap), nextDialAt: now)
+            return previous.map { .restarted(previousInstance: $0) } ?? .new
+        }
+        let changed = known.nickname != beacon.nickname || known.stage != beacon.stage || known.endpoint != endpoint
+        known.nickname = beacon.nickname
+        known.stage = beacon.stage
+        known.endpoint = endpoint
+        known.lastSeen = now
+        announcements[beacon.number] = known
+        return changed ? .changed : .refreshed
+    }
+
+    /// The instance said leave (datagram or frame): stop dialling it.
+    mutating func depart(_ number: NodeNumber, instanceId: String, at now: Duration) {
+        departed[instanceId] = now
+        if announcements[number]?.instanceId == instanceId { announcements[number] = nil }
+    }
+
+    /// A link to `number` is up: no dialling needed, failures forgotten.
+    mutating func linked(_ number: NodeNumber) {
+        announcements[number]?.unlinkedSince = nil
+        announcements[number]?.backoff.reset()
+    }
+
+    /// The link to `number` went away or a dial failed: retry after backoff.
+    mutating func scheduleRedial(_ number: NodeNumber, at now: Duration) {
+        guard var entry = announcements[number] else { return }
+        if entry.unlinkedSince == nil { entry.unlinkedSince = now }
+        entry.nextDialAt = now + entry.backoff.nextDelay()
+        announcements[number] = entry
+    }
+
+    /// Dial `number` as soon as the dial rule allows (it restarted).
+    mutating func redialNow(_ number: NodeNumber, at now: Duration) {
+        announcements[number]?.backoff.reset()
+        announcements[number]?.nextDialAt = now
+        if announcements[number]?.unlinkedSince == nil { announcements[number]?.unlinkedSince = now }
+    }
+
+    /// Drops announcements without a beacon for `timeout`; returns their numbers.
+    @discardableResult
+    mutating func expire(at now: Duration, timeout: Duration) -> [NodeNumber] {
+        let stale = announcements.values.filter { now - $0.lastSeen > timeout }.map(\.number)
+        for number in stale { announcements[number] = nil }
+        departed = departed.filter { now - $0.value <= timeout * 4 }
+        return stale
+    }
+}

@@ -1,0 +1,68 @@
+import ChatCore
+import Foundation
+
+/// One TCP connection to a peer, from connect to close. Owned by the
+/// `P2PService` actor and never handed out, so a class (mutated in place)
+/// is safe without being Sendable.
+final class PeerLink {
+    enum Phase: Sendable, Hashable {
+        /// Outbound, the non-blocking connect has not finished.
+        case connecting
+        /// Waiting for the peer's hello (we sent ours first if we dialled).
+        case handshaking
+        /// Inbound hello from a new instance of a number whose link may
+        /// still be alive; answered once a probe of the old link decides.
+        case held
+        /// Hellos exchanged; frames flow.
+        case established
+    }
+
+    /// Malformed lines tolerated on an established link before it is cut.
+    static let malformedLimit = 3
+
+    /// The poll loop token; unique for the service's lifetime.
+    let id: Int
+    let fd: Int32
+    let direction: LinkDirection
+    /// Dialled address, or the peer's address and ephemeral port if inbound.
+    let remote: IPv4Endpoint
+    let openedAt: Duration
+    var phase: Phase
+    /// For discovery dials: the number the beacon announced.
+    var expectedNumber: NodeNumber?
+    /// For static dials: the index in the service's static peer list.
+    var staticIndex: Int?
+    /// The peer as its hello stated; set from the hello on.
+    var peer: PeerInfo?
+    var codec = P2PFrameCodec()
+    var output: OutboundQueue
+    var lastReceivedAt: Duration
+    var lastSentAt: Duration
+    /// Last time queued output made progress (or became non-empty).
+    var writeProgressAt: Duration
+    var malformedCount = 0
+    /// A ping sent to check this link is alive, and the deadline for its pong.
+    var probe: (ping: MessageID, deadline: Duration)?
+    /// The peer's leave datagram arrived: its end of stream is a clean leave.
+    var leaveAnnounced = false
+    private(set) var isClosed = false
+
+    init(id: Int, fd: Int32, direction: LinkDirection, remote: IPv4Endpoint, phase: Phase,
+         openedAt: Duration, queueLimit: Int) {
+        self.id = id
+        self.fd = fd
+        self.direction = direction
+        self.remote = remote
+        self.phase = phase
+        self.openedAt = openedAt
+        output = OutboundQueue(limit: queueLimit)
+        lastReceivedAt = openedAt
+        lastSentAt = openedAt
+        writeProgressAt = openedAt
+    }
+
+    /// The number this link is for: from the hello, else what we expect.
+    var peerNumber: NodeNumber? { peer?.number ?? expectedNumber }
+
+    func markClosed() { isClosed = true }
+}

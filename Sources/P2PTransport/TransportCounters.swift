@@ -1,0 +1,46 @@
+/// What the transport counted, mostly what it refused. Read with
+/// `P2PService.counters()`; the node shows them for diagnostics.
+public struct TransportCounters: Hashable, Sendable, Codable {
+    /// Links accepted from peers and dialled to peers (handshake or not).
+    public var linksAccepted = 0
+    public var linksDialled = 0
+    /// Dials that failed to connect or to finish the handshake.
+    public var dialFailures = 0
+    /// Frames delivered to the node as `.received`.
+    public var framesDelivered = 0
+    /// Frames written (each link counts once).
+    public var framesSent = 0
+    /// Beacons and leave datagrams sent and accepted.
+    public var beaconsSent = 0
+    public var beaconsReceived = 0
+
+    /// Frames whose `senderNumber` was not the link's identity; the link is cut.
+    public var spoofed = 0
+    /// Lines that were not a valid frame; a few are tolerated per link.
+    public var malformed = 0
+    /// Lines over 64 KiB; the link is cut.
+    public var overlong = 0
+    /// Links that did not finish the hello in time.
+    public var handshakeTimeout = 0
+    /// Links whose first frame was not a valid hello.
+    public var badHello = 0
+    /// hello frames after the handshake (dropped).
+    public var lateHello = 0
+    /// Frames of a type this build does not know (delivered as `.unknown`).
+    public var unknownType = 0
+    /// Links cut because output made no progress within `writeTimeout`.
+    public var writeTimeout = 0
+    /// Links cut because output would exceed `maxQueuedBytesPerLink`.
+    public var queueOverflow = 0
+    /// Links silent past `deadPeerTimeout`.
+    public var deadPeer = 0
+    /// Second links to an already linked peer closed by the tie-break.
+    public var duplicateLinks = 0
+    /// Claims of a linked peer's number by another instance while the link
+    /// still answered (the claim is refused).
+    public var identityConflicts = 0
+    /// Datagrams on the discovery port that were not a valid beacon.
+    public var malformedBeacons = 0
+
+    public init() {}
+}

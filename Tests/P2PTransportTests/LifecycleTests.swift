@@ -1,0 +1,130 @@
+import ChatCore
+import Foundation
+@testable import P2PTransport
+import Testing
+
+/// Leaving, crashing, hanging and restarting, as a linked peer sees it.
+@Suite struct LifecycleTests {
+    private func linkedPair(_ configuration: P2PConfiguration, numbers: (UInt64, UInt64) = (41, 42)) async throws -> (TestNode, TestNode) {
+        let alice = try await TestNode.started(numbers.0, "alice", configuration: configuration)
+        let bob = try await TestNode.started(numbers.1, "bob", configuration: configuration)
+        try #require(await waitUntil { await fullMesh([alice, bob]) })
+        return (alice, bob)
+    }
+
+    @Test func cleanStopIsSeenAsLeftAtOnce() async throws {
+        let configuration = TestNetwork.configuration(discoveryPort: TestNetwork.discoveryPort())
+        let (alice, bob) = try await linkedPair(configuration)
+        let stoppedAt = ContinuousClock.now
+        await bob.service.stop()
+        #expect(await waitUntil(.milliseconds(500)) { alice.log.contains(.peerLeft(bob.number, .left)) })
+        #expect(ContinuousClock.now - stoppedAt < .milliseconds(500))
+        #expect(await alice.service.connectedPeers().isEmpty)
+        // Bob's stream finished; nothing after stop.
+        #expect(await bob.service.send(bob.publicMessage("late"), to: alice.number) == false)
+        // Alice no longer dials him, even if a late beacon was in flight.
+        #expect(await alice.service.isAnnouncedForTesting(bob.number) == false)
+        await alice.service.stop()
+    }
+
+    @Test func crashIsSeenWithinTheDeadPeerTimeout() async throws {
+        let configuration = TestNetwork.configuration(discoveryPort: TestNetwork.discoveryPort())
+        let (alice, bob) = try await linkedPair(configuration)
+        await bob.service.crashForTesting()
+        #expect(await waitUntil(configuration.deadPeerTimeout) { alice.log.contains(.peerLeft(bob.number, .timedOut)) })
+        await alice.service.stop()
+    }
+
+    @Test func hungPeerIsSeenThroughKeepalives() async throws {
+        let configuration = TestNetwork.configuration(discoveryPort: TestNetwork.discoveryPort())
+        let (alice, bob) = try await linkedPair(configuration)
+        await bob.service.freezeForTesting()
+        let frozenAt = ContinuousClock.now
+        #expect(await waitUntil(.seconds(3)) { alice.log.contains(.peerLeft(bob.number, .timedOut)) })
+        let noticed = ContinuousClock.now - frozenAt
+        // Not before the dead-peer timeout, and not much after it.
+        #expect(noticed >= configuration.deadPeerTimeout - .milliseconds(250))
+        #expect(noticed < configuration.deadPeerTimeout + .milliseconds(800))
+        #expect(await alice.service.counters().deadPeer == 1)
+        await alice.service.stop()
+        await bob.service.stop()
+    }
+
+    @Test func restartedPeerIsNoticedWithItsNewInstance() async throws {
+        let configuration = TestNetwork.configuration(discoveryPort: TestNetwork.discoveryPort())
+        let (alice, bob) = try await linkedPair(configuration)
+        let firstInstance = await bob.service.instanceId
+        await bob.service.stop()
+        #expect(await waitUntil { alice.log.contains(.peerLeft(bob.number, .left)) })
+        let bob2 = try await TestNode.started(bob.number.rawValue, "bob", configuration: configuration)
+        let secondInstance = await bob2.service.instanceId
+        #expect(firstInstance != secondInstance)
+        #expect(await waitUntil(.seconds(1)) { alice.log.joined(bob.number)?.instanceId == secondInstance })
+        await alice.service.stop()
+        await bob2.service.stop()
+    }
+
+    /// The old process hangs with its sockets open; its replacement (same
+    /// number, new instance) must not wait for the dead-peer timeout.
+    @Test(arguments: [(51, 52), (52, 51)] as [(UInt64, UInt64)])
+    func restartWhileTheOldLinkHangsReplacesItQuickly(numbers: (UInt64, UInt64)) async throws {
+        var configuration = TestNetwork.configuration(discoveryPort: TestNetwork.discoveryPort())
+        configuration.deadPeerTimeout = .seconds(10)
+        let (alice, bob) = try await linkedPair(configuration, numbers: numbers)
+        await bob.service.freezeForTesting()
+        let bob2 = try await TestNode.started(bob.number.rawValue, "bob", configuration: configuration)
+        let secondInstance = await bob2.service.instanceId
+        #expect(await waitUntil(.seconds(2)) { alice.log.joined(bob.number)?.instanceId == secondInstance })
+        #expect(alice.log.contains(.peerLeft(bob.number, .restarted)))
+        #expect(await waitUntil { await bob2.service.connectedPeers().map(\.number) == [alice.number] })
+        #expect(await bob2.service.send(bob2.directMessage("back", to: alice.number), to: alice.number))
+        #expect(await waitUntil { alice.receivedTexts.contains("back") })
+        for node in [alice, bob, bob2] { await node.service.stop() }
+    }
+
+    /// Someone else claims a linked peer's number (beacon and dial) while
+    /// the real peer still answers: the link stays and the claim is refused.
+    @Test func anotherInstanceCannotHijackALiveLink() async throws {
+        let configuration = TestNetwork.configuration(discoveryPort: TestNetwork.discoveryPort())
+        let (alice, bob) = try await linkedPair(configuration)
+        let impostor = try RawPeer(connectingTo: await alice.service.listeningPort, as: bob.identity)
+        impostor.sendHello()
+        #expect(await waitUntil { impostor.isClosed })
+        #expect(await waitUntil { await alice.service.counters().identityConflicts == 1 })
+        #expect(!alice.log.events.contains { if case .peerLeft = $0 { true } else { false } })
+        #expect(await alice.service.connectedPeers().first?.instanceId == bob.service.instanceId)
+        #expect(await bob.service.broadcast(bob.publicMessage("still me")) == 1)
+        #expect(await waitUntil { alice.receivedTexts.contains("still me") })
+        await alice.service.stop()
+        await bob.service.stop()
+    }
+
+    @Test func startingTwiceFailsAndStopIsIdempotent() async throws {
+        let configuration = TestNetwork.configuration(discoveryPort: TestNetwork.discoveryPort())
+        let alice = try await TestNode.started(61, "alice", configuration: configuration)
+        await #expect(throws: TransportError.alreadyStarted) { try await alice.service.start() }
+        await alice.service.stop()
+        await alice.service.stop()
+        await #expect(throws: TransportError.alreadyStarted) { try await alice.service.start() }
+    }
+
+    @Test func startErrorsNameTheProblem() async throws {
+        var configuration = TestNetwork.configuration(discoveryPort: TestNetwork.discoveryPort())
+        configuration.broadcastAddresses = ["127.255.255"]
+        let badAddress = P2PService(identity: TestNetwork.identity(62, "a"), configuration: configuration)
+        await #expect(throws: TransportError.invalidAddress("127.255.255")) { try await badAddress.start() }
+
+        configuration.broadcastAddresses = []
+        configuration.staticPeers = ["no-port"]
+        let badPeer = P2PService(identity: TestNetwork.identity(63, "b"), configuration: configuration)
+        await #expect(throws: TransportError.invalidAddress("no-port")) { try await badPeer.start() }
+
+        configuration.staticPeers = []
+        let first = try await TestNode.started(64, "c", configuration: configuration)
+        configuration.listenPort = await first.service.listeningPort
+        let second = P2PService(identity: TestNetwork.identity(65, "d"), configuration: configuration)
+        let error = await #expect(throws: TransportError.self) { try await second.start() }
+        #expect(error?.errno == EADDRINUSE)
+        await first.service.stop()
+    }
+}

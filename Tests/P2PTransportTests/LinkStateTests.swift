@@ -1,0 +1,128 @@
+import ChatCore
+import Foundation
+@testable import P2PTransport
+import Testing
+
+/// The pure pieces behind links: tie-break, output queue, backoff, and the
+/// directory of announced peers.
+@Suite struct LinkStateTests {
+    private let low = NodeNumber(rawValue: 5)!
+    private let high = NodeNumber(rawValue: 9)!
+
+    @Test func bothEndsPickTheSameSurvivorWhenDialsCross() {
+        // The low node's view: its outbound link vs the high node's dial (inbound).
+        let lowKeeps = LinkArbiter.resolve(local: low, remote: high, existing: .outbound, candidate: .inbound)
+        let lowSwaps = LinkArbiter.resolve(local: low, remote: high, existing: .inbound, candidate: .outbound)
+        let highKeeps = LinkArbiter.resolve(local: high, remote: low, existing: .inbound, candidate: .outbound)
+        let highSwaps = LinkArbiter.resolve(local: high, remote: low, existing: .outbound, candidate: .inbound)
+        // Survivor in every order of arrival: the link the low node dialled.
+        #expect(lowKeeps == .keepExisting)
+        #expect(lowSwaps == .replaceExisting)
+        #expect(highKeeps == .keepExisting)
+        #expect(highSwaps == .replaceExisting)
+        // A redial from the same side replaces the old link.
+        #expect(LinkArbiter.resolve(local: low, remote: high, existing: .inbound, candidate: .inbound) == .replaceExisting)
+        #expect(LinkArbiter.shouldDialOnDiscovery(local: low, remote: high))
+        #expect(!LinkArbiter.shouldDialOnDiscovery(local: high, remote: low))
+    }
+
+    @Test func outputQueueIsBoundedAndKeepsOrder() {
+        var queue = OutboundQueue(limit: 10)
+        let tookFirst = queue.enqueue(Data("abcd".utf8))
+        #expect(tookFirst)
+        let tookSecond = queue.enqueue(Data("efgh".utf8))
+        #expect(tookSecond)
+        let refused = queue.enqueue(Data("ijk".utf8))
+        #expect(!refused)   // 11 > 10: refused whole
+        #expect(queue.byteCount == 8)
+        #expect(queue.nextChunk == Data("abcd".utf8))
+        queue.consume(3)
+        #expect(queue.nextChunk == Data("d".utf8))
+        let fits = queue.enqueue(Data("ij".utf8))
+        #expect(fits)     // 5 + 2 fits
+        queue.consume(1)
+        #expect(queue.nextChunk == Data("efgh".utf8))
+        queue.consume(4)
+        #expect(queue.nextChunk == Data("ij".utf8))
+        queue.consume(2)
+        #expect(queue.isEmpty && queue.nextChunk == nil)
+        let empty = queue.enqueue(Data())
+        #expect(empty)               // nothing to send is fine
+        #expect(queue.isEmpty)
+    }
+
+    @Test func outputQueueSharesOneFrameAcrossQueues() {
+        let frame = Data(repeating: 7, count: 1000)
+        var a = OutboundQueue(limit: 4096), b = OutboundQueue(limit: 4096)
+        let queued = (a.enqueue(frame), b.enqueue(frame))
+        #expect(queued == (true, true))
+        a.consume(400)
+        #expect(b.nextChunk == frame)
+        #expect(a.nextChunk?.count == 600)
+    }
+
+    @Test func backoffDoublesUpToItsCapAndResets() {
+        var backoff = Backoff(base: .milliseconds(100), cap: .seconds(1))
+        let delays = (0..<6).map { _ in backoff.nextDelay(jitter: 1) }
+        #expect(delays == [.milliseconds(100), .milliseconds(200), .milliseconds(400), .milliseconds(800), .seconds(1), .seconds(1)])
+        backoff.reset()
+        #expect(backoff.nextDelay(jitter: 1.2) == .milliseconds(120))
+        for _ in 0..<100 { _ = backoff.nextDelay(jitter: 1) }
+        #expect(backoff.nextDelay(jitter: 0.8) == .milliseconds(800))
+    }
+
+    @Test func directoryTracksBeaconsRestartsAndLeaves() {
+        var directory = PeerDirectory(backoffBase: .milliseconds(100), backoffCap: .seconds(1))
+        let bob = NodeIdentity(number: high, nickname: "bob")
+        let first = DiscoveryBeacon(kind: .beacon, identity: bob, tcpPort: 4000, instanceId: "one")
+        let firstSeen = directory.observe(first, from: 0x7F00_0001, at: .seconds(1))
+        #expect(firstSeen == .new)
+        #expect(directory[high]?.endpoint.description == "127.0.0.1:4000")
+        let seenAgain = directory.observe(first, from: 0x7F00_0001, at: .seconds(2))
+        #expect(seenAgain == .refreshed)
+        var renamed = first
+        renamed.nickname = "robert"
+        let seenRenamed = directory.observe(renamed, from: 0x7F00_0001, at: .seconds(3))
+        #expect(seenRenamed == .changed)
+
+        directory.scheduleRedial(high, at: .seconds(3))
+        #expect(directory[high]!.nextDialAt >= .seconds(3) + .milliseconds(80))
+        directory.linked(high)
+        #expect(directory[high]?.unlinkedSince == nil)
+
+        let second = DiscoveryBeacon(kind: .beacon, identity: bob, tcpPort: 4001, instanceId: "two")
+        let seenRestarted = directory.observe(second, from: 0x7F00_0001, at: .seconds(4))
+        #expect(seenRestarted == .restarted(previousInstance: "one"))
+        #expect(directory[high]?.nextDialAt == .seconds(4))
+
+        directory.depart(high, instanceId: "two", at: .seconds(5))
+        #expect(directory[high] == nil)
+        let seenAfterLeave = directory.observe(second, from: 0x7F00_0001, at: .seconds(5))
+        #expect(seenAfterLeave == .departed)
+    }
+
+    @Test func directoryExpiresSilentPeers() {
+        var directory = PeerDirectory(backoffBase: .milliseconds(100), backoffCap: .seconds(1))
+        let beacon = DiscoveryBeacon(kind: .beacon, identity: NodeIdentity(number: low, nickname: "a"), tcpPort: 1, instanceId: "i")
+        _ = directory.observe(beacon, from: 1, at: .seconds(10))
+        let expiredEarly = directory.expire(at: .seconds(16), timeout: .seconds(6))
+        #expect(expiredEarly.isEmpty)
+        let expiredLate = directory.expire(at: .seconds(16) + .milliseconds(1), timeout: .seconds(6))
+        #expect(expiredLate == [low])
+        #expect(directory[low] == nil)
+    }
+
+    @Test func configurationIsChecked() throws {
+        var configuration = P2PConfiguration()
+        try configuration.validate()
+        #expect(configuration.tickInterval == .milliseconds(50))
+        configuration.discoveryPort = 0
+        #expect(throws: TransportError.invalidConfiguration("discoveryPort 0")) { try configuration.validate() }
+        configuration.discoveryPort = 1
+        configuration.beaconInterval = .zero
+        #expect(throws: TransportError.invalidConfiguration("beaconInterval must be positive")) { try configuration.validate() }
+        configuration.beaconInterval = .milliseconds(100)
+        configuration.maxQueuedBytesPerLink = 1000
+        #expect(throws: TransportError.self) { try configuration.validate() }
+    }
+}

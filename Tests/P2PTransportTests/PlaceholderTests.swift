@@ -1,4 +1,0 @@
-import Testing
-
-// Placeholder until the module under test lands; replaced by real tests.
-@Test func P2PTransportTestsBuilds() { #expect(Bool(true)) }

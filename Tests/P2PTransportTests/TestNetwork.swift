@@ -1,0 +1,148 @@
+import ChatCore
+import Foundation
+import Glibc
+@testable import P2PTransport
+import Synchronization
+import TestSupport
+
+/// Loopback-only settings for tests: beacons to 127.255.255.255 only,
+/// short timers, a discovery port of the test's own.
+enum TestNetwork {
+    private static let nextPort = Atomic<Int>(Int.random(in: 0..<10_000))
+    private static let nextListenPort = Atomic<Int>(Int.random(in: 0..<1_000))
+
+    /// A UDP port in 40000..<60000 that nothing on this host holds right
+    /// now, distinct per call, so parallel tests (and other test runs on the
+    /// host) do not hear each other's beacons.
+    static func discoveryPort() -> Int {
+        while true {
+            let offset = nextPort.add(7, ordering: .relaxed).newValue
+            let port = 40_000 + offset % 20_000
+            if isFree(port, type: SOCK_DGRAM) { return port }
+        }
+    }
+
+    /// A TCP port for a test that must know a listen port before starting
+    /// (a restart on the same port, a static peer pointing at itself).
+    /// Taken from 61000..<65000, above Linux's ephemeral range (32768-60999),
+    /// so no other test's ephemeral listener can take it meanwhile.
+    static func listenPort() -> Int {
+        while true {
+            let offset = nextListenPort.add(7, ordering: .relaxed).newValue
+            let port = 61_000 + offset % 4_000
+            if isFree(port, type: SOCK_STREAM) { return port }
+        }
+    }
+
+    static func configuration(discoveryPort: Int) -> P2PConfiguration {
+        var configuration = P2PConfiguration()
+        configuration.discoveryPort = discoveryPort
+        configuration.broadcastAddresses = ["127.255.255.255"]
+        configuration.beaconInterval = .milliseconds(200)
+        configuration.handshakeTimeout = .seconds(1)
+        configuration.keepaliveInterval = .milliseconds(200)
+        configuration.deadPeerTimeout = .seconds(1)
+        configuration.writeTimeout = .seconds(1)
+        configuration.reconnectDelay = .milliseconds(100)
+        configuration.maxReconnectDelay = .seconds(1)
+        return configuration
+    }
+
+    static func identity(_ number: UInt64, _ nickname: String) -> NodeIdentity {
+        NodeIdentity(number: NodeNumber(rawValue: number)!, nickname: nickname)
+    }
+
+    /// A bind without SO_REUSEADDR/SO_REUSEPORT fails while any socket holds the port.
+    private static func isFree(_ port: Int, type: __socket_type) -> Bool {
+        let fd = socket(AF_INET, Int32(type.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr = in_addr(s_addr: 0)
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
+    }
+}
+
+/// A running service and everything it has reported, for assertions.
+final class TestNode: Sendable {
+    let service: P2PService
+    let identity: NodeIdentity
+    let log = EventLog()
+
+    init(_ number: UInt64, _ nickname: String, configuration: P2PConfiguration, logger: ChatLogger = .disabled) {
+        identity = TestNetwork.identity(number, nickname)
+        service = P2PService(identity: identity, configuration: configuration, logger: logger)
+        let events = service.events
+        let log = self.log
+        Task { for await event in events { log.append(event) } }
+    }
+
+    var number: NodeNumber { identity.number }
+
+    static func started(_ number: UInt64, _ nickname: String, configuration: P2PConfiguration) async throws -> TestNode {
+        let node = TestNode(number, nickname, configuration: configuration)
+        try await node.service.start()
+        return node
+    }
+
+    /// A public message from this node.
+    func publicMessage(_ text: String) -> P2PPayload {
+        P2PPayload(type: .publicMessage, messageId: MessageID(millis: 1_732_147_200_000, random: (.random(in: 0...UInt64.max), .random(in: 0...UInt64.max))),
+                   senderNumber: number, senderNickname: identity.nickname, content: text, timestamp: 1_732_147_200_000)
+    }
+
+    func directMessage(_ text: String, to target: NodeNumber) -> P2PPayload {
+        var payload = publicMessage(text)
+        payload.type = .directMessage
+        payload.targetNumber = target
+        return payload
+    }
+
+    /// Texts of frames received from peers, in order.
+    var receivedTexts: [String] {
+        log.events.compactMap { if case .received(let payload, _) = $0 { payload.content } else { nil } }
+    }
+}
+
+/// Records a service's events as they arrive.
+final class EventLog: Sendable {
+    private let storage = Mutex<[TransportEvent]>([])
+
+    func append(_ event: TransportEvent) { storage.withLock { $0.append(event) } }
+
+    var events: [TransportEvent] { storage.withLock { $0 } }
+
+    func contains(_ event: TransportEvent) -> Bool { events.contains(event) }
+
+    func joined(_ number: NodeNumber) -> PeerInfo? {
+        events.lazy.compactMap { if case .peerJoined(let info) = $0, info.number == number { info } else { nil } }.last
+    }
+}
+
+/// Waits until `condition` holds, checking every 10 ms, for at most
+/// `timeout`. Returns whether it held: the caller asserts on that, so a
+/// wait is never an assertion by itself.
+@discardableResult
+func waitUntil(_ timeout: Duration = .seconds(5), _ condition: () async -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(10))
+    }
+    return await condition()
+}
+
+/// Whether every node has a link to every other one.
+func fullMesh(_ nodes: [TestNode]) async -> Bool {
+    for node in nodes {
+        let peers = Set(await node.service.connectedPeers().map(\.number))
+        if peers != Set(nodes.map(\.number)).subtracting([node.number]) { return false }
+    }
+    return true
+}
