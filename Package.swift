@@ -8,6 +8,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "lanchat", targets: ["lanchat"]),
+        .executable(name: "lanchat-bench", targets: ["LANChatBench"]),
     ],
     targets: [
         // Pure chat core: models, wire format, rules. Foundation only.
@@ -23,6 +24,8 @@ let package = Package(
         // Argument parsing, console, JSON-lines control, bots.
         .target(name: "LANChatCLI", dependencies: ["ChatNode"]),
         .executableTarget(name: "lanchat", dependencies: ["LANChatCLI"]),
+        // `swift run -c release lanchat-bench`: figures beside same-run baselines.
+        .executableTarget(name: "LANChatBench", dependencies: ["ChatNode", "ChatStore", "P2PTransport", "LANChatCLI"]),
 
         // Shared test helpers: manual clock, recording logger, in-memory network.
         .target(name: "TestSupport", dependencies: ["ChatCore"], path: "Tests/TestSupport"),

@@ -1,0 +1,2 @@
+// Placeholder until the benchmark command lands.
+print("lanchat-bench: not built yet")
