@@ -59,4 +59,11 @@ public protocol PeerTransport: Sendable {
     func updateIdentity(_ identity: NodeIdentity) async
     /// Peers with a link up now.
     func connectedPeers() async -> [PeerInfo]
+    /// The transport's own counters (rejections, limits hit), by name, for
+    /// `/stats` and `--json`.
+    func diagnostics() async -> [String: Int]
+}
+
+extension PeerTransport {
+    public func diagnostics() async -> [String: Int] { [:] }
 }

@@ -128,6 +128,11 @@ extension ChatNode {
         }
     }
 
+    /// The transport's counters (links, beacons, frames refused, limits hit).
+    public func transportDiagnostics() async -> [String: Int] {
+        await transport.diagnostics()
+    }
+
     public func statistics() -> NodeCounters {
         var snapshot = counters
         snapshot.rejected = router.counters.rejected

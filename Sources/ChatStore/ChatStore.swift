@@ -43,7 +43,9 @@ public actor ChatStore {
         try Self.configure(database, durability: durability, logger: self.logger)
         let found = try Schema.migrate(database)
         self.database = database
-        if found != Schema.currentVersion {
+        if found == 0 {
+            self.logger.debug("new history created (schema \(Schema.currentVersion))")
+        } else if found != Schema.currentVersion {
             self.logger.notice("history schema upgraded from version \(found) to \(Schema.currentVersion)")
         }
         self.logger.info("history open at \(path ?? "memory") (schema \(Schema.currentVersion), synchronous=\(durability.pragma))")

@@ -15,7 +15,7 @@ public enum CommandResult: Sendable {
     case history(HistoryPage, sections: [DaySection])
     case read(RoomID, unread: Int)
     case filter(ChatFilter)
-    case stats(NodeCounters)
+    case stats(NodeCounters, transport: [String: Int])
     case help
     case quit
 }
@@ -124,7 +124,7 @@ public struct CommandExecutor: Sendable {
             }
             return .filter(filter)
         case .stats:
-            return .stats(await node.statistics())
+            return .stats(await node.statistics(), transport: await node.transportDiagnostics())
         case .help:
             return .help
         case .quit:

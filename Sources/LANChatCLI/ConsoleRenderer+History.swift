@@ -62,7 +62,7 @@ extension ConsoleRenderer {
         }
     }
 
-    public func stats(_ counters: NodeCounters) -> [String] {
+    public func stats(_ counters: NodeCounters, transport: [String: Int]) -> [String] {
         let types = counters.receivedByType.sorted { $0.key < $1.key }.map { "\(safe($0.key)) \($0.value)" }.joined(separator: ", ")
         return [
             notice("frames received: \(types.isEmpty ? "none" : types)"),
@@ -70,6 +70,7 @@ extension ConsoleRenderer {
                 + "clamped timestamps \(counters.clampedTimestamps)"),
             notice("acks sent \(counters.acksSent), DM retries \(counters.dmRetries), "
                 + "catch-up refused \(counters.catchUpRefused), invalid catch-up frames \(counters.catchUpInvalid)"),
+            notice("transport: " + transport.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")),
         ]
     }
 }

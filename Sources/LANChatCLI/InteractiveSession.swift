@@ -117,8 +117,8 @@ public actor InteractiveSession: FrontEnd {
                 return [renderer.error("filter is all, none, or a stage name")]
             }
             return [renderer.notice("filter: \(renderer.safe(filter.description))")]
-        case .stats(let counters):
-            return renderer.stats(counters)
+        case .stats(let counters, let transport):
+            return renderer.stats(counters, transport: transport)
         }
     }
 }

@@ -101,7 +101,8 @@ public actor JSONSession: FrontEnd {
                 reply["peers"] = listings.map { JSONEventEncoder.peer($0.info, name: $0.displayName) }
             case .rooms(let rooms):
                 reply["rooms"] = rooms.map(JSONEventEncoder.room)
-            case .stats(let counters):
+            case .stats(let counters, let transport):
+                reply["transport"] = transport
                 reply["receivedByType"] = counters.receivedByType
                 reply["rejected"] = counters.rejected
                 reply["unknownType"] = counters.unknownType
