@@ -25,9 +25,27 @@ public actor ChatterBot: FrontEnd {
         logger.notice("chatter bot up on TCP port \(port), \(rate) messages/s")
     }
 
-    public func handle(_ event: NodeEvent) async {}
+    public func handle(_ event: NodeEvent) async {
+        guard case .peerJoined = event else { return }
+        sawPeer = true
+        firstPeer?.resume()
+        firstPeer = nil
+    }
+
+    private var sawPeer = false
+    private var firstPeer: CheckedContinuation<Void, Never>?
+
+    /// Talking to nobody is pointless for a traffic generator: wait until
+    /// the first peer links up.
+    private func waitForFirstPeer() async {
+        guard await node.peers().isEmpty, !sawPeer else { return }
+        logger.info("chatter bot waiting for a peer")
+        // No suspension between the check above and parking here.
+        await withCheckedContinuation { firstPeer = $0 }
+    }
 
     public func background() async {
+        await waitForFirstPeer()
         let interval = Duration.seconds(1 / rate)
         let clock = ContinuousClock()
         var next = clock.now
