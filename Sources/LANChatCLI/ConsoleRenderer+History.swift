@@ -6,7 +6,8 @@ import Foundation
 /// Lines for history pages, the grouped room list, delivery and counters.
 extension ConsoleRenderer {
     /// A page with a header line per day; `names` gives display names.
-    public func history(_ page: HistoryPage, sections: [DaySection], locale: Locale, name: (Message) -> String) -> [String] {
+    /// `conversation` is the DM peer's display name (nil for public).
+    public func history(_ page: HistoryPage, sections: [DaySection], locale: Locale, conversation: String?, name: (Message) -> String) -> [String] {
         var lines: [String] = []
         if page.messages.isEmpty {
             lines.append(notice(page.hasMoreBefore || page.hasMoreAfter ? "no more in that direction" : "no messages yet"))
@@ -19,8 +20,7 @@ extension ConsoleRenderer {
             lines.append(bold("── \(dayTitle(section.start, locale: locale)) ──"))
             for message in page.messages[index..<(index + section.messageCount)] {
                 if index == unreadIndex { lines.append(dim("   ── unread ──")) }
-                let conversation = page.room.peer.map { _ in name(message) }
-                lines.append(self.message(message, name: name(message), conversation: page.room == .publicRoom ? nil : conversation))
+                lines.append(self.message(message, name: name(message), conversation: conversation))
                 index += 1
             }
         }

@@ -22,6 +22,8 @@ public actor InteractiveSession: FrontEnd {
     public nonisolated var readsInput: Bool { true }
 
     public func started(port: Int) async {
+        // The console shows the public room live: it is the room being read.
+        await node.activate(.publicRoom)
         let me = await node.identity
         await out.write(renderer.notice("you are \(renderer.safe(me.nickname))#\(me.number.shortTag), linking on TCP port \(port); /help lists commands"))
     }
@@ -109,7 +111,12 @@ public actor InteractiveSession: FrontEnd {
             for message in page.messages where names[message.senderNumber] == nil {
                 names[message.senderNumber] = await node.displayName(for: message.senderNumber, nickname: message.senderNickname)
             }
-            return renderer.history(page, sections: sections, locale: locale) { names[$0.senderNumber] ?? $0.senderNickname }
+            var conversation: String?
+            if let peer = page.room.peer {
+                let nickname = await node.rooms().first { $0.room == page.room }?.title ?? "\(peer)"
+                conversation = names[peer] ?? nickname
+            }
+            return renderer.history(page, sections: sections, locale: locale, conversation: conversation) { names[$0.senderNumber] ?? $0.senderNickname }
         case .read(_, let unread):
             return [renderer.notice(unread == 0 ? "all read" : "\(unread) unread after the marker")]
         case .filter(let filter):
