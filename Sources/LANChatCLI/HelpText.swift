@@ -10,6 +10,9 @@ public enum HelpText {
       /open ROOM      switch room: public, or a peer's name (clears its unread)
       /peers          who is linked              /rooms         conversations
       /unread         rooms with unread messages /nick NAME     change nickname
+      /history [ROOM] the open room's history around the "read up to here" marker
+      /more [up|down] page older or newer        /read          mark read up to here
+      /filter [all|none|STAGE]  which stages /peers and the public room show
       /stats          frame counters             /quit          leave (also Ctrl-D)
       NAME is a nickname, nickname#tag when two peers share it, or a node number.
     """
@@ -38,7 +41,7 @@ public enum HelpText {
                                not reach (docker bridges, VPNs); repeatable
       -d, --data-dir PATH      history and identity (default:
                                $XDG_DATA_HOME/lanchat/NICK, ~/.local/share/...)
-          --in-memory          keep no history on disk
+          --in-memory          keep no history on disk (the default for bots)
           --beacon-interval S  seconds between beacons (default: 2)
           --locale en|ko       language of dates and group labels (default: en)
           --log-level LEVEL    trace, debug, info, notice, warning, error
@@ -56,8 +59,9 @@ public enum HelpText {
 
     AT THE PROMPT:
       a line of text goes to the open room (public at start)
-      /dm NAME TEXT   /accept NAME   /decline NAME   /open ROOM
-      /peers   /rooms   /unread   /nick NAME   /stats   /help   /quit
+      /dm NAME TEXT   /accept NAME   /decline NAME   /open ROOM   /peers
+      /rooms   /unread   /history [ROOM]   /more [up|down]   /read
+      /filter [all|none|STAGE]   /nick NAME   /stats   /help   /quit
 
     EXAMPLES:
       lanchat --nick alice                      # terminal 1
