@@ -34,7 +34,7 @@ let package = Package(
         .testTarget(name: "P2PTransportTests", dependencies: ["P2PTransport", "TestSupport"]),
         .testTarget(name: "ChatNodeTests", dependencies: ["ChatNode", "ChatStore", "TestSupport"]),
         // Runs the built `lanchat` binary end to end.
-        .testTarget(name: "LANChatCLITests", dependencies: ["LANChatCLI", "TestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "LANChatCLITests", dependencies: ["LANChatCLI", "ChatStore", "TestSupport"], exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )
