@@ -100,11 +100,20 @@ public struct CommandExecutor: Sendable {
             guard var current = window else { return try await run(.history(nil)) }
             let page: HistoryPage
             if older {
-                guard let cursor = current.olderPageCursor else { return historyResult(HistoryPage(room: current.room, messages: [], hasMoreBefore: false, hasMoreAfter: current.hasMoreAfter)) }
+                guard let cursor = current.olderPageCursor else {
+                    // At the top of what exists: the reader looks up, not at new messages.
+                    current.readerMoved(toBottom: false)
+                    window = current
+                    return historyResult(HistoryPage(room: current.room, messages: [], hasMoreBefore: false, hasMoreAfter: current.hasMoreAfter))
+                }
                 page = try await node.historyPage(current.room, before: cursor)
                 current.loadedOlder(page)
             } else {
-                guard let cursor = current.newerPageCursor else { return historyResult(HistoryPage(room: current.room, messages: [], hasMoreBefore: current.hasMoreBefore, hasMoreAfter: false)) }
+                guard let cursor = current.newerPageCursor else {
+                    current.readerMoved(toBottom: true)
+                    window = current
+                    return historyResult(HistoryPage(room: current.room, messages: [], hasMoreBefore: current.hasMoreBefore, hasMoreAfter: false))
+                }
                 page = try await node.historyPage(current.room, after: cursor)
                 current.loadedNewer(page)
             }
