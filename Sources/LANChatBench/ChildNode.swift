@@ -63,12 +63,11 @@ final class ChildNode: Sendable {
         try? input.fileHandleForWriting.close()
     }
 
-    /// Counts event lines by their kind without decoding them all: the
-    /// encoder sorts keys, so every line starts with `{"event":"<kind>"`.
+    /// Counts event lines by their kind without decoding them all (only
+    /// `ready` is parsed, for the port).
     private func readEvents(from fd: Int32) {
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         var line: [UInt8] = []
-        let prefix = Array(#"{"event":""#.utf8)
         while true {
             let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if count < 0 && errno == EINTR { continue }
@@ -76,10 +75,10 @@ final class ChildNode: Sendable {
             var start = 0
             for index in 0..<count where buffer[index] == 0x0A {
                 if line.isEmpty {
-                    handle(buffer[start..<index], prefix: prefix)
+                    handle(buffer[start..<index])
                 } else {
                     line.append(contentsOf: buffer[start..<index])
-                    handle(line[...], prefix: prefix)
+                    handle(line[...])
                     line.removeAll(keepingCapacity: true)
                 }
                 start = index + 1
@@ -89,30 +88,30 @@ final class ChildNode: Sendable {
         state.withLock { $0.exited = true }
     }
 
-    private func handle(_ line: ArraySlice<UInt8>, prefix: [UInt8]) {
-        guard line.count > prefix.count + 2, line.starts(with: prefix) else { return }
-        let kind = line.dropFirst(prefix.count).prefix(4)
+    private func handle(_ line: ArraySlice<UInt8>) {
         let now = ContinuousClock.now
-        switch Array(kind) {
-        case Array("mess".utf8):
+        // Keys are sorted, so "event" is not always first ("automatic" sorts before it).
+        if line.firstRange(of: Self.message) != nil {
             state.withLock { $0.messages += 1 }
-        case Array("peer".utf8):
-            let rest = line.dropFirst(prefix.count + 4).prefix(6)
+        } else if line.firstRange(of: Self.joined) != nil || line.firstRange(of: Self.left) != nil {
+            let joined = line.firstRange(of: Self.joined) != nil
             state.withLock { counts in
-                if rest.starts(with: Array("Joined".utf8)) { counts.peers += 1 }
-                if rest.starts(with: Array("Left".utf8)) { counts.peers -= 1 }
+                counts.peers += joined ? 1 : -1
                 if counts.peers >= meshSize, meshSize > 0, counts.meshAt == nil { counts.meshAt = now }
             }
-        case Array("read".utf8):
+        } else if line.firstRange(of: Self.ready) != nil {
             let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any]
             state.withLock { counts in
                 counts.port = object?["port"] as? Int
                 counts.readyAt = now
             }
-        default:
-            break
         }
     }
+
+    private static let message = Array(#""event":"message""#.utf8)
+    private static let joined = Array(#""event":"peerJoined""#.utf8)
+    private static let left = Array(#""event":"peerLeft""#.utf8)
+    private static let ready = Array(#""event":"ready""#.utf8)
 }
 
 /// Memory and CPU of a process, from /proc.

@@ -77,7 +77,14 @@ final class RawPeer: @unchecked Sendable {
         var seen = 0
         var timeout = timeval(tv_sec: 0, tv_usec: 200_000)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var lastPing = Date()
         while seen < count, Date() < deadline {
+            // The node hears nothing else from us: without this it would
+            // declare us dead after its dead-peer timeout while it sends.
+            if Date().timeIntervalSince(lastPing) > 1 {
+                try? write(P2PFrameCodec.encode(frame(.ping)))
+                lastPing = Date()
+            }
             let got = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if got == 0 { break }
             if got < 0 { continue }  // timeout or EINTR: check the deadline
