@@ -27,11 +27,21 @@ public struct LineFrameDecoder: Sendable {
     /// Adds received bytes. Throws `.lineTooLong` if a line in them (or the
     /// unterminated rest) would exceed the limit; nothing is buffered then.
     public mutating func append<Bytes: Collection<UInt8>>(_ bytes: Bytes) throws(FrameError) {
+        // Called from other modules, this generic is not specialised: scan a
+        // contiguous buffer rather than iterate the collection byte by byte
+        // through its witness table (which cost more than the JSON itself).
+        let failure = bytes.withContiguousStorageIfAvailable { appendContiguous($0) }
+            ?? Array(bytes).withUnsafeBufferPointer { appendContiguous($0) }
+        if let failure { throw failure }
+    }
+
+    /// `append` on contiguous bytes; the error is returned, not thrown.
+    private mutating func appendContiguous(_ bytes: UnsafeBufferPointer<UInt8>) -> FrameError? {
         // Scan first, so an over-long line is refused before it is stored.
         var newlineOffsets: [Int] = []
         var run = partialLength
-        var offset = 0
-        for byte in bytes {
+        for offset in 0..<bytes.count {
+            let byte = bytes[offset]
             if byte == 0x0A {
                 newlineOffsets.append(offset)
                 run = 0
@@ -40,16 +50,16 @@ public struct LineFrameDecoder: Sendable {
                 // One "\r" past the limit may still be the start of "\r\n",
                 // which does not count; any other byte there is too many.
                 if run > maxLineLength && !(run == maxLineLength + 1 && byte == 0x0D) {
-                    throw .lineTooLong(limit: maxLineLength)
+                    return .lineTooLong(limit: maxLineLength)
                 }
             }
-            offset += 1
         }
         compactIfWorthIt()
         let base = buffer.count
         buffer.append(contentsOf: bytes)
         for newline in newlineOffsets { lineEnds.append(base + newline) }
         partialLength = run
+        return nil
     }
 
     /// The next complete line without its terminator, or nil when more

@@ -31,7 +31,7 @@ extension ChatNode {
     }
 
     /// Stores and reports one chat-core event caused by `payload`.
-    private func apply(_ event: ChatEvent, from peer: NodeNumber, payload: P2PPayload) async {
+    func apply(_ event: ChatEvent, from peer: NodeNumber, payload: P2PPayload) async {
         switch event {
         case .message(let message):
             guard await persist(message) else { return }

@@ -36,6 +36,11 @@ public actor ChatNode {
     /// Catch-up answering budget per asking peer.
     var catchUpBudget: [NodeNumber: TokenBucket] = [:]
     public private(set) var state = State.idle
+    /// Transport events taken from the stream and not yet handled, in
+    /// arrival order (see ChatNode+Inbox.swift).
+    var inbox = TransportInbox()
+    /// The task handling `inbox`, while it has work.
+    var drainer: Task<Void, Never>?
     private var pump: Task<Void, Never>?
     private var ticker: Task<Void, Never>?
 
@@ -64,7 +69,7 @@ public actor ChatNode {
         pump = Task { [weak self] in
             for await event in events {
                 guard let self else { return }
-                await self.handle(event)
+                await self.accept(event)
             }
         }
         ticker = Task { [weak self] in
@@ -84,6 +89,7 @@ public actor ChatNode {
         ticker?.cancel()
         await transport.stop()
         await pump?.value
+        await drainer?.value  // every event the transport reported is handled
         emit(.stopped)
         eventSink.finish()
     }

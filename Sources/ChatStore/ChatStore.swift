@@ -101,11 +101,21 @@ public actor ChatStore {
     /// how many were new. All or nothing: on error none are stored.
     @discardableResult
     public func insert(contentsOf messages: [Message]) throws(StoreError) -> Int {
+        try insertNew(messages).count
+    }
+
+    /// Stores `messages` in one transaction (one commit, so one fsync with
+    /// `.full` durability, however many there are) and returns the ids that
+    /// were new; ids already stored, or repeated within `messages`, are
+    /// ignored after their first copy. All or nothing: on error none are
+    /// stored. The node group-commits received messages through this.
+    @discardableResult
+    public func insertNew(_ messages: [Message]) throws(StoreError) -> Set<MessageID> {
         let database = try db()
-        if messages.isEmpty { return 0 }
-        return try database.transaction { () throws(StoreError) -> Int in
+        if messages.isEmpty { return [] }
+        return try database.transaction { () throws(StoreError) -> Set<MessageID> in
             var rooms: [RoomID: RoomSummary] = [:]
-            var added = 0
+            var added = Set<MessageID>(minimumCapacity: messages.count)
             for message in messages {
                 let isNew = try database.withStatement(SQL.insertMessage) { statement throws(StoreError) -> Bool in
                     try statement.bind(message.id, at: 1)
@@ -123,7 +133,7 @@ public actor ChatStore {
                     logger.trace("duplicate \(message.id) in \(message.room) ignored")
                     continue
                 }
-                added += 1
+                added.insert(message.id)
                 var summary: RoomSummary
                 if let loaded = rooms[message.room] {
                     summary = loaded
@@ -136,6 +146,20 @@ public actor ChatStore {
             for summary in rooms.values { try save(summary) }
             return added
         }
+    }
+
+    /// Which of `ids` are stored (any room): one call for a whole batch.
+    public func storedIDs(among ids: [MessageID]) throws(StoreError) -> Set<MessageID> {
+        let database = try db()
+        var found = Set<MessageID>()
+        for id in ids {
+            let stored = try database.withStatement(SQL.containsMessage) { statement throws(StoreError) in
+                try statement.bind(id, at: 1)
+                return try statement.step()
+            }
+            if stored { found.insert(id) }
+        }
+        return found
     }
 
     /// Whether a message with this id is stored (any room).

@@ -1,0 +1,65 @@
+import Foundation
+
+/// Which rows run, in which order, and what happens to their results.
+enum BenchPlan {
+    /// Row keys for `--only`, in table order.
+    static let allKeys = ["latency", "dm", "receive", "send", "discovery", "store", "grouping", "idle", "flood", "codec"]
+
+    static func run(_ options: Options) async -> Int32 {
+        let machine = Machine.describe()
+        log("lanchat-bench\(options.quick ? " --quick" : ""): \(machine["cores"] ?? "?") cores, \(machine["cpu"] ?? "?"), \(machine["memory"] ?? "?")")
+        let baselines: CBaselines
+        do {
+            baselines = try CBaselines()
+        } catch {
+            log("cannot build the C baselines: \(error)")
+            return 1
+        }
+        defer { baselines.remove() }
+        let quick = options.quick
+        var rows: [BenchRow] = []
+        var failed = false
+        for key in allKeys where options.only?.contains(key) ?? true {
+            log("running \(key)...")
+            let started = ContinuousClock.now
+            do {
+                switch key {
+                case "latency": rows += try await NetworkRows.publicLatency(quick: quick, baselines: baselines)
+                case "dm":
+                    rows.append(try await NetworkRows.directAck(quick: quick, baselines: baselines, onDisk: false))
+                    rows.append(try await NetworkRows.directAck(quick: quick, baselines: baselines, onDisk: true))
+                case "receive": rows.append(try await NetworkRows.receiving(quick: quick, baselines: baselines))
+                case "send": rows.append(try await NetworkRows.sending(quick: quick, baselines: baselines))
+                case "discovery": rows.append(try await ProcessRows.discovery(quick: quick))
+                case "store": rows += try await StoreRows.run(quick: quick, baselines: baselines)
+                case "grouping": rows.append(StoreRows.grouping(quick: quick))
+                case "idle": rows.append(try await ProcessRows.idle(quick: quick))
+                case "flood": rows.append(try await ProcessRows.flood(quick: quick))
+                case "codec": rows.append(CodecRow.run(quick: quick))
+                default: break
+                }
+            } catch {
+                failed = true
+                log("\(key) failed: \(error)")
+                rows.append(BenchRow(key: key, figure: key, value: "failed", baseline: "-", target: "-", met: nil, note: "\(error)"))
+            }
+            log(String(format: "  %@ took %.1f s", key, Measure.seconds(ContinuousClock.now - started)))
+        }
+        print(BenchReport.table(rows))
+        print("\nmachine: \(machine.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", "))")
+        do {
+            try FileManager.default.createDirectory(
+                at: URL(fileURLWithPath: options.jsonPath).deletingLastPathComponent(), withIntermediateDirectories: true)
+            try BenchReport.json(rows, machine: machine, quick: quick).write(to: URL(fileURLWithPath: options.jsonPath))
+            log("results written to \(options.jsonPath)")
+        } catch {
+            log("cannot write \(options.jsonPath): \(error)")
+            failed = true
+        }
+        return failed ? 1 : 0
+    }
+
+    static func log(_ line: String) {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+}

@@ -1,0 +1,101 @@
+import ChatCore
+import ChatNode
+import ChatStore
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import P2PTransport
+
+/// Nodes running in this process, each a real `ChatNode` over a real
+/// `P2PService` on loopback, finding each other by broadcast to
+/// 127.255.255.255 on a discovery port of the benchmark's own.
+final class Cluster: Sendable {
+    struct Member: Sendable {
+        let identity: NodeIdentity
+        let node: ChatNode
+        let service: P2PService
+        let store: ChatStore
+    }
+
+    let members: [Member]
+    /// Public message texts seen by each node (key: text).
+    let messages = Arrivals()
+    /// Acknowledged DMs seen by the senders (key: "delivered").
+    let deliveries = Arrivals()
+    private let consumers: [Task<Void, Never>]
+
+    /// Starts `count` nodes; `storePath(i)` nil keeps node i's store in memory.
+    init(count: Int, discoveryPort: Int, storePath: (Int) -> String? = { _ in nil }) async throws {
+        var members: [Member] = []
+        for index in 0..<count {
+            let identity = NodeIdentity(number: .random(), nickname: "n\(index)")
+            var configuration = P2PConfiguration()
+            configuration.discoveryPort = discoveryPort
+            configuration.broadcastAddresses = ["127.255.255.255"]
+            configuration.capabilities = ["ack", "history"]
+            let store = try ChatStore(path: storePath(index), localNumber: identity.number)
+            let service = P2PService(identity: identity, configuration: configuration)
+            let node = ChatNode(identity: identity, transport: service, store: store)
+            members.append(Member(identity: identity, node: node, service: service, store: store))
+        }
+        self.members = members
+        let messages = self.messages, deliveries = self.deliveries
+        consumers = members.map { member in
+            Task {
+                for await event in member.node.events {
+                    switch event {
+                    case .message(let message) where message.senderNumber != member.identity.number:
+                        messages.saw(message.content)
+                    case .delivery(_, _, .delivered):
+                        deliveries.saw("delivered")
+                    default:
+                        break
+                    }
+                }
+            }
+        }
+        for member in members { try await member.node.start() }
+    }
+
+    /// Waits until every node links to every other; false at the deadline.
+    func waitForMesh(timeout: Duration) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            var complete = true
+            for member in members where await member.service.connectedPeers().count < members.count - 1 {
+                complete = false
+                break
+            }
+            if complete { return true }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return false
+    }
+
+    func stop() async {
+        for member in members { await member.node.stop() }
+        for consumer in consumers { await consumer.value }
+        for member in members { await member.store.close() }
+    }
+}
+
+/// Discovery ports for in-process and loopback runs: one per row, so rows
+/// never hear each other, from 38000..<40000 (below the tests' 40000..<60000)
+/// and free when taken, so no other run on this host shares it.
+enum BenchPorts {
+    static func freeDiscoveryPort() -> Int {
+        while true {
+            let port = Int.random(in: 38_000..<40_000)
+            let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+            defer { close(fd) }
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(port).bigEndian)
+            let bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            if bound == 0 { return port }
+        }
+    }
+}

@@ -1,0 +1,232 @@
+import ChatCore
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Rows measured on separate node processes: idle cost, memory under a
+/// flood, and discovery to a full mesh.
+enum ProcessRows {
+    struct Failure: Error, CustomStringConvertible { var description: String }
+
+    // MARK: Idle
+
+    static func idle(quick: Bool) async throws -> BenchRow {
+        let window = quick ? 5.0 : 15.0
+        let port = BenchPorts.freeDiscoveryPort()
+        let node = try ChildNode(arguments: ["--json", "--in-memory", "--nick", "idle", "--broadcast", "127.255.255.255",
+                                             "--discovery-port", "\(port)"])
+        defer { node.stop() }
+        guard await waitFor({ node.counts.readyAt != nil }, timeout: 20) else { throw Failure(description: "idle node did not start") }
+        let nodeFigures = try await sample(node.pid, settle: 2, window: window)
+        node.stop()
+        let empty = try ChildNode(arguments: ["--empty"], node: false)
+        defer { empty.stop() }
+        let emptyFigures = try await sample(empty.pid, settle: 2, window: window)
+        let met = nodeFigures.pss < 10 * 1024 && nodeFigures.cpu < 0.5
+        return BenchRow(
+            key: "idle", figure: "idle node (alone, beaconing): PSS, CPU over \(Int(window)) s",
+            value: "\(Measure.mib(nodeFigures.pss)), \(String(format: "%.2f", nodeFigures.cpu))% of a core",
+            baseline: "empty Swift process (same binary, sleeping): \(Measure.mib(emptyFigures.pss)), \(String(format: "%.2f", emptyFigures.cpu))%",
+            target: "< 10 MB, < 0.5% of a core", met: met,
+            numbers: ["pss_kib": nodeFigures.pss, "rss_kib": nodeFigures.rss, "cpu_percent": nodeFigures.cpu,
+                      "empty_pss_kib": emptyFigures.pss, "empty_rss_kib": emptyFigures.rss, "empty_cpu_percent": emptyFigures.cpu])
+    }
+
+    /// PSS and RSS (KiB) at the end, and CPU (% of one core) over `window`.
+    private static func sample(_ pid: Int32, settle: Double, window: Double) async throws -> (pss: Double, rss: Double, cpu: Double) {
+        try await Task.sleep(for: .seconds(settle))
+        guard let cpuStart = ProcessStats.cpuSeconds(pid) else { throw Failure(description: "no /proc/\(pid)/stat") }
+        let start = ContinuousClock.now
+        try await Task.sleep(for: .seconds(window))
+        guard let cpuEnd = ProcessStats.cpuSeconds(pid), let pss = ProcessStats.pss(pid), let rss = ProcessStats.rss(pid) else {
+            throw Failure(description: "process \(pid) gone")
+        }
+        return (pss, rss, (cpuEnd - cpuStart) / Measure.seconds(ContinuousClock.now - start) * 100)
+    }
+
+    // MARK: Flood
+
+    static func flood(quick: Bool) async throws -> BenchRow {
+        let total = quick ? 100_000 : 1_000_000
+        let directory = NSTemporaryDirectory() + "lanchat-bench-flood-\(getpid())"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let node = try ChildNode(arguments: ["--json", "--data-dir", directory, "--nick", "flooded", "--broadcast", "127.255.255.255",
+                                             "--discovery-port", "\(BenchPorts.freeDiscoveryPort())"])
+        defer { node.stop() }
+        guard await waitFor({ node.counts.port != nil }, timeout: 20), let port = node.counts.port else {
+            throw Failure(description: "flooded node did not start")
+        }
+        try await Task.sleep(for: .seconds(2))
+        guard let idle = ProcessStats.pss(node.pid) else { throw Failure(description: "no PSS") }
+        let peer = try RawPeer(port: port, nickname: "flood")
+        // Written in slices of 10k frames, encoded on the writer thread.
+        let deadline = Date().addingTimeInterval(quick ? 90 : 300)
+        let writer = Task {
+            await onThread { () -> Int in
+                var sent = 0
+                while sent < total, Date() < deadline {
+                    var bytes: [UInt8] = []
+                    let millis = Timestamp.millis(from: Date())
+                    for index in sent..<min(sent + 10_000, total) {
+                        bytes.append(contentsOf: P2PFrameCodec.encode(peer.frame(.publicMessage, content: NetworkRows.text(index), millis: millis)))
+                    }
+                    guard (try? peer.write(bytes)) != nil else { break }
+                    sent = min(sent + 10_000, total)
+                }
+                return sent
+            }
+        }
+        var peak = idle
+        var atTenth: Double?
+        let start = ContinuousClock.now
+        while node.counts.messages < total, Date() < deadline, !node.counts.exited {
+            try await Task.sleep(for: .milliseconds(250))
+            guard let pss = ProcessStats.pss(node.pid) else { break }
+            peak = max(peak, pss)
+            if atTenth == nil, node.counts.messages >= total / 10 { atTenth = pss }
+        }
+        let elapsed = Measure.seconds(ContinuousClock.now - start)
+        let stored = node.counts.messages
+        let end = ProcessStats.pss(node.pid) ?? .nan
+        _ = await writer.value
+        let growth = end - (atTenth ?? idle)
+        // Flat: the last 90% of the flood adds less than 8 MB (a history held
+        // in memory would grow by hundreds).
+        let met = stored == total && growth < 8 * 1024
+        var row = BenchRow(
+            key: "flood", figure: "node memory under a \(total / 1000)k-message flood (on disk, --json), PSS",
+            value: "end \(Measure.mib(end)), peak \(Measure.mib(peak)), at 10% \(Measure.mib(atTenth ?? .nan))",
+            baseline: "same node idle: \(Measure.mib(idle))", target: "flat (100-message room cap)", met: met,
+            numbers: ["idle_pss_kib": idle, "peak_pss_kib": peak, "end_pss_kib": end, "tenth_pss_kib": atTenth ?? .nan,
+                      "messages": Double(total), "stored": Double(stored), "seconds": elapsed,
+                      "per_second": Double(stored) / elapsed])
+        row.note = "flood of \(stored) messages took \(String(format: "%.1f", elapsed)) s (\(Measure.rate(Double(stored) / elapsed)) through the JSON front end)"
+        if stored != total { row.note += "; only \(stored) of \(total) were reported in time" }
+        return row
+    }
+
+    // MARK: Discovery
+
+    static func discovery(quick: Bool) async throws -> BenchRow {
+        let sizes = [10, 50]
+        let canUseNamespaces = getuid() == 0
+            && ["/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip"].contains { FileManager.default.isExecutableFile(atPath: $0) }
+        // Namespaces when root (the real thing: one network stack per node),
+        // and loopback always, for comparison.
+        let modes = canUseNamespaces ? [true, false] : [false]
+        let timeout = quick ? 20.0 : 30.0
+        var parts: [String] = []
+        var notes: [String] = []
+        var numbers: [String: Double] = ["beacon_interval_s": 2]
+        var met = true
+        for namespaces in modes {
+            let mode = namespaces ? "netns" : "loopback"
+            var results: [String] = []
+            for size in sizes {
+                let (mesh, fromLaunch, note) = try await meshTime(size: size, namespaces: namespaces, timeout: timeout)
+                numbers["\(mode)_mesh_\(size)_s"] = mesh
+                numbers["\(mode)_from_launch_\(size)_s"] = fromLaunch
+                met = met && mesh < 1
+                results.append(mesh.isFinite ? String(format: "%d: %.2f s", size, mesh) : "\(size): no mesh in \(Int(timeout)) s")
+                notes.append(String(format: "%@ %d nodes %.2f s from the first launch", mode, size, fromLaunch) + (note.map { " (\($0))" } ?? ""))
+            }
+            parts.append("\(mode) " + results.joined(separator: ", "))
+        }
+        var row = BenchRow(
+            key: "discovery", figure: "discovery to full mesh, 10 and 50 nodes (last node ready → all linked to all)",
+            value: parts.joined(separator: "; "), baseline: "beacon interval: 2 s", target: "< 1 s", met: met, numbers: numbers)
+        row.note = notes.joined(separator: "; ")
+        return row
+    }
+
+    /// Seconds from the last node's `ready` to a full mesh (infinity if none
+    /// within `timeout`), and from the first launch.
+    private static func meshTime(size: Int, namespaces: Bool, timeout: Double) async throws -> (Double, Double, String?) {
+        let network = namespaces ? try VirtualLAN(hosts: size) : nil
+        defer { network?.remove() }
+        let port = BenchPorts.freeDiscoveryPort()
+        let launch = ContinuousClock.now
+        var nodes: [ChildNode] = []
+        defer {
+            for node in nodes { node.requestStop() }
+            for node in nodes { node.stop() }
+        }
+        for index in 1...size {
+            var arguments = ["--json", "--in-memory", "--nick", "h\(index)"]
+            if let network {
+                arguments += ["--broadcast", network.broadcast]
+            } else {
+                arguments += ["--broadcast", "127.255.255.255", "--discovery-port", "\(port)"]
+            }
+            nodes.append(try ChildNode(arguments: arguments, namespace: network?.namespace(index), meshSize: size - 1))
+        }
+        let meshed = await waitFor({ nodes.allSatisfy { $0.counts.meshAt != nil } }, timeout: timeout)
+        let lastReady = nodes.compactMap { $0.counts.readyAt }.max() ?? launch
+        let meshAt = nodes.compactMap { $0.counts.meshAt }.max() ?? ContinuousClock.now
+        guard meshed else {
+            let linked = nodes.map { $0.counts.peers }
+            let ready = nodes.filter { $0.counts.readyAt != nil }.count
+            return (.infinity, .infinity, "\(ready) ready, peers per node \(linked.min() ?? 0)...\(linked.max() ?? 0)")
+        }
+        return (max(0, Measure.seconds(meshAt - lastReady)), Measure.seconds(meshAt - launch), nil)
+    }
+
+    static func waitFor(_ condition: () -> Bool, timeout: Double) async -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if condition() { return true }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return condition()
+    }
+}
+
+/// A virtual LAN of network namespaces (DESIGN.md): a bridge in a namespace
+/// of its own, and one namespace per host on 10.232.0.0/24. Removed by
+/// `remove()`; leftovers of an interrupted run are removed first.
+final class VirtualLAN: Sendable {
+    static let prefix = "lcb-"
+    let hosts: Int
+    let broadcast = "10.232.0.255"
+
+    init(hosts: Int) throws {
+        precondition(hosts < 250)
+        self.hosts = hosts
+        Self.removeLeftovers()
+        let sw = Self.prefix + "sw"
+        var commands: [[String]] = [["netns", "add", sw], ["-n", sw, "link", "add", "br0", "type", "bridge"], ["-n", sw, "link", "set", "br0", "up"]]
+        for index in 1...hosts {
+            let ns = namespace(index)
+            commands += [
+                ["netns", "add", ns],
+                ["link", "add", "\(Self.prefix)v\(index)", "netns", ns, "type", "veth", "peer", "name", "\(Self.prefix)p\(index)", "netns", sw],
+                ["-n", sw, "link", "set", "\(Self.prefix)p\(index)", "master", "br0", "up"],
+                ["-n", ns, "addr", "add", "10.232.0.\(index)/24", "brd", "+", "dev", "\(Self.prefix)v\(index)"],
+                ["-n", ns, "link", "set", "\(Self.prefix)v\(index)", "up"],
+                ["-n", ns, "link", "set", "lo", "up"],
+            ]
+        }
+        do {
+            for command in commands { try ChildProcess.run("/usr/bin/env", ["ip"] + command, timeout: 20) }
+        } catch {
+            remove()
+            throw error
+        }
+    }
+
+    func namespace(_ index: Int) -> String { "\(Self.prefix)h\(index)" }
+
+    func remove() { Self.removeLeftovers() }
+
+    /// Deletes every namespace named `lcb-*` (ours: the prefix is the
+    /// benchmark's own). Deleting a namespace deletes its veth ends too.
+    static func removeLeftovers() {
+        guard let list = try? ChildProcess.run("/usr/bin/env", ["ip", "netns", "list"], timeout: 20) else { return }
+        for line in list.split(separator: "\n") {
+            let name = String(line.split(separator: " ").first ?? "")
+            if name.hasPrefix(prefix) { _ = try? ChildProcess.run("/usr/bin/env", ["ip", "netns", "delete", name], timeout: 20) }
+        }
+    }
+}
