@@ -30,6 +30,7 @@ extension ChatNode {
             try await store.setDelivery(.queued, for: message.id)
         } catch { throw .store(error) }
         outbox.enqueue(payload, at: clock.uptime())
+        wakeTicker()
     }
 
     /// The peer declined: its waiting DMs will never be delivered.

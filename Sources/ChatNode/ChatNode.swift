@@ -43,6 +43,7 @@ public actor ChatNode {
     var drainer: Task<Void, Never>?
     private var pump: Task<Void, Never>?
     private var ticker: Task<Void, Never>?
+    private var tickerParking: CheckedContinuation<Void, Never>?
 
     public init(
         identity: NodeIdentity, transport: any PeerTransport, store: ChatStore,
@@ -74,6 +75,8 @@ public actor ChatNode {
         }
         ticker = Task { [weak self] in
             while !Task.isCancelled {
+                // An empty outbox needs no timer: an idle node does not wake.
+                await self?.parkWhileOutboxEmpty()
                 try? await Task.sleep(for: Self.tickInterval)
                 guard let self else { return }
                 await self.pumpOutbox()
@@ -87,6 +90,7 @@ public actor ChatNode {
         guard state == .running else { return }
         state = .stopped
         ticker?.cancel()
+        wakeTicker()
         await transport.stop()
         await pump?.value
         await drainer?.value  // every event the transport reported is handled
@@ -95,6 +99,18 @@ public actor ChatNode {
     }
 
     func emit(_ event: NodeEvent) { eventSink.yield(event) }
+
+    /// Suspends the outbox timer until something is queued (or the node stops).
+    private func parkWhileOutboxEmpty() async {
+        guard outbox.count == 0, state == .running else { return }
+        await withCheckedContinuation { tickerParking = $0 }
+    }
+
+    /// Resumes the outbox timer (an entry was queued, or the node stops).
+    func wakeTicker() {
+        tickerParking?.resume()
+        tickerParking = nil
+    }
 
     /// Brings back what the store kept: conversations with their request
     /// state, each room's newest messages and unread count, and the DMs
