@@ -148,7 +148,7 @@ args=(--run-id "$RUN" --prefix "$PREFIX" --workdir "$WORK" --bin "$BIN")
 # The driver runs in the background so a signal to this script is passed on
 # at once (bash defers traps while a foreground child runs); the driver
 # cleans up after itself, and on_exit removes whatever is left.
-env -u LANCHAT_BROADCAST python3 -u scripts/lan_test.py "${args[@]}" &
+env -u LANCHAT_BROADCAST PYTHONDONTWRITEBYTECODE=1 python3 -u scripts/lan_test.py "${args[@]}" &
 DRIVER=$!
 trap 'kill -INT $DRIVER 2>/dev/null || true; wait $DRIVER || true; exit 130' INT
 trap 'kill -TERM $DRIVER 2>/dev/null || true; wait $DRIVER || true; exit 143' TERM HUP
