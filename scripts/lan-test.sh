@@ -31,10 +31,14 @@ USAGE: scripts/lan-test.sh [options]
 
 OPTIONS:
   --hosts N         hosts on the virtual LAN (default 5; 3 with --quick; max 250)
-  --quick           3 hosts and the core scenarios (what CI runs)
+  --quick           3 hosts, every scenario with smaller bursts (what CI runs)
   --only LIST       comma-separated scenarios: discovery, fanout, dm-privacy,
-                    leave-crash, durability, partition, loss, slow-consumer
+                    leave-crash, durability, partition, loss, slow-consumer,
+                    and backlog (opt-in: 2500 missed messages to catch up)
                     (discovery always runs: it builds the mesh the others use)
+  --beacon-interval S
+                    the nodes' beacon interval (default 1, so a silent peer
+                    is dropped after 3 s); lanchat's own default is 2
   --keep-logs DIR   copy node logs, event logs and data directories to DIR
   --cleanup         remove namespaces and processes left by earlier runs
   -h, --help        show this help
@@ -75,7 +79,7 @@ cleanup_stale() {
     echo "lan-test.sh: removed $removed stale namespace(s)$([ $busy -gt 0 ] && echo ", left $busy of a live run" || true)"
 }
 
-HOSTS=""; QUICK=0; ONLY=""; KEEP=""; CLEANUP=0
+HOSTS=""; QUICK=0; ONLY=""; KEEP=""; CLEANUP=0; BEACON=1
 while [ $# -gt 0 ]; do
     case $1 in
         --hosts) HOSTS=${2:?--hosts needs N}; shift 2 ;;
@@ -83,6 +87,8 @@ while [ $# -gt 0 ]; do
         --quick) QUICK=1; shift ;;
         --only) ONLY=${2:?--only needs a list}; shift 2 ;;
         --only=*) ONLY=${1#*=}; shift ;;
+        --beacon-interval) BEACON=${2:?--beacon-interval needs S}; shift 2 ;;
+        --beacon-interval=*) BEACON=${1#*=}; shift ;;
         --keep-logs) KEEP=${2:?--keep-logs needs DIR}; shift 2 ;;
         --keep-logs=*) KEEP=${1#*=}; shift ;;
         --cleanup) CLEANUP=1; shift ;;
@@ -90,6 +96,9 @@ while [ $# -gt 0 ]; do
         *) echo "lan-test.sh: unknown option $1 (see --help)" >&2; exit 64 ;;
     esac
 done
+if ! [[ $BEACON =~ ^[0-9]+(\.[0-9]+)?$ ]]; then
+    echo "lan-test.sh: --beacon-interval wants seconds, such as 1 or 0.5" >&2; exit 64
+fi
 if [ -n "$HOSTS" ] && ! [[ $HOSTS =~ ^[0-9]+$ && $HOSTS -ge 3 && $HOSTS -le 250 ]]; then
     echo "lan-test.sh: --hosts wants a number from 3 to 250" >&2; exit 64
 fi
@@ -148,7 +157,7 @@ args=(--run-id "$RUN" --prefix "$PREFIX" --workdir "$WORK" --bin "$BIN")
 # The driver runs in the background so a signal to this script is passed on
 # at once (bash defers traps while a foreground child runs); the driver
 # cleans up after itself, and on_exit removes whatever is left.
-env -u LANCHAT_BROADCAST PYTHONDONTWRITEBYTECODE=1 python3 -u scripts/lan_test.py "${args[@]}" &
+env -u LANCHAT_BROADCAST PYTHONDONTWRITEBYTECODE=1 LAN_TEST_BEACON="$BEACON" python3 -u scripts/lan_test.py "${args[@]}" &
 DRIVER=$!
 trap 'kill -INT $DRIVER 2>/dev/null || true; wait $DRIVER || true; exit 130' INT
 trap 'kill -TERM $DRIVER 2>/dev/null || true; wait $DRIVER || true; exit 143' TERM HUP

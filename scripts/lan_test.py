@@ -16,11 +16,12 @@ The parts live in scripts/lantest/.
 """
 
 import argparse
+import os
 import signal
 import sys
 import time
 
-from lantest.common import ALL_SCENARIOS, BEACON, DEAD, QUICK_SCENARIOS, log, neighbour_table
+from lantest.common import ALL_SCENARIOS, BEACON, DEAD, EXTRA_SCENARIOS, LOG_FILES, QUICK_SCENARIOS, load_average, log, neighbour_table
 from lantest.fault_scenarios import FaultScenarios
 from lantest.harness import Harness
 from lantest.mesh_scenarios import MeshScenarios
@@ -55,19 +56,23 @@ def main():
     scenarios = QUICK_SCENARIOS if args.quick else ALL_SCENARIOS
     if args.only:
         wanted = [s.strip() for s in args.only.split(",") if s.strip()]
-        unknown = [s for s in wanted if s not in ALL_SCENARIOS]
+        known = ALL_SCENARIOS + EXTRA_SCENARIOS
+        unknown = [s for s in wanted if s not in known]
         if unknown:
-            print(f"lan-test.sh: unknown scenario {', '.join(unknown)}; known: {', '.join(ALL_SCENARIOS)}", file=sys.stderr)
+            print(f"lan-test.sh: unknown scenario {', '.join(unknown)}; known: {', '.join(known)}", file=sys.stderr)
             return 64
-        scenarios = ["discovery"] + [s for s in ALL_SCENARIOS if s in wanted and s != "discovery"]
+        scenarios = ["discovery"] + [s for s in known if s in wanted and s != "discovery"]
 
     def stop(signum, _frame):
         raise KeyboardInterrupt(f"signal {signum}")
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, stop)
 
+    os.makedirs(os.path.join(args.workdir, "logs"), exist_ok=True)
+    LOG_FILES.append(open(os.path.join(args.workdir, "logs", "run.log"), "a"))
     harness = Suite(args)
     started = time.monotonic()
+    load_before = load_average()
     neighbours_before = neighbour_table()
     interrupted = False
     try:
@@ -80,23 +85,27 @@ def main():
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         harness.shutdown()
-    print()
-    print(f"lanchat on a virtual LAN: {args.hosts} hosts, beacon {BEACON:g} s "
-          f"(dead-peer timeout {DEAD:g} s), {time.monotonic() - started:.0f} s")
-    print(table(harness.results))
+    report = ["", f"lanchat on a virtual LAN: {args.hosts} hosts, beacon {BEACON:g} s "
+              f"(dead-peer timeout {DEAD:g} s), {time.monotonic() - started:.0f} s; "
+              f"machine {load_before} before, {load_average()} after",
+              table(harness.results)]
     neighbours_after = neighbour_table()
     if neighbours_before and neighbours_after and neighbours_after[1] > neighbours_before[1]:
-        print(f"warning: the kernel's neighbour table (shared by every namespace on this machine, "
-              f"{neighbours_after[0]} entries now) overflowed {neighbours_after[1] - neighbours_before[1]} times "
-              f"during this run and dropped packets: is another namespace test running?")
+        report.append(f"warning: the kernel's neighbour table (shared by every namespace on this machine, "
+                      f"{neighbours_after[0]} entries now) overflowed {neighbours_after[1] - neighbours_before[1]} "
+                      f"times during this run and dropped packets: is another namespace test running?")
     failed = [r for r in harness.results if not r[1]]
+    status = 0
     if interrupted:
-        return 130
-    if failed or len(harness.results) < len(scenarios):
-        print(f"{len(failed)} scenario(s) failed" + ("" if len(harness.results) == len(scenarios) else
-              f", {len(scenarios) - len(harness.results)} not run"))
-        return 1
-    return 0
+        status = 130
+    elif failed or len(harness.results) < len(scenarios):
+        report.append(f"{len(failed)} scenario(s) failed" + ("" if len(harness.results) == len(scenarios) else
+                      f", {len(scenarios) - len(harness.results)} not run"))
+        status = 1
+    print("\n".join(report))
+    for f in LOG_FILES:
+        f.write("\n".join(report) + "\n")
+    return status
 
 
 if __name__ == "__main__":

