@@ -62,19 +62,29 @@ remove_ns() {
     ip netns del "$ns" 2>/dev/null || true
 }
 
+# A run is live while the lan-test.sh that recorded its pid runs.
+run_is_live() {
+    local pid
+    pid=$(cat "$STATE/$1.pid" 2>/dev/null || true)
+    [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && grep -q lan-test "/proc/$pid/cmdline" 2>/dev/null
+}
+
 cleanup_stale() {
-    local ns run pid removed=0 busy=0
+    local ns run dir f removed=0 busy=0
     for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep -E "^${PREFIX}[0-9a-f]{4}-(sw|h[0-9]+)\$" || true); do
         run=${ns#"$PREFIX"}; run=${run%%-*}
-        pid=$(cat "$STATE/$run.pid" 2>/dev/null || true)
-        if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && grep -q lan-test "/proc/$pid/cmdline" 2>/dev/null; then
-            busy=$((busy + 1)); continue
-        fi
+        if run_is_live "$run"; then busy=$((busy + 1)); continue; fi
         remove_ns "$ns"; removed=$((removed + 1))
+    done
+    for dir in /tmp/lanchat-lan-????.*; do
+        [ -d "$dir" ] || continue
+        run=${dir#/tmp/lanchat-lan-}; run=${run%%.*}
+        run_is_live "$run" || rm -rf "$dir"
     done
     for f in "$STATE"/*.pid; do
         [ -e "$f" ] || continue
-        pid=$(cat "$f"); kill -0 "$pid" 2>/dev/null || rm -f "$f"
+        run=$(basename "$f" .pid)
+        run_is_live "$run" || rm -f "$f"
     done
     echo "lan-test.sh: removed $removed stale namespace(s)$([ $busy -gt 0 ] && echo ", left $busy of a live run" || true)"
 }
@@ -132,8 +142,8 @@ BIN="$(swift build --show-bin-path)/lanchat"
 
 # ---- run -----------------------------------------------------------------
 RUN=$(od -An -N2 -tx1 /dev/urandom | tr -d ' \n')
-while [ -n "$(ns_of_run "$RUN")" ]; do RUN=$(od -An -N2 -tx1 /dev/urandom | tr -d ' \n'); done
-WORK=$(mktemp -d /tmp/lanchat-lan.XXXXXX)
+while [ -n "$(ns_of_run "$RUN")" ] || [ -e "$STATE/$RUN.pid" ]; do RUN=$(od -An -N2 -tx1 /dev/urandom | tr -d ' \n'); done
+WORK=$(mktemp -d "/tmp/lanchat-lan-$RUN.XXXXXX")
 mkdir -p "$STATE"; echo $$ > "$STATE/$RUN.pid"
 
 on_exit() {
