@@ -73,14 +73,20 @@ class MeshScenarios:
                 ids.add(norm(s.proc.reply(rid)["id"]))
         expected_texts = {f"chatter {k} from chatter" for k in range(1, bot_count + 1)}
 
-        def complete(node):
+        def missing(node):
             with node.proc.cond:
                 have = set(node.proc.messages)
                 bot_texts = {evs[0][1]["text"] for evs in node.proc.messages.values()
                              if evs[0][1]["from"] == chatter.number}
-            return ids <= have and expected_texts <= bot_texts
+            return len(ids - have), len(expected_texts - bot_texts)
 
-        wait_until("every node to hold every burst message", 60, lambda: all(complete(n) for n in self.nodes))
+        try:
+            wait_until("every node to hold every burst message", 60,
+                       lambda: all(missing(n) == (0, 0) for n in self.nodes))
+        except Failure:
+            short = {n.name: missing(n) for n in self.nodes if missing(n) != (0, 0)}
+            raise Failure(f"after 60 s {len(short)} node(s) lack messages (burst, bot): "
+                          + ", ".join(f"{k} {v}" for k, v in list(short.items())[:6]))
         last = 0.0
         dups = []
         for node in self.nodes:
