@@ -1,0 +1,176 @@
+"""The harness: sets the LAN up, starts nodes, waits for the mesh, runs
+scenarios (methods named scenario_<name>) and tears everything down."""
+
+import os
+import signal
+import subprocess
+import time
+
+from .common import SUBNET, Failure, log, wait_until
+from .lan import Lan
+from .node import Node
+
+
+class Harness:
+    def __init__(self, args):
+        self.args = args
+        self.binary = args.bin
+        self.work = args.workdir
+        self.lan = Lan(args.prefix, args.run_id, args.hosts)
+        self.nodes = []           # the --json nodes, one per host
+        self.bots = []            # bots that are running
+        self.results = []         # (scenario, ok, figure, detail)
+
+    # ---- setup ----------------------------------------------------------
+
+    def setup(self):
+        t0 = time.monotonic()
+        self.lan.create()
+        log(f"virtual LAN {self.lan.base}: {self.lan.hosts} hosts on {SUBNET}.0/24 "
+            f"(bridge in {self.lan.switch}), {time.monotonic() - t0:.1f} s")
+        self.nodes = [Node(self.lan, self.work, i, f"node{i}") for i in range(1, self.lan.hosts + 1)]
+        self.echo = Node(self.lan, self.work, self.lan.hosts, "echo", kind="echo")
+
+    def live(self):
+        """Every running node and bot."""
+        return [n for n in self.nodes + self.bots if n.procs and n.proc.alive()]
+
+    def mesh_gaps(self, among=None):
+        """Pairs not yet linked, as 'nodeA misses nodeB' strings."""
+        among = among or self.live()
+        gaps = []
+        for node in among:
+            if node.kind != "json":
+                continue
+            with node.proc.cond:
+                present = set(node.proc.present)
+            for other in among:
+                if other is not node and other.number not in present:
+                    gaps.append(f"{node.name} misses {other.name}")
+        return gaps
+
+    def wait_mesh(self, timeout=None, among=None):
+        timeout = timeout or (15 + 0.5 * len(self.nodes))
+        try:
+            wait_until("full mesh", timeout, lambda: not self.mesh_gaps(among), interval=0.05)
+        except Failure:
+            gaps = self.mesh_gaps(among)
+            self.log_counters()
+            self.dump_network()
+            raise Failure(f"no full mesh after {timeout:g} s: {len(gaps)} missing, e.g. {', '.join(gaps[:4])}")
+
+    def log_counters(self):
+        """Logs each live node's nonzero transport counters (for a failure)."""
+        for node in self.live():
+            if node.kind != "json":
+                continue
+            try:
+                counters = node.stats()["transport"]
+            except Failure as failure:
+                log(f"  {node.name}: {failure}")
+                continue
+            log(f"  {node.name} transport: " + ", ".join(f"{k}={v}" for k, v in sorted(counters.items()) if v))
+
+    def dump_network(self):
+        """Writes the LAN's state (links, counters, sockets, routes) to logs/network.txt."""
+        path = os.path.join(self.work, "logs", "network.txt")
+        with open(path, "a") as out:
+            def section(title, *argv):
+                out.write(f"\n## {title}\n")
+                out.write(subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True).stdout)
+            out.write(f"# {time.strftime('%H:%M:%S')}\n")
+            section("switch links", "ip", "-n", self.lan.switch, "-s", "-d", "link")
+            section("switch fdb", "bridge", "-n", self.lan.switch, "fdb", "show")
+            for i in range(1, min(self.lan.hosts, 3) + 1):
+                ns = self.lan.host(i)
+                section(f"{ns} addresses", "ip", "-n", ns, "-s", "addr")
+                section(f"{ns} routes", "ip", "-n", ns, "route", "show", "table", "all")
+                section(f"{ns} sockets", "ip", "netns", "exec", ns, "ss", "-uatnp")
+                section(f"{ns} nft", "ip", "netns", "exec", ns, "nft", "list", "ruleset")
+                section(f"{ns} snmp", "ip", "netns", "exec", ns, "cat", "/proc/net/snmp")
+        log("  network state written to logs/network.txt")
+
+    def restart(self, node):
+        node.start(self.binary)
+        return node.wait_ready()
+
+    def ensure_dm_open(self, a, b):
+        """a and b have an accepted conversation (a asks, b accepts)."""
+        state = self.dm_state(a, b)
+        if state == "accepted":
+            return
+        rid = a.proc.send({"cmd": "dm", "to": b.number, "text": f"hello {b.name}, from {a.name}"})
+        a.proc.reply(rid)
+        wait_until(f"{b.name} to see {a.name}'s request", 10, lambda: self.dm_state(b, a) == "incomingRequest")
+        b.proc.call({"cmd": "accept", "peer": a.number})
+        wait_until(f"{a.name} to see the accept", 10, lambda: self.dm_state(a, b) == "accepted")
+
+    @staticmethod
+    def dm_state(a, b):
+        with a.proc.cond:
+            for _, e in reversed(a.proc.events):
+                if e.get("event") == "dmState" and e.get("peer") == b.number:
+                    return e["state"]
+        return None
+
+    def wait_left(self, observers, gone, marks, timeout):
+        """Waits for a peerLeft about `gone` on every observer after its mark."""
+        def check():
+            seen = {}
+            for n in observers:
+                with n.proc.cond:
+                    for t, number, reason in n.proc.left[marks[n.name]:]:
+                        if number == gone.number:
+                            seen[n.name] = (t, reason)
+                            break
+            return seen if len(seen) == len(observers) else None
+        try:
+            return wait_until(f"everyone to see {gone.name} leave", timeout, check)
+        except Failure:
+            raise Failure(f"not every node saw {gone.name} leave within {timeout:g} s")
+
+    def record(self, scenario, ok, figure, detail=""):
+        self.results.append((scenario, ok, figure, detail))
+        mark = "PASS" if ok else "FAIL"
+        log(f"{scenario}: {mark}  {figure}{('  -- ' + detail) if detail else ''}")
+
+    def run(self, scenarios):
+        for name in scenarios:
+            fn = getattr(self, "scenario_" + name.replace("-", "_"))
+            log(f"--- {name}")
+            started = time.monotonic()
+            try:
+                figure = fn()
+                self.record(name, True, figure)
+            except Failure as failure:
+                self.record(name, False, "", str(failure))
+            except Exception as error:  # a harness error fails the scenario, not the run
+                self.record(name, False, "", f"harness error: {error!r}")
+            log(f"    ({time.monotonic() - started:.1f} s)")
+            if name == "discovery" and not self.results[-1][1]:
+                log("no mesh: the other scenarios cannot run")
+                break
+
+    def shutdown(self):
+        for node in self.nodes + self.bots + [getattr(self, "echo", None)]:
+            if node is None:
+                continue
+            for proc in node.procs:
+                if proc.alive():
+                    try:
+                        os.kill(proc.pid, signal.SIGCONT)
+                        proc.popen.terminate()   # SIGTERM: leave cleanly
+                    except ProcessLookupError:
+                        pass
+        deadline = time.monotonic() + 5
+        for node in self.nodes + self.bots + [getattr(self, "echo", None)]:
+            if node is None:
+                continue
+            for proc in node.procs:
+                try:
+                    proc.popen.wait(timeout=max(0.1, deadline - time.monotonic()))
+                except subprocess.TimeoutExpired:
+                    proc.popen.kill()
+                    proc.popen.wait()
+                proc.close_files()
+        self.lan.destroy()
