@@ -47,8 +47,18 @@ extension ChatNode {
         let allowed = budget.take(at: clock.uptime())
         catchUpBudget[peer] = budget
         guard allowed else {
-            counters.catchUpRefused += 1
-            logger.info("catch-up request from \(peer) refused: rate limit")
+            // Over budget: answer later rather than never, or the asker's
+            // page chain would stop here. One request per peer waits; a
+            // newer one replaces it (the older is refused).
+            counters.catchUpDeferred += 1
+            if deferredCatchUp.updateValue(request, forKey: peer) != nil {
+                counters.catchUpRefused += 1
+            } else {
+                Task { [weak self] in
+                    try? await Task.sleep(for: .seconds(1 / Self.catchUpRefillPerSecond))
+                    await self?.answerDeferredCatchUp(from: peer)
+                }
+            }
             return
         }
         let limit = max(1, min(request.limit ?? Self.catchUpPageSize, Self.catchUpPageSize))
@@ -86,6 +96,11 @@ extension ChatNode {
         await transport.send(reply, to: peer)
     }
 
+    private func answerDeferredCatchUp(from peer: NodeNumber) async {
+        guard let request = deferredCatchUp.removeValue(forKey: peer), directory[peer] != nil, state == .running else { return }
+        await answerCatchUp(request, from: peer)
+    }
+
     /// Merges a history reply: valid public messages we do not hold are
     /// stored in one transaction, added to the room in order, and reported.
     func absorbCatchUp(_ reply: P2PPayload, from peer: NodeNumber) async {
@@ -93,14 +108,14 @@ extension ChatNode {
         let now = clock.nowMillis()
         var fresh: [Message] = []
         var seen = Set<MessageID>()
+        let stored = (try? await store.storedIDs(among: frames.map(\.messageId))) ?? []
         for var frame in frames {
             guard frame.type == .publicMessage, let message = try? Message(from: Self.clamped(&frame, now: now), localNumber: identity.number),
                   seen.insert(message.id).inserted else {
                 counters.catchUpInvalid += 1
                 continue
             }
-            if (try? await store.contains(message.id)) == true { continue }
-            fresh.append(message)
+            if !stored.contains(message.id) { fresh.append(message) }
         }
         if !fresh.isEmpty {
             do {

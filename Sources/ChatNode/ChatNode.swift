@@ -35,6 +35,8 @@ public actor ChatNode {
     var linkLostAt: [NodeNumber: Int64] = [:]
     /// Catch-up answering budget per asking peer.
     var catchUpBudget: [NodeNumber: TokenBucket] = [:]
+    /// A catch-up request per peer waiting for budget.
+    var deferredCatchUp: [NodeNumber: P2PPayload] = [:]
     public private(set) var state = State.idle
     /// Transport events taken from the stream and not yet handled, in
     /// arrival order (see ChatNode+Inbox.swift).

@@ -11,7 +11,9 @@ public struct NodeCounters: Hashable, Sendable, Codable {
     public var duplicates = 0
     /// Timestamps more than `ChatNode.maxClockSkew` ahead, clamped.
     public var clampedTimestamps = 0
-    /// Catch-up requests refused by the rate limit.
+    /// Catch-up requests answered late because of the rate limit.
+    public var catchUpDeferred = 0
+    /// Catch-up requests dropped: a newer one from the same peer was waiting.
     public var catchUpRefused = 0
     /// Frames inside history replies that were not valid public messages.
     public var catchUpInvalid = 0

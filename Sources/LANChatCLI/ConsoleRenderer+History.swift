@@ -69,7 +69,7 @@ extension ConsoleRenderer {
             notice("rejected \(counters.rejected), unknown type \(counters.unknownType), duplicates \(counters.duplicates), "
                 + "clamped timestamps \(counters.clampedTimestamps)"),
             notice("acks sent \(counters.acksSent), DM retries \(counters.dmRetries), "
-                + "catch-up refused \(counters.catchUpRefused), invalid catch-up frames \(counters.catchUpInvalid)"),
+                + "catch-up deferred \(counters.catchUpDeferred), refused \(counters.catchUpRefused), invalid catch-up frames \(counters.catchUpInvalid)"),
             notice("transport: " + transport.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")),
         ]
     }

@@ -109,6 +109,7 @@ public actor JSONSession: FrontEnd {
                 reply["duplicates"] = counters.duplicates
                 reply["clampedTimestamps"] = counters.clampedTimestamps
                 reply["catchUpRefused"] = counters.catchUpRefused
+                reply["catchUpDeferred"] = counters.catchUpDeferred
                 reply["catchUpInvalid"] = counters.catchUpInvalid
                 reply["acksSent"] = counters.acksSent
                 reply["dmRetries"] = counters.dmRetries

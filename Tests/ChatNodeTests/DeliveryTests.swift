@@ -30,7 +30,14 @@ import TestSupport
     }
 
     static func storedPublic(_ node: TestNode) async throws -> Set<MessageID> {
-        Set(try await node.store.page(.publicRoom, after: nil, limit: 1000).map(\.id))
+        var ids = Set<MessageID>()
+        var cursor: HistoryCursor?
+        while true {
+            let page = try await node.store.page(.publicRoom, after: cursor, limit: 1000)
+            ids.formUnion(page.map(\.id))
+            guard page.count == 1000, let last = page.last else { return ids }
+            cursor = HistoryCursor(last)
+        }
     }
 
     /// Advances the manual clock in big steps so retries come due, until
@@ -151,6 +158,27 @@ import TestSupport
             let ids = node.messages().filter { $0.room == .publicRoom }.map(\.id)
             #expect(ids.count == Set(ids).count)
         }
+    }
+
+    @Test func aLongAbsenceIsCaughtUpPageByPageBeyondTheRateLimit() async throws {
+        let network = InMemoryNetwork()
+        let alice = try await TestNode("alice", number: 1, on: network)
+        let bob = try await TestNode("bob", number: 2, on: network)
+        try await alice.waitForPeers(1)
+        try await alice.node.sendPublic("before")
+        _ = try await bob.waitForMessage("before")
+        await network.cut(alice.identity.number, bob.identity.number)
+        try await alice.waitForPeers(0)
+        // More pages (of 200) than the answering budget's burst of 8.
+        let missed = 2_100
+        for n in 1...missed { try await alice.node.sendPublic("while away \(n)") }
+        await network.heal(alice.identity.number, bob.identity.number)
+        try await waitUntil("all caught up", within: .seconds(30)) {
+            try await Self.storedPublic(bob).count == missed + 1
+        }
+        #expect(await alice.node.statistics().catchUpDeferred > 0, "the rate limit was met, and answered later")
+        let ids = bob.messages().filter { $0.room == .publicRoom }.map(\.id)
+        #expect(ids.count == Set(ids).count)
     }
 
     @Test func declinedConversationStopsRetries() async throws {
