@@ -17,9 +17,6 @@ final class PeerLink {
         case established
     }
 
-    /// Inbound and without a finished hello: counts against the pending limits.
-    var isPending: Bool { direction == .inbound && phase != .established }
-
     /// Malformed lines tolerated on an established link before it is cut.
     static let malformedLimit = 3
 
@@ -82,6 +79,9 @@ final class PeerLink {
 
     /// The number this link is for: from the hello, else what we expect.
     var peerNumber: NodeNumber? { peer?.number ?? expectedNumber }
+
+    /// Inbound and without a finished hello: counts against the pending limits.
+    var isPending: Bool { direction == .inbound && phase != .established }
 
     func markClosed() { isClosed = true }
 }
