@@ -34,6 +34,8 @@ public struct P2PConfiguration: Sendable {
     public var maxReconnectDelay: Duration = .seconds(15)
     /// Optional features announced in the hello (e.g. "ack", "history").
     public var capabilities: [String] = []
+    /// Bounds on what peers and addresses may make this node do.
+    public var limits = PeerLimits()
 
     public init() {}
 
@@ -69,5 +71,6 @@ public struct P2PConfiguration: Sendable {
         guard maxQueuedBytesPerLink >= 64 * 1024 + 1 else {
             throw .invalidConfiguration("maxQueuedBytesPerLink must hold at least one 64 KiB frame")
         }
+        try limits.validate()
     }
 }

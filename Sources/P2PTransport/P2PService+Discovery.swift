@@ -56,42 +56,79 @@ extension P2PService {
             return
         }
         stats.beaconsReceived += 1
+        if let link = established[beacon.number], let peer = link.peer {
+            handleBeacon(beacon, from: source, about: link, peer: peer)
+            return
+        }
         let number = beacon.number
         switch beacon.kind {
         case .leave:
             directory.depart(number, instanceId: beacon.instanceId, at: now)
-            // Trusted only as a label: the link itself ends by its own
-            // leave frame or end of stream, which is then reported as a leave.
-            if let link = established[number], link.peer?.instanceId == beacon.instanceId {
-                link.leaveAnnounced = true
-            }
         case .beacon:
-            let observation = directory.observe(beacon, from: source.address, at: now)
-            switch observation {
-            case .departed:
+            switch directory.observe(beacon, from: source.address, at: now) {
+            case .departed, .refreshed:
                 return
             case .new, .restarted:
                 // Let the newcomer hear us now rather than at our next beacon,
                 // so whichever side must dial can (unicast replies on a shared
                 // port reach only one socket, so the answer is a broadcast).
                 answerBeacon()
-            case .changed, .refreshed:
+            case .changed:
                 break
             }
-            if let link = established[number], let peer = link.peer {
-                if peer.instanceId != beacon.instanceId {
-                    startProbe(link)
-                } else if peer.nickname != beacon.nickname || peer.stage != beacon.stage {
-                    var updated = peer
-                    updated.nickname = beacon.nickname
-                    updated.stage = beacon.stage
-                    link.peer = updated
-                    emit(.peerUpdated(updated))
-                }
-            } else if observation != .refreshed {
-                dialAnnouncedPeers()
+            dialAnnouncedPeers()
+        }
+    }
+
+    /// A datagram naming a peer we have a link to. The link, not the
+    /// datagram, is the evidence (a datagram is easy to forge): only the
+    /// address the link's hello announced may rename the peer or announce its
+    /// leave, and another instance claiming the number is believed only if
+    /// the link fails a ping (`startProbe`); until then the claim waits in
+    /// `pendingClaims` and the directory keeps the linked instance.
+    private func handleBeacon(_ beacon: DiscoveryBeacon, from source: IPv4Endpoint, about link: PeerLink, peer: PeerInfo) {
+        let announced = IPv4Endpoint(address: source.address, port: beacon.tcpPort)
+        let fromLink = announced == link.listenEndpoint
+        guard beacon.instanceId == peer.instanceId else {
+            if beacon.kind == .beacon {
+                pendingClaims[beacon.number] = (beacon, source)
+                startProbe(link)
+            }
+            return
+        }
+        guard fromLink else {
+            // The same node heard through another interface repeats what we
+            // know; anything else from elsewhere is someone else talking.
+            if beacon.kind == .leave || beacon.nickname != peer.nickname || beacon.stage != peer.stage
+                || beacon.tcpPort != link.listenEndpoint?.port {
+                stats.beaconConflicts += 1
+                logger.debug("ignored a \(beacon.kind) for \(beacon.number) from \(announced); its link is to \(peer.address)")
+            }
+            return
+        }
+        switch beacon.kind {
+        case .leave:
+            directory.depart(beacon.number, instanceId: beacon.instanceId, at: now)
+            // Trusted only as a label: the link itself ends by its own
+            // leave frame or end of stream, which is then reported as a leave.
+            link.leaveAnnounced = true
+        case .beacon:
+            _ = directory.observe(beacon, from: source.address, at: now)
+            if peer.nickname != beacon.nickname || peer.stage != beacon.stage {
+                var updated = peer
+                updated.nickname = beacon.nickname
+                updated.stage = beacon.stage
+                link.peer = updated
+                emit(.peerUpdated(updated))
             }
         }
+    }
+
+    /// The probe of `number`'s link found it dead: the instance that claimed
+    /// the number meanwhile is the one to dial now.
+    func acceptPendingClaim(for number: NodeNumber) {
+        guard let claim = pendingClaims.removeValue(forKey: number) else { return }
+        if directory.observe(claim.beacon, from: claim.source.address, at: now) != .departed { answerBeacon() }
     }
 
     /// An extra beacon, at most one per `answerBeaconGap`.

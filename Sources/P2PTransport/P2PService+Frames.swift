@@ -7,6 +7,8 @@ extension P2PService {
     static let readsPerWakeup = 4
 
     func readFrames(from link: PeerLink) {
+        // A throttled link is read again once its budget refills (`tick`).
+        guard !link.isThrottled else { return }
         for _ in 0..<Self.readsPerWakeup {
             let outcome: ReadOutcome
             do {
@@ -24,29 +26,59 @@ extension P2PService {
                 return
             case .bytes(let count):
                 do {
-                    try link.codec.append(readBuffer[0..<count])
+                    try link.lines.append(readBuffer[0..<count])
                 } catch {
                     stats.overlong += 1
                     drop(link, .violation("\(error)"))
                     return
                 }
                 decodeFrames(on: link)
-                if link.isClosed { return }
+                if link.isClosed || link.isThrottled { return }
             }
         }
         loop?.arm(link.fd, read: true)
     }
 
+    /// A throttled link whose budget may have refilled: decodes what it
+    /// holds and, if the budget lasts, reads again.
+    func resumeReading(_ link: PeerLink) {
+        guard link.isThrottled, !link.isClosed else { return }
+        link.isThrottled = false
+        decodeFrames(on: link)
+        if !link.isClosed, !link.isThrottled { loop?.arm(link.fd, read: true) }
+    }
+
+    /// Decodes the complete lines received so far, as far as the link's
+    /// budget (`PeerLimits.framesPerSecond`) pays for them. A line it cannot
+    /// pay for waits, and the link is not read meanwhile: the peer's own
+    /// TCP buffers hold the rest, so a flood costs the node neither memory
+    /// nor more than its share of time.
     private func decodeFrames(on link: PeerLink) {
         while !link.isClosed {
-            let payload: P2PPayload?
+            let line: ArraySlice<UInt8>
+            if let unpaid = link.unpaidLine {
+                line = unpaid[...]
+            } else if let next = link.lines.nextLine() {
+                line = next
+            } else {
+                return
+            }
+            guard link.budget.take(configuration.limits.frameCost(byteCount: line.count), at: now) else {
+                if link.unpaidLine == nil {
+                    link.unpaidLine = Array(line)
+                    stats.rateLimited += 1
+                }
+                link.isThrottled = true
+                return
+            }
+            link.unpaidLine = nil
+            let payload: P2PPayload
             do {
-                payload = try link.codec.decode()
+                payload = try P2PFrameCodec.decodeLine(line, using: link.decoder)
             } catch {
                 rejectMalformed(error, on: link)
                 continue
             }
-            guard let payload else { return }
             link.lastReceivedAt = now
             switch link.phase {
             case .connecting:
@@ -90,6 +122,13 @@ extension P2PService {
             drop(link, .violation("frame claims sender \(payload.senderNumber) on the link of \(peer.number)"))
             return
         }
+        // A repeated id is a replay (or a confused peer); only a DM retry
+        // may repeat, so the node can acknowledge it again.
+        let isDirectMessageRetry = payload.type.carriesChatText && payload.type.isDirect
+        if !isDirectMessageRetry, !link.recentIDs.insert(payload.messageId) {
+            stats.duplicateFrames += 1
+            return
+        }
         noteIdentity(of: payload, on: link)
         switch payload.type {
         case .hello:
@@ -100,6 +139,7 @@ extension P2PService {
             if let probe = link.probe, payload.refId == probe.ping {
                 // Alive: whoever else announced this number is refused.
                 link.probe = nil
+                pendingClaims[peer.number] = nil
                 stats.identityConflicts += 1
                 logger.notice("\(peer.number) still answers on its link; another instance claiming its number is refused")
                 refuseHeldLinks(for: peer.number)

@@ -17,6 +17,7 @@ extension P2PService {
             return
         }
         link.peer = peer
+        link.listenEndpoint = hello.listenPort.map { IPv4Endpoint(address: link.remote.address, port: $0) }
         if let index = link.staticIndex { staticPeers[index].number = peer.number }
         switch link.direction {
         case .inbound: admitInbound(link, peer: peer)

@@ -18,7 +18,8 @@ extension P2PService {
             return
         }
         let link = PeerLink(id: takeToken(), fd: connection.fd, direction: .outbound, remote: endpoint,
-                            phase: .connecting, openedAt: now, queueLimit: configuration.maxQueuedBytesPerLink)
+                            phase: .connecting, openedAt: now, queueLimit: configuration.maxQueuedBytesPerLink,
+                            limits: configuration.limits)
         link.expectedNumber = expecting
         link.staticIndex = staticIndex
         links[link.id] = link
@@ -57,19 +58,45 @@ extension P2PService {
                 return
             }
             guard let (fd, remote) = accepted else { return }
-            guard links.count < Self.maxLinks else {
-                logger.warning("refused a connection from \(remote): \(Self.maxLinks) links open")
+            if let refusal = admissionRefusal(from: remote) {
+                logger.debug("refused a connection from \(remote): \(refusal)")
                 Socket.close(fd)
                 continue
             }
             let link = PeerLink(id: takeToken(), fd: fd, direction: .inbound, remote: remote,
-                                phase: .handshaking, openedAt: now, queueLimit: configuration.maxQueuedBytesPerLink)
+                                phase: .handshaking, openedAt: now, queueLimit: configuration.maxQueuedBytesPerLink,
+                                limits: configuration.limits)
             links[link.id] = link
             stats.linksAccepted += 1
             loop.register(fd, token: link.id)
             loop.arm(fd, read: true)
             logger.debug("accepted a connection from \(remote)")
         }
+    }
+
+    /// Applies the connection limits (`PeerLimits`) to a new inbound
+    /// connection: why it must be closed at once, or nil to take it (after
+    /// closing the oldest unfinished handshake if the pending total is full).
+    private func admissionRefusal(from remote: IPv4Endpoint) -> String? {
+        let limits = configuration.limits
+        guard links.count < limits.maxLinks else {
+            stats.refusedLinkCap += 1
+            return "\(limits.maxLinks) links open"
+        }
+        guard connectionGate.admit(remote.address, at: now) else {
+            stats.refusedConnectionRate += 1
+            return "more than \(limits.connectionBurstPerAddress) connections, then \(limits.connectionsPerSecondPerAddress)/s, from \(remote.host)"
+        }
+        let pending = links.values.filter(\.isPending)
+        guard pending.count(where: { $0.remote.address == remote.address }) < limits.maxPendingLinksPerAddress else {
+            stats.refusedPendingPerAddress += 1
+            return "\(limits.maxPendingLinksPerAddress) connections from \(remote.host) have not finished their hello"
+        }
+        if pending.count >= limits.maxPendingLinks, let oldest = pending.min(by: { $0.id < $1.id }) {
+            stats.evictedPending += 1
+            drop(oldest, .timedOut("\(limits.maxPendingLinks) connections without a hello; the oldest makes room"))
+        }
+        return nil
     }
 
     func sendHello(on link: PeerLink) {
@@ -157,6 +184,9 @@ extension P2PService {
             return
         }
         established[number] = nil
+        // Another instance claimed the number while this link lived: with
+        // the link gone, that claim is the best news of the peer.
+        acceptPendingClaim(for: number)
         let reason: PeerLeaveReason
         switch cause {
         case .left: reason = .left

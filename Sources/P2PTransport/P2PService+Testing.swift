@@ -30,4 +30,15 @@ extension P2PService {
     func dialForTesting(port: Int) {
         dial(IPv4Endpoint(address: 0x7F00_0001, port: port), expecting: nil, staticIndex: nil)
     }
+
+    /// The announcement the directory holds for `number`: instance id and
+    /// the endpoint it would dial.
+    func announcementForTesting(_ number: NodeNumber) -> (instanceId: String, endpoint: String)? {
+        directory[number].map { ($0.instanceId, $0.endpoint.description) }
+    }
+
+    /// Received bytes held for links (lines not yet decoded), at most.
+    func largestInputBacklogForTesting() -> Int {
+        links.values.map { $0.lines.bufferedByteCount + ($0.unpaidLine?.count ?? 0) }.max() ?? 0
+    }
 }

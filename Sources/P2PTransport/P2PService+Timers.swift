@@ -20,7 +20,8 @@ extension P2PService {
         dialAnnouncedPeers()
         dialStaticPeers()
         for link in links.values.sorted(by: { $0.id < $1.id }) where !link.isClosed {
-            checkDeadlines(of: link, at: now)
+            if link.isThrottled { resumeReading(link) }
+            if !link.isClosed { checkDeadlines(of: link, at: now) }
         }
     }
 

@@ -22,8 +22,6 @@ public actor P2PService: PeerTransport {
     static let discoveryToken = 1
     static let listenerToken = 2
     static let firstLinkToken = 3
-    /// Links (any phase) beyond which new inbound connections are refused.
-    static let maxLinks = 512
     /// Beacons sent at start, this far apart, before the jittered schedule.
     static let startBurst = 3
     static let burstGap: Duration = .milliseconds(100)
@@ -55,6 +53,12 @@ public actor P2PService: PeerTransport {
     /// The one established link per peer.
     var established: [NodeNumber: PeerLink] = [:]
     var directory: PeerDirectory
+    /// Inbound connection attempts per source address.
+    var connectionGate: ConnectionGate
+    /// Beacons from a new instance of a linked peer's number, waiting for
+    /// the probe of the link (see `startProbe`): applied if the link turns
+    /// out dead, forgotten if it answers.
+    var pendingClaims: [NodeNumber: (beacon: DiscoveryBeacon, source: IPv4Endpoint)] = [:]
     var stats = TransportCounters()
     var messageIDs = MessageIDGenerator()
     var nextToken = P2PService.firstLinkToken
@@ -77,6 +81,8 @@ public actor P2PService: PeerTransport {
         self.logger = logger
         instance = InstanceID.make()
         directory = PeerDirectory(backoffBase: configuration.reconnectDelay, backoffCap: configuration.maxReconnectDelay)
+        connectionGate = ConnectionGate(burst: configuration.limits.connectionBurstPerAddress,
+                                        perSecond: configuration.limits.connectionsPerSecondPerAddress)
         (events, eventSink) = AsyncStream.makeStream(of: TransportEvent.self)
     }
 

@@ -34,7 +34,21 @@ final class PeerLink {
     var staticIndex: Int?
     /// The peer as its hello stated; set from the hello on.
     var peer: PeerInfo?
-    var codec = P2PFrameCodec()
+    /// Where the peer accepts links: this link's remote address with the
+    /// hello's `listenPort`. Beacons about the peer must come from here.
+    var listenEndpoint: IPv4Endpoint?
+    /// Splits received bytes into lines (64 KiB at most, enforced as bytes
+    /// arrive); `decoder` turns each into a frame.
+    var lines = LineFrameDecoder(maxLineLength: P2PFrameCodec.maxLineLength)
+    let decoder = JSONDecoder()
+    /// What frames may still cost this link now (see `PeerLimits`).
+    var budget: TokenBucket
+    /// A line taken from `lines` that the budget could not pay for yet.
+    var unpaidLine: [UInt8]?
+    /// Reading is paused until the budget pays for `unpaidLine`.
+    var isThrottled = false
+    /// Recent frame ids, to drop a frame repeated on this link.
+    var recentIDs: RecentIDs
     var output: OutboundQueue
     var lastReceivedAt: Duration
     var lastSentAt: Duration
@@ -48,7 +62,7 @@ final class PeerLink {
     private(set) var isClosed = false
 
     init(id: Int, fd: Int32, direction: LinkDirection, remote: IPv4Endpoint, phase: Phase,
-         openedAt: Duration, queueLimit: Int) {
+         openedAt: Duration, queueLimit: Int, limits: PeerLimits) {
         self.id = id
         self.fd = fd
         self.direction = direction
@@ -56,6 +70,8 @@ final class PeerLink {
         self.phase = phase
         self.openedAt = openedAt
         output = OutboundQueue(limit: queueLimit)
+        budget = TokenBucket(capacity: Double(limits.frameBurst), perSecond: limits.framesPerSecond)
+        recentIDs = RecentIDs(capacity: limits.recentIDsPerLink)
         lastReceivedAt = openedAt
         lastSentAt = openedAt
         writeProgressAt = openedAt
@@ -63,6 +79,9 @@ final class PeerLink {
 
     /// The number this link is for: from the hello, else what we expect.
     var peerNumber: NodeNumber? { peer?.number ?? expectedNumber }
+
+    /// Inbound and without a finished hello: counts against the pending limits.
+    var isPending: Bool { direction == .inbound && phase != .established }
 
     func markClosed() { isClosed = true }
 }

@@ -24,14 +24,19 @@ final class PollLoop: Sendable {
         var readiness: Readiness
     }
 
-    private struct Registration {
-        var token: Int
-        var wantsRead = false
-        var wantsWrite = false
-    }
-
+    /// The poll(2) set, kept between rounds and changed in place, so a
+    /// round costs a copy and a scan, not a rebuild: with hundreds of idle
+    /// connections open (a slowloris crowd) the loop stays quick.
+    ///
+    /// Entry 0 is the wake pipe. The others are in registration order,
+    /// except that removing one moves the last into its place; the discovery
+    /// socket, registered first, therefore stays ahead of every link (see
+    /// `run`). A descriptor with no interest is stored negated (`~fd`), which
+    /// poll(2) skips, so a hung-up socket nobody asked about does not spin.
     private struct State {
-        var registrations: [Int32: Registration] = [:]
+        var pollSet: [pollfd] = []
+        var tokens: [Int] = []
+        var slots: [Int32: Int] = [:]
         var stopping = false
         /// Set once the wake pipe is closed, so nobody writes to a
         /// descriptor number that may already belong to someone else.
@@ -47,6 +52,11 @@ final class PollLoop: Sendable {
     init() throws(TransportError) {
         (wakeReader, wakeWriter) = try Socket.makeWakePipe()
         (events, continuation) = AsyncStream.makeStream(of: Event.self)
+        let reader = wakeReader
+        state.withLock { state in
+            state.pollSet = [pollfd(fd: reader, events: Int16(POLLIN), revents: 0)]
+            state.tokens = [0]
+        }
     }
 
     /// Starts the polling thread; it runs until `stop()`.
@@ -58,16 +68,26 @@ final class PollLoop: Sendable {
 
     /// Watches `fd` under `token`, with no interest yet.
     func register(_ fd: Int32, token: Int) {
-        state.withLock { $0.registrations[fd] = Registration(token: token) }
+        state.withLock { state in
+            let entry = pollfd(fd: ~fd, events: 0, revents: 0)
+            if let slot = state.slots[fd] {
+                state.pollSet[slot] = entry
+                state.tokens[slot] = token
+            } else {
+                state.slots[fd] = state.pollSet.count
+                state.pollSet.append(entry)
+                state.tokens.append(token)
+            }
+        }
     }
 
     /// Asks for one readiness report for `fd` (added to any pending interest).
     func arm(_ fd: Int32, read: Bool = false, write: Bool = false) {
         state.withLock { state in
-            guard var registration = state.registrations[fd] else { return }
-            registration.wantsRead = registration.wantsRead || read
-            registration.wantsWrite = registration.wantsWrite || write
-            state.registrations[fd] = registration
+            guard let slot = state.slots[fd] else { return }
+            if read { state.pollSet[slot].events |= Int16(POLLIN) }
+            if write { state.pollSet[slot].events |= Int16(POLLOUT) }
+            if state.pollSet[slot].events != 0 { state.pollSet[slot].fd = fd }
             wake(state)
         }
     }
@@ -77,7 +97,16 @@ final class PollLoop: Sendable {
     /// open (and hold back its FIN) until the next event.
     func remove(_ fd: Int32) {
         state.withLock { state in
-            state.registrations[fd] = nil
+            guard let slot = state.slots.removeValue(forKey: fd) else { return }
+            let last = state.pollSet.count - 1
+            if slot != last {
+                state.pollSet[slot] = state.pollSet[last]
+                state.tokens[slot] = state.tokens[last]
+                let moved = state.pollSet[slot].fd
+                state.slots[moved < 0 ? ~moved : moved] = slot
+            }
+            state.pollSet.removeLast()
+            state.tokens.removeLast()
             wake(state)
         }
     }
@@ -103,24 +132,9 @@ final class PollLoop: Sendable {
         var ready: [Event] = []
         while true {
             let stopping = state.withLock { state -> Bool in
-                if state.stopping { return true }
-                pollSet.removeAll(keepingCapacity: true)
-                tokens.removeAll(keepingCapacity: true)
-                pollSet.append(pollfd(fd: wakeReader, events: Int16(POLLIN), revents: 0))
-                tokens.append(0)
-                // Token order is registration order, so the discovery socket
-                // (registered first) is reported before links that became
-                // ready in the same round: a leave datagram then arrives
-                // before the end of stream it explains.
-                for (fd, registration) in state.registrations.sorted(by: { $0.value.token < $1.value.token }) {
-                    var interest: Int16 = 0
-                    if registration.wantsRead { interest |= Int16(POLLIN) }
-                    if registration.wantsWrite { interest |= Int16(POLLOUT) }
-                    guard interest != 0 else { continue }
-                    pollSet.append(pollfd(fd: fd, events: interest, revents: 0))
-                    tokens.append(registration.token)
-                }
-                return false
+                pollSet = state.pollSet
+                tokens = state.tokens
+                return state.stopping
             }
             if stopping { break }
             let result = poll(&pollSet, nfds_t(pollSet.count), -1)
@@ -133,20 +147,26 @@ final class PollLoop: Sendable {
             if pollSet[0].revents != 0 { drainWakePipe() }
             ready.removeAll(keepingCapacity: true)
             state.withLock { state in
+                // In set order, so the discovery socket is reported before
+                // links that became ready in the same round: a leave
+                // datagram then arrives before the end of stream it explains.
                 for index in pollSet.indices.dropFirst() where pollSet[index].revents != 0 {
                     let fd = pollSet[index].fd
-                    guard var registration = state.registrations[fd], registration.token == tokens[index] else { continue }
+                    // Removed meanwhile, or the number now belongs to a new registration.
+                    guard let slot = state.slots[fd], state.tokens[slot] == tokens[index] else { continue }
                     let revents = Int32(pollSet[index].revents)
                     let failed = revents & (Int32(POLLHUP) | Int32(POLLERR) | Int32(POLLNVAL)) != 0
-                    if registration.wantsRead, failed || revents & Int32(POLLIN) != 0 {
-                        registration.wantsRead = false
-                        ready.append(Event(token: registration.token, readiness: .readable))
+                    var interest = state.pollSet[slot].events
+                    if interest & Int16(POLLIN) != 0, failed || revents & Int32(POLLIN) != 0 {
+                        interest &= ~Int16(POLLIN)
+                        ready.append(Event(token: tokens[index], readiness: .readable))
                     }
-                    if registration.wantsWrite, failed || revents & Int32(POLLOUT) != 0 {
-                        registration.wantsWrite = false
-                        ready.append(Event(token: registration.token, readiness: .writable))
+                    if interest & Int16(POLLOUT) != 0, failed || revents & Int32(POLLOUT) != 0 {
+                        interest &= ~Int16(POLLOUT)
+                        ready.append(Event(token: tokens[index], readiness: .writable))
                     }
-                    state.registrations[fd] = registration
+                    state.pollSet[slot].events = interest
+                    if interest == 0 { state.pollSet[slot].fd = ~fd }
                 }
             }
             for event in ready { continuation.yield(event) }

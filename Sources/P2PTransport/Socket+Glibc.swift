@@ -15,13 +15,19 @@ enum ReadOutcome: Equatable, Sendable {
 /// call. Descriptors are plain `Int32`s owned by `P2PService`, which closes
 /// each exactly once.
 enum Socket {
+    /// Connections the kernel queues before `accept`. Deep, so a storm of
+    /// connections is accepted and refused by the node's own limits rather
+    /// than dropped by the kernel, which would make a real peer caught in
+    /// it wait for SYN retries (1 s, then 3 s, ...). Capped by somaxconn.
+    static let listenBacklog: Int32 = 1024
+
     /// A TCP listener on all IPv4 interfaces; `port` 0 picks an ephemeral port.
     static func makeTCPListener(port: Int) throws(TransportError) -> Int32 {
         let fd = try make(type: SOCK_STREAM)
         do throws(TransportError) {
             try setFlag(fd, SO_REUSEADDR, "SO_REUSEADDR")
             try bind(fd, to: IPv4Endpoint(address: 0, port: port))
-            try check(Glibc.listen(fd, 128), "listen")
+            try check(Glibc.listen(fd, listenBacklog), "listen")
         } catch {
             Glibc.close(fd)
             throw error

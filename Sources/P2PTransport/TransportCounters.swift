@@ -41,6 +41,30 @@ public struct TransportCounters: Hashable, Sendable, Codable {
     public var identityConflicts = 0
     /// Datagrams on the discovery port that were not a valid beacon.
     public var malformedBeacons = 0
+    /// Beacons or leave datagrams naming a linked peer, with its instance
+    /// id, from an address or port other than its link's, that would have
+    /// changed something (names, port, a leave): ignored.
+    public var beaconConflicts = 0
+
+    // Limits on what peers may make the node do (`PeerLimits`).
+
+    /// Inbound connections closed at once: `maxLinks` links were open.
+    public var refusedLinkCap = 0
+    /// Inbound connections closed at once: their address was over its
+    /// connection-attempt rate.
+    public var refusedConnectionRate = 0
+    /// Inbound connections closed at once: their address had
+    /// `maxPendingLinksPerAddress` connections without a finished hello.
+    public var refusedPendingPerAddress = 0
+    /// Connections without a finished hello closed to make room for a new
+    /// one (`maxPendingLinks` reached; the oldest goes).
+    public var evictedPending = 0
+    /// Times a link's reading was paused because its frames were over the
+    /// per-link rate (`framesPerSecond`); it resumes as the budget refills.
+    public var rateLimited = 0
+    /// Frames repeating a message id recently seen on the same link (DM
+    /// retries excepted): dropped.
+    public var duplicateFrames = 0
 
     public init() {}
 }

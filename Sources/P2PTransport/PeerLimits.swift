@@ -1,0 +1,57 @@
+/// What one peer (or one address on the LAN) may make a node do before it
+/// is refused, throttled or cut off. Anyone on the LAN can connect, so every
+/// resource a connection can claim has a bound here; README's "Limits a
+/// peer meets" lists them with their defaults.
+///
+/// The defaults leave room for many nodes on one host (they all connect
+/// from 127.0.0.1) and for bots; tests raise or lower single limits.
+public struct PeerLimits: Sendable, Hashable {
+    /// Links in any phase; connections beyond it are closed at once.
+    public var maxLinks = 512
+    /// Inbound connections that have not finished the hello, in all. When a
+    /// new one would exceed it, the oldest unfinished one is closed, so a
+    /// crowd of idle connections cannot lock real peers out.
+    public var maxPendingLinks = 128
+    /// Inbound connections without a finished hello from one IP address;
+    /// beyond it, new ones from that address are closed at once.
+    public var maxPendingLinksPerAddress = 32
+    /// Connection attempts one IP address may make: a burst of this many,
+    /// then `connectionsPerSecondPerAddress`. Over it: closed at once.
+    public var connectionBurstPerAddress = 64
+    public var connectionsPerSecondPerAddress = 16.0
+    /// Frames one link may deliver: a burst of `frameBurst`, then
+    /// `framesPerSecond`, where a frame costs one token plus one for each
+    /// full `bytesPerFrameToken` of its line. A link over its budget is not
+    /// read until the budget refills, so TCP makes the sender wait: nothing
+    /// is lost, and the node holds at most a few reads per link.
+    public var frameBurst = 2_000
+    public var framesPerSecond = 1_000.0
+    public var bytesPerFrameToken = 4_096
+    /// Message ids each link remembers; a frame repeating one of them is
+    /// dropped (DM retries excepted: their repeat is how a lost
+    /// acknowledgement is repaired, and the node answers it).
+    public var recentIDsPerLink = 256
+
+    public init() {}
+
+    /// Tokens a line of `byteCount` bytes takes from its link's budget.
+    func frameCost(byteCount: Int) -> Double {
+        Double(1 + byteCount / bytesPerFrameToken)
+    }
+
+    func validate() throws(TransportError) {
+        for (name, value) in [("maxLinks", maxLinks), ("maxPendingLinks", maxPendingLinks),
+                              ("maxPendingLinksPerAddress", maxPendingLinksPerAddress),
+                              ("connectionBurstPerAddress", connectionBurstPerAddress), ("frameBurst", frameBurst),
+                              ("bytesPerFrameToken", bytesPerFrameToken), ("recentIDsPerLink", recentIDsPerLink)] where value < 1 {
+            throw .invalidConfiguration("\(name) must be at least 1")
+        }
+        for (name, value) in [("connectionsPerSecondPerAddress", connectionsPerSecondPerAddress),
+                              ("framesPerSecond", framesPerSecond)] where !(value > 0) {
+            throw .invalidConfiguration("\(name) must be positive")
+        }
+        guard frameCost(byteCount: 64 * 1024) <= Double(frameBurst) else {
+            throw .invalidConfiguration("frameBurst must pay for one 64 KiB frame")
+        }
+    }
+}

@@ -1,0 +1,102 @@
+import ChatCore
+import Foundation
+@testable import P2PTransport
+import Testing
+
+/// Connection storms: each `PeerLimits` bound on inbound connections is
+/// met, counted, and leaves the node serving a real peer.
+@Suite struct ConnectionStormTests {
+    private func started(_ number: UInt64, _ adjust: (inout PeerLimits) -> Void) async throws -> TestNode {
+        var configuration = TestNetwork.configuration(discoveryPort: TestNetwork.discoveryPort())
+        configuration.handshakeTimeout = .seconds(30)
+        configuration.deadPeerTimeout = .seconds(30)
+        adjust(&configuration.limits)
+        return try await TestNode.started(number, "alice", configuration: configuration)
+    }
+
+    /// Whether a raw peer that finishes its hello at once links (rather
+    /// than being closed).
+    private func canLink(_ alice: TestNode, as number: UInt64) async throws -> Bool {
+        let peer = try RawPeer(connectingTo: await alice.service.listeningPort, as: TestNetwork.identity(number, "bob"))
+        peer.sendHello()
+        await waitUntil { alice.log.joined(peer.identity.number) != nil || peer.isClosed }
+        return alice.log.joined(peer.identity.number) != nil
+    }
+
+    @Test func connectionAttemptsPerAddressAreRateLimited() async throws {
+        let alice = try await started(1_201) { limits in
+            limits.connectionBurstPerAddress = 10
+            limits.connectionsPerSecondPerAddress = 0.5
+        }
+        let crowd = ConnectionCrowd(count: 40, port: await alice.service.listeningPort)
+        #expect(await waitUntil { await alice.service.counters().refusedConnectionRate >= 29 })
+        let counters = await alice.service.counters()
+        #expect(counters.linksAccepted <= 11)
+        #expect(await alice.service.linkCountForTesting() <= 11)
+        #expect(await waitUntil { crowd.closedCount >= 29 })
+        crowd.close()
+        await alice.service.stop()
+    }
+
+    @Test func unfinishedHandshakesPerAddressAreCapped() async throws {
+        let alice = try await started(1_202) { $0.maxPendingLinksPerAddress = 5 }
+        let crowd = ConnectionCrowd(count: 20, port: await alice.service.listeningPort)
+        #expect(await waitUntil { await alice.service.counters().refusedPendingPerAddress == 15 })
+        #expect(await alice.service.linkCountForTesting() == 5)
+        #expect(await waitUntil { crowd.closedCount == 15 })
+        // While the five wait, the address gets no sixth; once they are
+        // gone it does.
+        #expect(try await !canLink(alice, as: 1_290))
+        crowd.close()
+        #expect(await waitUntil { await alice.service.linkCountForTesting() == 0 })
+        #expect(try await canLink(alice, as: 1_291))
+        await alice.service.stop()
+    }
+
+    @Test func theOldestUnfinishedHandshakeMakesRoomForANewConnection() async throws {
+        let alice = try await started(1_203) { $0.maxPendingLinks = 8 }
+        let crowd = ConnectionCrowd(count: 20, port: await alice.service.listeningPort)
+        #expect(await waitUntil { await alice.service.counters().evictedPending == 12 })
+        #expect(await alice.service.linkCountForTesting() == 8)
+        #expect(await waitUntil { crowd.closedCount == 12 })
+        // A real peer gets in all the same: it evicts one more.
+        #expect(try await canLink(alice, as: 1_292))
+        #expect(await alice.service.counters().evictedPending == 13)
+        #expect(await alice.service.linkCountForTesting() == 8)
+        crowd.close()
+        await alice.service.stop()
+    }
+
+    @Test func linksBeyondTheCapAreRefused() async throws {
+        let alice = try await started(1_204) { $0.maxLinks = 4 }
+        let crowd = ConnectionCrowd(count: 10, port: await alice.service.listeningPort)
+        #expect(await waitUntil { await alice.service.counters().refusedLinkCap == 6 })
+        #expect(await alice.service.linkCountForTesting() == 4)
+        #expect(await waitUntil { crowd.closedCount == 6 })
+        crowd.close()
+        await alice.service.stop()
+    }
+
+    @Test func aCrowdFromOneAddressMeetsTheDefaultLimits() async throws {
+        let alice = try await started(1_205) { _ in }
+        let limits = PeerLimits()
+        let started = ContinuousClock.now
+        let crowd = ConnectionCrowd(count: 500, port: await alice.service.listeningPort)
+        let refusedAll = await waitUntil(.seconds(20)) {
+            let counters = await alice.service.counters()
+            return counters.refusedConnectionRate + counters.refusedPendingPerAddress == 500 - limits.maxPendingLinksPerAddress
+        }
+        #expect(refusedAll)
+        // The accept queue takes 128 at a time (the kernel retries the
+        // rest), so the storm lasts a few seconds and the budget refills a
+        // little meanwhile.
+        let seconds = Double((ContinuousClock.now - started).components.seconds) + 1
+        let counters = await alice.service.counters()
+        #expect(counters.refusedConnectionRate >= 500 - limits.connectionBurstPerAddress - Int(limits.connectionsPerSecondPerAddress * seconds))
+        #expect(counters.refusedPendingPerAddress >= limits.connectionBurstPerAddress - limits.maxPendingLinksPerAddress)
+        #expect(await alice.service.linkCountForTesting() == limits.maxPendingLinksPerAddress)
+        crowd.close()
+        #expect(await waitUntil { await alice.service.linkCountForTesting() == 0 })
+        await alice.service.stop()
+    }
+}

@@ -1,0 +1,109 @@
+import ChatCore
+import Foundation
+@testable import P2PTransport
+import Testing
+
+/// Claims to be someone else change nothing: the link a peer's hello bound,
+/// not a frame's fields or a datagram, says who is who.
+@Suite struct SpoofingTests {
+    /// Alice linked to Bob; Bob's link and announcement as Alice sees them.
+    private func pair(_ alice: UInt64, _ bob: UInt64) async throws -> (TestNode, TestNode, Int) {
+        let discoveryPort = TestNetwork.discoveryPort()
+        var configuration = TestNetwork.configuration(discoveryPort: discoveryPort)
+        configuration.beaconInterval = .seconds(1)
+        let aliceNode = try await TestNode.started(alice, "alice", configuration: configuration)
+        let bobNode = try await TestNode.started(bob, "bob", configuration: configuration)
+        try #require(await waitUntil { await fullMesh([aliceNode, bobNode]) })
+        try #require(await waitUntil { await aliceNode.service.announcementForTesting(bobNode.number) != nil })
+        return (aliceNode, bobNode, discoveryPort)
+    }
+
+    /// Bob as Alice knows him: linked, named, announced where he listens.
+    private func bobIsIntact(_ alice: TestNode, _ bob: TestNode) async -> Bool {
+        let peers = await alice.service.connectedPeers()
+        let announcement = await alice.service.announcementForTesting(bob.number)
+        let (bobPort, bobInstance) = (await bob.service.listeningPort, await bob.service.instanceId)
+        let untouched = !alice.log.events.contains {
+            switch $0 {
+            case .peerUpdated(let info): info.number == bob.number
+            case .peerLeft(let number, _): number == bob.number
+            default: false
+            }
+        }
+        return peers.map(\.number) == [bob.number] && peers.first?.nickname == "bob"
+            && peers.first?.instanceId == bobInstance
+            && announcement?.instanceId == bobInstance && announcement?.endpoint == "127.0.0.1:\(bobPort)"
+            && untouched
+    }
+
+    private func exchange(_ alice: TestNode, _ bob: TestNode, _ text: String) async -> Bool {
+        guard await bob.service.broadcast(bob.publicMessage(text)) == 1 else { return false }
+        return await waitUntil { alice.receivedTexts.contains(text) }
+    }
+
+    @Test func aBeaconWithALinkedPeersIdentityFromAnotherAddressIsIgnored() async throws {
+        let (alice, bob, discoveryPort) = try await pair(1_401, 1_402)
+        let forger = BeaconSender(discoveryPort: discoveryPort)
+        // Bob's number and instance id (both are in every beacon he sends),
+        // another port, another name; then a leave in his name.
+        var forged = DiscoveryBeacon(kind: .beacon, identity: TestNetwork.identity(1_402, "mallory"), tcpPort: 9,
+                                     instanceId: await bob.service.instanceId)
+        forger.send(forged)
+        forged.kind = .leave
+        forger.send(forged)
+        #expect(await waitUntil { await alice.service.counters().beaconConflicts == 2 })
+        // Bob's own beacons keep arriving meanwhile; nothing moved.
+        #expect(await exchange(alice, bob, "still bob"))
+        #expect(await bobIsIntact(alice, bob))
+        // Bob's end of stream would not be taken for a leave.
+        await bob.service.crashForTesting()
+        #expect(await waitUntil { alice.log.contains(.peerLeft(bob.number, .timedOut)) })
+        await alice.service.stop()
+    }
+
+    @Test func aBeaconFromAnotherInstanceOfALinkedNumberIsRefusedWhileTheLinkAnswers() async throws {
+        let (alice, bob, discoveryPort) = try await pair(1_403, 1_404)
+        let forger = BeaconSender(discoveryPort: discoveryPort)
+        let forged = DiscoveryBeacon(kind: .beacon, identity: TestNetwork.identity(1_404, "mallory"), tcpPort: 9,
+                                     instanceId: InstanceID.make())
+        forger.send(forged)
+        // Alice pings Bob's link; Bob answers, so the claim is refused.
+        #expect(await waitUntil { await alice.service.counters().identityConflicts == 1 })
+        #expect(await exchange(alice, bob, "still bob"))
+        #expect(await bobIsIntact(alice, bob))
+        #expect(await alice.service.counters().dialFailures == 0)
+        await alice.service.stop()
+        await bob.service.stop()
+    }
+
+    @Test func aHelloWithALinkedPeersNumberIsRefusedWhileTheLinkAnswers() async throws {
+        let (alice, bob, _) = try await pair(1_405, 1_406)
+        let raw = try RawPeer(connectingTo: await alice.service.listeningPort, as: TestNetwork.identity(1_406, "mallory"))
+        raw.sendHello()
+        #expect(await waitUntil { raw.isClosed })
+        #expect(raw.frames.isEmpty)   // never answered with a hello
+        #expect(await alice.service.counters().identityConflicts == 1)
+        #expect(await exchange(alice, bob, "still bob"))
+        #expect(await bobIsIntact(alice, bob))
+        await alice.service.stop()
+        await bob.service.stop()
+    }
+
+    @Test func aFrameInAnotherPeersNameCutsTheLinkAndIsNotDelivered() async throws {
+        let (alice, bob, _) = try await pair(1_407, 1_408)
+        let raw = try RawPeer(connectingTo: await alice.service.listeningPort, as: TestNetwork.identity(1_490, "mallory"))
+        raw.sendHello()
+        try #require(await waitUntil { alice.log.joined(raw.identity.number) != nil })
+        raw.send(raw.frame(.publicMessage, content: "I am bob", sender: bob.number))
+        var direct = raw.frame(.directMessage, content: "me too", sender: bob.number)
+        direct.targetNumber = alice.number
+        raw.send(direct)
+        #expect(await waitUntil { raw.isClosed })
+        #expect(await alice.service.counters().spoofed == 1)
+        #expect(!alice.receivedTexts.contains("I am bob") && !alice.receivedTexts.contains("me too"))
+        #expect(await exchange(alice, bob, "still bob"))
+        #expect(await bobIsIntact(alice, bob))
+        await alice.service.stop()
+        await bob.service.stop()
+    }
+}
