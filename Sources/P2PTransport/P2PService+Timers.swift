@@ -6,7 +6,8 @@ extension P2PService {
     func tick() {
         guard lifecycle == .running, !frozen else { return }
         let now = self.now
-        if !broadcastTargets.isEmpty, now >= nextBeaconAt {
+        if configuration.broadcastAddresses != [], now >= nextBeaconAt {
+            refreshDefaultScope()
             sendDiscovery(.beacon)
             if burstLeft > 1 {
                 burstLeft -= 1
