@@ -124,8 +124,10 @@ extension P2PService {
         }
     }
 
-    /// The probe of `number`'s link found it dead: the instance that claimed
-    /// the number meanwhile is the one to dial now.
+    /// `number`'s link is gone (its probe went unanswered, or it ended): the
+    /// instance that claimed the number meanwhile is the one to dial now. A
+    /// forger's claim costs at most a dial, and the real node's next beacon
+    /// replaces it.
     func acceptPendingClaim(for number: NodeNumber) {
         guard let claim = pendingClaims.removeValue(forKey: number) else { return }
         if directory.observe(claim.beacon, from: claim.source.address, at: now) != .departed { answerBeacon() }

@@ -29,11 +29,16 @@ import Testing
             limits.connectionsPerSecondPerAddress = 0.5
         }
         let crowd = ConnectionCrowd(count: 40, port: await alice.service.listeningPort)
-        #expect(await waitUntil { await alice.service.counters().refusedConnectionRate >= 29 })
+        // 10 at once, then one every 2 s: a slow host may let one or two more in.
+        #expect(await waitUntil {
+            let counters = await alice.service.counters()
+            return counters.linksAccepted + counters.refusedConnectionRate == 40
+        })
         let counters = await alice.service.counters()
-        #expect(counters.linksAccepted <= 11)
-        #expect(await alice.service.linkCountForTesting() <= 11)
-        #expect(await waitUntil { crowd.closedCount >= 29 })
+        #expect(counters.refusedConnectionRate >= 27)
+        #expect(counters.linksAccepted <= 13)
+        #expect(await alice.service.linkCountForTesting() == counters.linksAccepted)
+        #expect(await waitUntil { crowd.closedCount == counters.refusedConnectionRate })
         crowd.close()
         await alice.service.stop()
     }

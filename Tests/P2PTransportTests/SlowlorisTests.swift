@@ -26,8 +26,8 @@ import Testing
         let lasted = ContinuousClock.now - opened
         #expect(raw.isClosed)
         #expect(sent < bytes.count)
-        // handshakeTimeout is 1 s in tests; ticks and a busy host add a little.
-        #expect(lasted >= .milliseconds(950) && lasted < .seconds(3), "cut after \(lasted)")
+        // handshakeTimeout is 1 s in tests; ticks and a busy host add some.
+        #expect(lasted >= .milliseconds(950) && lasted < .milliseconds(4_500), "cut after \(lasted)")
         #expect(await alice.service.counters().handshakeTimeout == 1)
         #expect(alice.log.joined(raw.identity.number) == nil)
         await alice.service.stop()
