@@ -10,6 +10,9 @@ public enum ChatLimits {
     public static let roomCapacity = 100
     /// Most characters in a nickname or a stage name.
     public static let maxNameCharacters = 32
+    /// Most UTF-8 bytes in a name (32 Korean syllables take 96), so a beacon
+    /// with both names stays well under 1 KiB.
+    public static let maxNameBytes = 128
     /// Message ids each room remembers for dropping duplicates, beyond the
     /// ones in its buffer (echoes and replays arrive late).
     public static let recentIDMemory = 1024

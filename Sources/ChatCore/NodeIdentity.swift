@@ -17,25 +17,32 @@ public struct NodeIdentity: Hashable, Sendable, Codable {
 public enum NameValidationError: Error, Hashable, Sendable, CustomStringConvertible {
     case empty
     case tooLong(characters: Int, limit: Int)
+    case tooManyBytes(bytes: Int, limit: Int)
     case controlCharacters
 
     public var description: String {
         switch self {
         case .empty: "name is empty"
         case .tooLong(let characters, let limit): "name is \(characters) characters long; the limit is \(limit)"
+        case .tooManyBytes(let bytes, let limit): "name is \(bytes) bytes of UTF-8; the limit is \(limit)"
         case .controlCharacters: "name contains control characters"
         }
     }
 }
 
 public enum NodeName {
-    /// A trimmed nickname or stage of 1...32 characters with no control
+    /// A trimmed nickname or stage of 1...32 characters (128 bytes) with no control
     /// characters (peers' names reach terminals).
     public static func validated(_ name: String) throws(NameValidationError) -> String {
         let trimmed = name.trimmingWhitespace()
         if trimmed.isEmpty { throw .empty }
         if trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
             throw .controlCharacters
+        }
+        // Bytes first: 32 characters of stacked combining marks could
+        // otherwise push a beacon past its 1 KiB.
+        if trimmed.utf8.count > ChatLimits.maxNameBytes {
+            throw .tooManyBytes(bytes: trimmed.utf8.count, limit: ChatLimits.maxNameBytes)
         }
         let characters = trimmed.count
         if characters > ChatLimits.maxNameCharacters {

@@ -162,7 +162,7 @@ import Testing
         #expect(throws: NameValidationError.empty) { try NodeName.validated(input) }
     }
 
-    @Test(arguments: [33, 100])
+    @Test(arguments: [33, 42])  // 42 syllables are 126 bytes: the character limit speaks first
     func tooLongRefused(length: Int) {
         #expect(throws: NameValidationError.tooLong(characters: length, limit: 32)) {
             try NodeName.validated(String(repeating: "한", count: length))
@@ -174,5 +174,18 @@ import Testing
     ])
     func controlCharactersRefused(input: String) {
         #expect(throws: NameValidationError.controlCharacters) { try NodeName.validated(input) }
+    }
+}
+
+@Suite struct NodeNameByteLimitTests {
+    @Test func stackedCombiningMarksAreRefusedByBytes() {
+        let heavy = String(repeating: "e" + String(repeating: "\u{0301}", count: 20), count: 4)  // 4 characters, 164 bytes
+        #expect(heavy.count == 4)
+        #expect(throws: NameValidationError.tooManyBytes(bytes: heavy.utf8.count, limit: 128)) { try NodeName.validated(heavy) }
+    }
+
+    @Test func thirtyTwoKoreanSyllablesFit() throws {
+        let name = String(repeating: "한", count: 32)  // 96 bytes
+        #expect(try NodeName.validated(name) == name)
     }
 }
