@@ -1,5 +1,6 @@
 import ChatCore
 import Testing
+import TestSupport
 
 /// The ring buffer at every capacity 1...8, every wrap position (head
 /// offset) and every fill level, checked against a plain array model.
@@ -141,7 +142,7 @@ import Testing
     /// Long random operation sequences, seeded, against the model.
     @Test(arguments: [1, 2, 3, 5, 8, 100])
     func randomOperationsMatchModel(capacity: Int) {
-        var rng = SeededRNG(seed: UInt64(capacity) &* 7919)
+        var rng = SeededRandom(seed: UInt64(capacity) &* 7919)
         var buffer = BoundedBuffer<Int>(capacity: capacity)
         var model: [Int] = []
         for step in 0..<2_000 {

@@ -1,3 +1,4 @@
+import TestSupport
 import ChatCore
 
 /// Shared values for the ChatCore tests: a few nodes, a fixed time, and
@@ -37,22 +38,6 @@ enum Fixtures {
         Message(
             id: id(sequence, millis: timestamp), room: .publicRoom, senderNumber: sender.number,
             senderNickname: sender.nickname, content: content ?? "m\(sequence)", timestamp: timestamp)
-    }
-}
-
-/// A small, fast, seedable generator (SplitMix64) so "random" tests replay
-/// exactly.
-struct SeededRNG: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 

@@ -1,6 +1,7 @@
 import ChatCore
 import Foundation
 import Testing
+import TestSupport
 
 /// Every payload type, with the optional fields it uses, through
 /// `encode` → `append` → `decode`, fed whole, byte by byte, and in random
@@ -162,7 +163,7 @@ import Testing
 
     @Test(arguments: [1, 2, 3, 42, 1_000, 65_537])
     func randomChunking(seed: UInt64) throws {
-        var rng = SeededRNG(seed: seed)
+        var rng = SeededRandom(seed: seed)
         let bytes = [UInt8](Self.stream)
         var chunks: [ArraySlice<UInt8>] = []
         var start = 0
@@ -179,7 +180,7 @@ import Testing
 
     @Test func randomChunkingOfALongStream() throws {
         // 2,000 frames with compaction kicking in many times.
-        var rng = SeededRNG(seed: 99)
+        var rng = SeededRandom(seed: 99)
         var ids = MessageIDGenerator()
         let frames = (0..<2_000).map { n in
             var frame = Self.samples[n % Self.samples.count]

@@ -1,6 +1,7 @@
 import ChatCore
 import Foundation
 import Testing
+import TestSupport
 
 @Suite struct MessageIDTests {
     static func version(_ id: MessageID) -> UInt8 { id.uuid.uuid.6 >> 4 }
@@ -75,7 +76,7 @@ import Testing
 @Suite struct MessageIDGeneratorTests {
     @Test func strictlyIncreasingWithinOneMillisecond() {
         var generator = MessageIDGenerator()
-        var rng = SeededRNG(seed: 1)
+        var rng = SeededRandom(seed: 1)
         var previous = generator.next(millis: Fixtures.t0, using: &rng)
         for _ in 0..<10_000 {
             let id = generator.next(millis: Fixtures.t0, using: &rng)
@@ -98,7 +99,7 @@ import Testing
 
     @Test func clockGoingBackwardsStillIncreases() {
         var generator = MessageIDGenerator()
-        var rng = SeededRNG(seed: 2)
+        var rng = SeededRandom(seed: 2)
         let first = generator.next(millis: Fixtures.t0, using: &rng)
         let second = generator.next(millis: Fixtures.t0 - 60_000, using: &rng)
         let third = generator.next(millis: Fixtures.t0 - 120_000, using: &rng)
@@ -171,7 +172,7 @@ import Testing
     }
 
     @Test func randomStaysInRange() {
-        var rng = SeededRNG(seed: 3)
+        var rng = SeededRandom(seed: 3)
         for _ in 0..<1_000 {
             #expect(NodeNumber.validRange.contains(NodeNumber.random(using: &rng).rawValue))
         }

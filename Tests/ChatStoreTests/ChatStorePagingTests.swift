@@ -1,6 +1,7 @@
 import ChatCore
 import Foundation
 import Testing
+import TestSupport
 @testable import ChatStore
 
 @Suite struct ChatStorePagingTests {
@@ -39,7 +40,7 @@ import Testing
     @Test func pageBoundariesInsideRunsOfEqualTimestamps() async throws {
         // 250 messages over 5 milliseconds, inserted shuffled: every page
         // boundary falls inside a run that shares one timestamp.
-        var rng = SplitMix64(seed: 7)
+        var rng = SeededRandom(seed: 7)
         let messages = (0..<250).map { Fixtures.message(at: Fixtures.base + Int64($0 / 50), idBits: rng.next()) }
         let expected = messages.sorted(by: Message.displayOrder)
         let store = try ChatStore(path: nil, localNumber: Fixtures.me)

@@ -1,3 +1,4 @@
+import TestSupport
 import ChatCore
 import Foundation
 
@@ -42,7 +43,7 @@ enum Fixtures {
     /// `firstDay` (midnight in `calendar`'s time zone), at pseudo-random
     /// times between 08:00 and 22:00; some share a millisecond.
     static func diary(days: Int, perDay: Int, from firstDay: Date, calendar: Calendar) -> [Message] {
-        var rng = SplitMix64(seed: 42)
+        var rng = SeededRandom(seed: 42)
         var messages: [Message] = []
         messages.reserveCapacity(days * perDay)
         for day in 0..<days {
@@ -58,18 +59,5 @@ enum Fixtures {
             }
         }
         return messages
-    }
-}
-
-/// A small seeded generator, so generated histories are the same every run.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
