@@ -16,6 +16,7 @@ public struct CommandLineParser {
                 try Self.ipv4(String(item).trimmingWhitespace(), for: "LANCHAT_BROADCAST")
             }
         }
+        try applyEnvironment(to: &options)
         var broadcastFromFlags: [String] = []
         var rate: Double?
         var count: Int?
@@ -78,6 +79,7 @@ public struct CommandLineParser {
             }
         }
         if !broadcastFromFlags.isEmpty { options.broadcastAddresses = broadcastFromFlags }
+        options.dataDirectory = environmentDataDirectory(for: options)
 
         switch positionals {
         case []: break

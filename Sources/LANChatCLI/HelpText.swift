@@ -57,6 +57,12 @@ public enum HelpText {
       172.16/12, 192.168/16) or link-local (169.254/16) address. Nothing else,
       unless --broadcast names it.
 
+    ENVIRONMENT (for containers; a flag on the command line wins):
+      LANCHAT_NICK, LANCHAT_STAGE, LANCHAT_PORT, LANCHAT_DISCOVERY_PORT,
+      LANCHAT_DATA_DIR, LANCHAT_LOG_LEVEL   like the option of the same name
+      LANCHAT_BROADCAST=a,b   like --broadcast
+      LANCHAT_PEERS=h:p,h:p   like --peer (flags add to the list)
+    
     AT THE PROMPT:
       a line of text goes to the open room (public at start)
       /dm NAME TEXT   /accept NAME   /decline NAME   /open ROOM   /peers

@@ -79,4 +79,69 @@ import Testing
         #expect(try parser.parse(["-h", "--json"]).action == .help)
         #expect(try parser.parse(["--version"]).action == .version)
     }
+
+    // Compose files set these once per service instead of repeating commands.
+    @Test func environmentSetsWhatAComposeFileNeeds() throws {
+        let parser = CommandLineParser(environment: [
+            "LANCHAT_NICK": "alice", "LANCHAT_STAGE": "ci", "LANCHAT_PORT": "47100",
+            "LANCHAT_DISCOVERY_PORT": "47475", "LANCHAT_DATA_DIR": "/data",
+            "LANCHAT_PEERS": "carol:47100, 10.0.0.2:47100", "LANCHAT_LOG_LEVEL": "info",
+            "LANCHAT_BROADCAST": "10.47.0.255",
+        ])
+        let options = try parser.parse(["bot", "echo"])
+        #expect(options.nickname == "alice")
+        #expect(options.stage == "ci")
+        #expect(options.listenPort == 47100)
+        #expect(options.discoveryPort == 47475)
+        #expect(options.dataDirectory == "/data")
+        #expect(options.staticPeers == ["carol:47100", "10.0.0.2:47100"])
+        #expect(options.logLevel == "info")
+        #expect(options.broadcastAddresses == ["10.47.0.255"])
+        #expect(options.mode == .echoBot)
+    }
+
+    @Test func flagsWinOverTheEnvironment() throws {
+        let parser = CommandLineParser(environment: [
+            "LANCHAT_NICK": "alice", "LANCHAT_STAGE": "ci", "LANCHAT_PORT": "47100",
+            "LANCHAT_DISCOVERY_PORT": "47475", "LANCHAT_DATA_DIR": "/data",
+            "LANCHAT_PEERS": "carol:47100", "LANCHAT_LOG_LEVEL": "info",
+        ])
+        let options = try parser.parse([
+            "--nick", "bob", "--stage", "dev", "--port", "0", "--discovery-port", "47474",
+            "--data-dir", "/tmp/b", "--peer", "dave:1", "--log-level", "error",
+        ])
+        #expect(options.nickname == "bob")
+        #expect(options.stage == "dev")
+        #expect(options.listenPort == 0)
+        #expect(options.discoveryPort == 47474)
+        #expect(options.dataDirectory == "/tmp/b")
+        #expect(options.staticPeers == ["carol:47100", "dave:1"])
+        #expect(options.logLevel == "error")
+        // --in-memory sets the environment's directory aside instead of clashing with it.
+        let inMemory = try parser.parse(["--in-memory"])
+        #expect(inMemory.inMemory && inMemory.dataDirectory == nil)
+    }
+
+    @Test func emptyVariablesCountAsUnset() throws {
+        let parser = CommandLineParser(environment: ["LANCHAT_NICK": "", "LANCHAT_PORT": "", "LANCHAT_DATA_DIR": ""])
+        let options = try parser.parse([])
+        #expect(options.nickname == nil && options.listenPort == 0 && options.dataDirectory == nil)
+    }
+
+    @Test(arguments: [
+        ("LANCHAT_PORT", "http", "LANCHAT_PORT wants a port number 0-65535, not 'http'"),
+        ("LANCHAT_DISCOVERY_PORT", "0", "LANCHAT_DISCOVERY_PORT wants a port number 1-65535, not '0'"),
+        ("LANCHAT_PEERS", "carol", "LANCHAT_PEERS wants HOST:PORT, such as 127.0.0.1:47001, not 'carol'"),
+        ("LANCHAT_LOG_LEVEL", "loud", "LANCHAT_LOG_LEVEL is one of trace, debug, info, notice, warning, error, not 'loud'"),
+        ("LANCHAT_NICK", String(repeating: "x", count: 200), "LANCHAT_NICK: "),
+    ])
+    func badVariableNamesTheVariable(key: String, value: String, message: String) {
+        let parser = CommandLineParser(environment: [key: value])
+        do {
+            _ = try parser.parse([])
+            Issue.record("\(key)=\(value.prefix(20)) was accepted")
+        } catch {
+            #expect(error.message.hasPrefix(message))
+        }
+    }
 }
