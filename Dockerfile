@@ -1,6 +1,7 @@
-# lanchat from source, for docker-compose.yml (several peers and bots on one
-# bridge network) or `docker run`. Two stages: the official Swift image
-# builds, its slim sibling (runtime libraries only) runs.
+# lanchat from source, for docker-compose.yml or `docker run`, on machines
+# that reach a registry. Two stages: the official Swift image builds, its
+# slim sibling (runtime libraries only) runs. Without a registry use
+# docker/Dockerfile.offline (same image, from a host build).
 #
 #   docker build -t lanchat .
 #   docker run --rm -it lanchat --nick alice
@@ -29,10 +30,13 @@ RUN apt-get update -q \
 COPY --from=build /out/lanchat /usr/local/bin/lanchat
 USER lanchat
 WORKDIR /data
+ENV LANCHAT_DATA_DIR=/data
 # History and node number live here: mount a volume to keep a node's identity.
 VOLUME /data
 # Discovery (broadcast) is 47474/udp; docker-compose.yml pins the TCP port
 # to 47100 so peers can also be listed with --peer.
 EXPOSE 47474/udp 47100/tcp
+# The binary and its libraries load and run.
+HEALTHCHECK --interval=5s --timeout=3s --retries=3 CMD ["lanchat", "--version"]
 ENTRYPOINT ["lanchat"]
 CMD ["--help"]
