@@ -18,7 +18,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
-say() { echo "compose-test: $*"; }
+say() { echo "compose-test $(date +%T): $*"; }
 
 if [ "$(id -u)" != 0 ]; then
     say "skipped: needs root, to create a network namespace and run a private dockerd"
@@ -62,6 +62,7 @@ compose() { docker-compose -p "$project" "${files[@]}" "$@"; }
 
 cleanup() {
     set +e
+    trap '' PIPE INT TERM   # a closed stdout or a second Ctrl-C must not cut the cleanup short
     if [ "$status" != 0 ] && [ -S "$work/docker.sock" ]; then
         say "FAILED; logs of every container follow"
         for id in $($docker ps -aq); do
@@ -113,6 +114,12 @@ say "image lanchat:local built offline ($(du -sh "$work/stage/rootfs" | cut -f1)
 compose up -d --no-build 2>&1 | sed 's/^/  /'
 PYTHONDONTWRITEBYTECODE=1 python3 -m scripts.composetest.checks "$project" "$work/docker.sock" "$repo/docker-compose.yml" "$repo/docker/compose-test.yml"
 
+compose down -v --timeout 5 2>&1 | sed 's/^/  /'
+# The file as people use it (no override): a line typed at alice's
+# terminal (attach, tty) shows on bob's.
+files=(-f "$repo/docker-compose.yml")
+compose up -d --no-build alice bob 2>&1 | sed 's/^/  /'
+PYTHONDONTWRITEBYTECODE=1 python3 -m scripts.composetest.terminal "$project" "$work/docker.sock" "$repo/docker-compose.yml"
 compose down -v --timeout 5 2>&1 | sed 's/^/  /'
 left="$($docker ps -aq) $($docker volume ls -q) $($docker network ls -q --filter type=custom)"
 if [ -n "${left// /}" ]; then say "FAILED: down -v left: $left"; exit 1; fi

@@ -39,7 +39,7 @@ class Checks:
         self.nonce = secrets.token_hex(4)
 
     def step(self, text):
-        print(f"compose-test: {text}", flush=True)
+        print(f"compose-test {time.strftime('%H:%M:%S')}: {text}", flush=True)
 
     def events(self, service):
         return self.p.events(service, self.offsets[service])

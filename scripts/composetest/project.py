@@ -83,12 +83,16 @@ class Project:
         return out
 
     def send(self, service, command):
-        """Writes one JSON command line to the node's stdin (attach, stdin only).
+        """Writes one JSON command line to the node's stdin."""
+        self.type(service, (json.dumps(command) + "\n").encode())
 
-        The container keeps stdin open (stdin_open, StdinOnce false), so
-        closing this connection does not close the node's input."""
+    def type(self, service, data):
+        """Writes bytes to the container's stdin (attach, stdin only), as
+        `docker attach` would. The container keeps stdin open (stdin_open,
+        StdinOnce false), so closing this connection does not close the
+        node's input."""
         cid = self.container(service)
-        line = (json.dumps(command) + "\n").encode()
+        line = data
         s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         s.settimeout(10)
         try:
