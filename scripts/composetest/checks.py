@@ -143,36 +143,39 @@ class Checks:
 
     def stop_one(self, service):
         watchers = [s for s in ["alice", "carol"] if s != service]
-        # `docker stop` (not docker-compose, whose Python start-up alone
-        # takes about a second) times SIGTERM to exit; after 10 s it would
-        # SIGKILL, and the exit code would say 137.
+        # `docker stop -t 3`: SIGTERM, then SIGKILL after 3 s (exit code 137).
+        # The timing that counts is the node's own, signal to exit, by the
+        # daemon's clock: the CLI round trip grows with the machine's load.
         t0 = time.monotonic()
-        self.p.docker("stop", "-t", "10", self.p.container(service))
+        self.p.docker("stop", "-t", "3", self.p.container(service))
         took = time.monotonic() - t0
         code = self.p.inspect(service, "{{.State.ExitCode}}")
         if code != "0":
             raise Failure(f"{service} exited {code} on SIGTERM (137 would mean it needed SIGKILL)")
-        if took > 1.0:
-            raise Failure(f"docker stop {service} took {took:.2f} s (SIGTERM should end a node within 1 s)")
+        latency = self.p.exit_latency(service)
+        if latency > 1.0:
+            raise Failure(f"{service} took {latency:.3f} s from SIGTERM to exit (at most 1 s)")
         wait_until(f"{watchers} and the bots seeing {service} leave", 10, lambda: all(
             any(e["event"] == "peerLeft" and e["peer"]["nickname"] == service and e["reason"] == "left"
                 for e in self.events(w)) for w in watchers) and all(
             (service, "left") in self.bot_closes(b) for b in BOTS))
-        self.step(f"stop: {service} exited 0 in {took:.2f} s (docker stop: SIGTERM to lanchat as PID 1); "
+        self.step(f"stop: {service} (PID 1) exited 0 {latency * 1000:.0f} ms after SIGTERM (docker stop: {took:.2f} s); "
                   f"{', '.join(watchers + BOTS)} saw it leave")
         return took
 
     def stop_all_and_start(self):
         before = {s: self.peer_numbers(s) for s in ["alice", "carol"]}
         t0 = time.monotonic()
-        self.p.compose("stop", "-t", "10")
+        self.p.compose("stop", "-t", "3")
         took = time.monotonic() - t0
         codes = {s: self.p.inspect(s, "{{.State.ExitCode}}") for s in ALL}
         if set(codes.values()) != {"0"}:
             raise Failure(f"exit codes after docker-compose stop: {codes}")
-        if took > 5:
-            raise Failure(f"docker-compose stop took {took:.2f} s")
-        self.step(f"stop: all six exited 0; docker-compose stop took {took:.2f} s")
+        latencies = {s: self.p.exit_latency(s) for s in ALL}
+        if max(latencies.values()) > 1.0:
+            raise Failure(f"seconds from SIGTERM to exit: {latencies} (at most 1 s each)")
+        self.step(f"stop: all six exited 0, at most {max(latencies.values()) * 1000:.0f} ms after SIGTERM "
+                  f"(docker-compose stop: {took:.2f} s)")
         for s in PEOPLE:
             self.offsets[s] = len(self.p.logs(s)[0])
         for s in BOTS:

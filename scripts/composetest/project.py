@@ -6,6 +6,7 @@ log lines on stderr); commands reach a node's stdin through the attach
 endpoint, the way `docker attach` writes to it.
 """
 
+import datetime
 import json
 import os
 import socket
@@ -37,6 +38,12 @@ def wait_until(what, timeout, fn, interval=0.2):
         if time.monotonic() > deadline:
             raise Failure(f"timed out after {timeout} s waiting for {what}")
         time.sleep(interval)
+
+
+def timestamp(text):
+    """RFC 3339 with nanoseconds, as docker writes it, to a datetime."""
+    whole, _, rest = text.rstrip("Z").partition(".")
+    return datetime.datetime.fromisoformat(f"{whole}.{(rest + '000000')[:6]}")
 
 
 class Project:
@@ -71,6 +78,17 @@ class Project:
         r = subprocess.run([DOCKER, "logs", self.container(service)],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=30)
         return r.stdout.splitlines(), r.stderr.splitlines()
+
+    def exit_latency(self, service):
+        """Seconds from the node logging SIGTERM ("signal 15") to its exit, by
+        the daemon's clock (log timestamps and State.FinishedAt)."""
+        r = subprocess.run([DOCKER, "logs", "--timestamps", self.container(service)],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=30)
+        marks = [line.split(" ", 1)[0] for line in r.stderr.splitlines() if "signal 15" in line]
+        if not marks:
+            raise Failure(f"{service} never logged SIGTERM (signal 15)")
+        finished = self.inspect(service, "{{.State.FinishedAt}}")
+        return (timestamp(finished) - timestamp(marks[-1])).total_seconds()
 
     def events(self, service, since=0):
         """JSON events on stdout, from the `since`-th line on."""
