@@ -21,9 +21,11 @@ repo=$(pwd)
 say() { echo "compose-test $(date +%T): $*"; }
 
 if [ "$(id -u)" != 0 ]; then
-    say "skipped: needs root, to create a network namespace and run a private dockerd"
-    say "in it (plus apt-get install docker.io docker-compose when missing). Run it as root."
-    [ -n "${CI:-}" ] && exit 1   # CI is root: a skip there would hide the test
+    why="needs root, to create a network namespace and run a private dockerd in it
+    (and to apt-get install docker.io and docker-compose when missing); run it as root"
+    # CI runs as root: a skip there would hide the test.
+    if [ -n "${CI:-}" ]; then say "FAILED: $why"; exit 1; fi
+    say "skipped: $why"
     exit 0
 fi
 export PATH="/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:$PATH"
