@@ -35,7 +35,7 @@ public enum NameValidationError: Error, Hashable, Sendable, CustomStringConverti
         case .controlCharacters: "name contains control characters"
         case .invisibleCharacters(let value):
             "name contains an invisible character (U+\(String(value, radix: 16, uppercase: true).leftPadded(to: 4))), which would let it pass for another name"
-        case .whitespace: "a nickname cannot contain spaces (peers could not name it in /dm NAME TEXT); try a dash or underscore"
+        case .whitespace: "a nickname cannot contain spaces (it could not be named in /dm NAME TEXT); try a-b or a_b"
         }
     }
 }

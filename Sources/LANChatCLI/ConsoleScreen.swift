@@ -51,6 +51,14 @@ public final class ConsoleScreen: Sendable {
 
     public func write(_ line: String) { write([line]) }
 
+    /// A command as it was typed, above its output (terminal only: on a
+    /// pipe the input is the caller's own).
+    public func echo(_ line: String) {
+        guard isInteractive else { return }
+        let prompt = state.withLock { $0.prompt }
+        write(dim(prompt + TerminalText.sanitize(line)))
+    }
+
     /// The room name the prompt shows, e.g. `#public` or `@bob`.
     public func setPrompt(_ room: String) {
         guard let terminal else { return }
@@ -99,10 +107,9 @@ public final class ConsoleScreen: Sendable {
             terminal.write("\r\u{1B}[K" + promptLine(state, columns: terminal.columns()))
             return nil
         case .submit(let line):
-            // A command stays on screen as typed; a message is shown again
-            // formatted (time, room, name, delivery), so its raw echo goes.
-            let keep = line.hasPrefix("/") && !line.hasPrefix("//")
-            terminal.write("\r\u{1B}[K" + (keep ? dim(state.prompt + TerminalText.sanitize(line)) + "\r\n" : "") + promptLine(state, columns: terminal.columns()))
+            // The session echoes a command in order with its output; a
+            // message is shown again formatted (time, room, name, delivery).
+            terminal.write("\r\u{1B}[K" + promptLine(state, columns: terminal.columns()))
             return line
         case .endOfInput:
             state.ended = true

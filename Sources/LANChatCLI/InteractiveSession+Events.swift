@@ -18,12 +18,18 @@ extension InteractiveSession {
             if let line = renderer.dmState(state, peer: await name(of: peer)) { screen.write(line) }
         case .delivery(let id, let room, let state):
             guard let peer = room.peer else { return }
-            let preview = state == .queued ? waiting[id] : waiting.removeValue(forKey: id)
+            let shown = state == .delivered || state == .failed ? waiting.removeValue(forKey: id) : waiting[id]
             // Sent is news only for a DM that was shown as queued.
-            if state == .sent && preview == nil { return }
-            if let line = renderer.delivery(state, peer: await name(of: peer), preview: preview) { screen.write(line) }
+            if state == .sent {
+                guard shown?.queued == true else { return }
+                waiting[id]?.queued = false
+            }
+            if let line = renderer.delivery(state, peer: await name(of: peer), preview: shown?.preview) { screen.write(line) }
         case .caughtUp(let peer, let count):
-            screen.write(renderer.notice("caught up on \(count) missed message\(count == 1 ? "" : "s") from \(renderer.safe(await name(of: peer)))"))
+            let held = lateHeld > 0 ? "; \(lateHeld) not shown here stay unread: /history public" : ""
+            screen.write(renderer.notice("caught up on \(count) missed message\(count == 1 ? "" : "s") from \(renderer.safe(await name(of: peer)))\(held)"))
+            lateShown = 0
+            lateHeld = 0
         case .peerJoined(let peer):
             let previous = nameHolders.record(peer.nickname, number: peer.number)
             let linked = await node.peers().count
@@ -59,6 +65,12 @@ extension InteractiveSession {
         if await executor.place(message) == .storeAndAnnounce {
             screen.write(renderer.notice("new message in \(await roomLabel(message.room)); /more down to read on"))
             return
+        }
+        if message.timestamp < startedAt {
+            // Catch-up: a few missed messages are printed as they come; a
+            // flood is not, and stays unread for /history.
+            guard lateShown < Self.lateLimit else { lateHeld += 1; return }
+            lateShown += 1
         }
         let name = await node.displayName(for: message.senderNumber, nickname: message.senderNickname)
         screen.write(renderer.message(message, name: name, conversation: conversation, state: nil))

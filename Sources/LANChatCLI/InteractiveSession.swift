@@ -16,18 +16,26 @@ public actor InteractiveSession: FrontEnd {
     let renderer: ConsoleRenderer
     let locale: Locale
     let executor: CommandExecutor
+    let clock: any ChatClock
     /// Which node each nickname was last seen with ("a different alice").
     var nameHolders = NameHolders()
     /// DM requests shown with their text: the message itself is not shown again.
     var requestsShown: Set<MessageID> = []
-    /// Own DMs shown as queued, with a preview, until they move on.
-    var waiting: [MessageID: String] = [:]
+    /// When the session started (ms): messages written before it that
+    /// arrive now are catch-up, printed up to `lateLimit` per burst.
+    var startedAt: Int64 = 0
+    var lateShown = 0
+    var lateHeld = 0
+    static let lateLimit = 30
+    /// Own DMs not yet delivered: a preview, and whether shown as queued.
+    var waiting: [MessageID: (preview: String, queued: Bool)] = [:]
 
     public init(node: ChatNode, screen: ConsoleScreen, renderer: ConsoleRenderer, locale: Locale, clock: any ChatClock = SystemClock()) {
         self.node = node
         self.screen = screen
         self.renderer = renderer
         self.locale = locale
+        self.clock = clock
         executor = CommandExecutor(node: node, clock: clock, timeZone: renderer.timeZone, locale: locale, marksShownRead: true)
     }
 
@@ -37,6 +45,7 @@ public actor InteractiveSession: FrontEnd {
     /// around its read marker.
     public func started(port: Int) async {
         let me = await node.identity
+        startedAt = clock.nowMillis()
         nameHolders.record(me.nickname, number: me.number)
         for room in (try? await node.roomList()) ?? [] {
             if let peer = room.room.peer, let nickname = room.peerNickname, !nickname.isEmpty { nameHolders.record(nickname, number: peer) }
@@ -62,7 +71,9 @@ public actor InteractiveSession: FrontEnd {
         do {
             guard let parsed = try ConsoleCommandParser.parse(line) else { return true }
             command = parsed
+            if case .say = parsed {} else { screen.echo(line) }
         } catch {
+            screen.echo(line)
             screen.write(renderer.error(error.message))
             return true
         }
@@ -138,15 +149,16 @@ public actor InteractiveSession: FrontEnd {
         }
         let name = await self.name(of: peer)
         let online = await node.peers().contains { $0.number == peer }
-        if !online { remember(message) }
+        remember(message, queued: !online)
         var lines = [renderer.message(message, name: me.nickname, conversation: name, state: online ? "sent" : "queued")]
         if !online { lines.append(renderer.notice("\(renderer.bold(renderer.safe(name))) is offline; queued, sent when they are back")) }
         return lines
     }
 
-    func remember(_ message: Message) {
+    /// Keeps a preview of an own DM for its delivery line (bounded).
+    func remember(_ message: Message, queued: Bool) {
         if waiting.count >= 256, let any = waiting.keys.first { waiting[any] = nil }
-        waiting[message.id] = String(message.content.prefix(30))
+        waiting[message.id] = (String(message.content.prefix(30)), queued)
     }
 
     /// `#public` or `@bob` (with its tag when shared).

@@ -125,7 +125,7 @@ public enum LANChatApp {
 
     static func defaultNickname(_ environment: [String: String]) -> String {
         for key in ["USER", "LOGNAME"] {
-            if let name = environment[key], let valid = try? NodeName.validated(name) { return valid }
+            if let name = environment[key], let valid = try? NodeName.validatedNickname(name) { return valid }
         }
         return "anon"
     }
