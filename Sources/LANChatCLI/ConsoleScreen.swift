@@ -16,6 +16,8 @@ public final class ConsoleScreen: Sendable {
     public let isInteractive: Bool
     private let state: Mutex<State>
     private let terminal: ConsoleTerminal?
+    /// Where plain lines go instead of stdout (tests, embedding).
+    private let sink: (@Sendable (String) -> Void)?
 
     private struct State: Sendable {
         var prompt = ""
@@ -31,8 +33,14 @@ public final class ConsoleScreen: Sendable {
     /// Plain lines to stdout, no prompt (stdout is a pipe, a file, a test).
     public static func plain() -> ConsoleScreen { ConsoleScreen(terminal: nil) }
 
-    init(terminal: ConsoleTerminal?) {
+    /// Plain lines handed to `sink`, one call per line.
+    public static func capturing(_ sink: @escaping @Sendable (String) -> Void) -> ConsoleScreen {
+        ConsoleScreen(terminal: nil, sink: sink)
+    }
+
+    init(terminal: ConsoleTerminal?, sink: (@Sendable (String) -> Void)? = nil) {
         self.terminal = terminal
+        self.sink = sink
         isInteractive = terminal != nil
         state = Mutex(State())
     }
@@ -41,7 +49,7 @@ public final class ConsoleScreen: Sendable {
     public func write(_ lines: [String]) {
         guard !lines.isEmpty else { return }
         guard let terminal else {
-            ConsoleTerminal.writeOut(lines.map { $0 + "\n" }.joined())
+            if let sink { lines.forEach(sink) } else { ConsoleTerminal.writeOut(lines.map { $0 + "\n" }.joined()) }
             return
         }
         state.withLock { state in
