@@ -155,7 +155,10 @@ public actor CommandExecutor {
     /// Records a page fetched by `/more` into the window as it is *now*
     /// (live messages may have been placed while the page was fetched).
     func applyMore(_ page: HistoryPage, older: Bool) {
-        guard window?.room == page.room else { return }  // the reader moved on meanwhile
+        guard let current = window, current.room == page.room else { return }  // the reader moved on meanwhile
+        // Two `/more` racing fetch the same page: record it once.
+        if older, let last = page.last, let oldest = current.oldest, last >= oldest { return }
+        if !older, let first = page.first, let newest = current.newest, first <= newest { return }
         if older { window?.loadedOlder(page) } else { window?.loadedNewer(page) }
     }
 
