@@ -26,7 +26,7 @@ extension InteractiveSession {
             }
             if let line = renderer.delivery(state, peer: await name(of: peer), preview: shown?.preview) { screen.write(line) }
         case .caughtUp(let peer, let count):
-            let held = lateHeld > 0 ? "; \(lateHeld) not shown here stay unread: /history public" : ""
+            let held = lateHeld > 0 ? "; \(lateHeld) left unread: /history #public" : ""
             screen.write(renderer.notice("caught up on \(count) missed message\(count == 1 ? "" : "s") from \(renderer.safe(await name(of: peer)))\(held)"))
             lateShown = 0
             lateHeld = 0
@@ -66,10 +66,17 @@ extension InteractiveSession {
             screen.write(renderer.notice("new message in \(await roomLabel(message.room)); /more down to read on"))
             return
         }
-        if message.timestamp < startedAt {
-            // Catch-up: a few missed messages are printed as they come; a
-            // flood is not, and stays unread for /history.
-            guard lateShown < Self.lateLimit else { lateHeld += 1; return }
+        if message.timestamp < startedAt - 5_000 {
+            // Catch-up (written well before this session): a few missed
+            // messages are printed as they come; a flood is not, and stays
+            // unread for /history. Said once, so nothing is held silently.
+            guard lateShown < Self.lateLimit else {
+                if lateHeld == 0 {
+                    screen.write(renderer.notice("more missed messages arriving; the rest stay unread"))
+                }
+                lateHeld += 1
+                return
+            }
             lateShown += 1
         }
         let name = await node.displayName(for: message.senderNumber, nickname: message.senderNickname)
