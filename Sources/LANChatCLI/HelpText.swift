@@ -37,7 +37,8 @@ public enum HelpText {
 
     OPTIONS:
       -n, --nick NAME          nickname shown to peers, no spaces (default: $USER)
-          --stage NAME         stage label peers can filter by (default: none)
+          --stage NAME         stage label peers can filter by, with /filter NAME
+                               or /filter stage:NAME (default: none)
       -p, --port N             TCP port for peer links (default: 0, any free port)
           --discovery-port N   UDP port shared by all nodes (default: 47474)
       -b, --broadcast ADDR     broadcast beacons to ADDR; repeatable; replaces the
