@@ -45,6 +45,9 @@ public actor CommandExecutor {
     /// where results are printed); `--json` moves it only on `read`.
     public let marksShownRead: Bool
     let grouping: ChatListGrouping
+    /// Test seam: runs while `/more` holds a fetched page it has not yet
+    /// recorded, so a test can place a live message exactly then.
+    var afterPageFetch: (@Sendable () async -> Void)?
     let calendar: Calendar
 
     public init(node: ChatNode, clock: any ChatClock = SystemClock(), timeZone: TimeZone = .current, locale: Locale = Locale(identifier: "en_US_POSIX"), marksShownRead: Bool = false) {
@@ -128,6 +131,7 @@ public actor CommandExecutor {
                                                  hasMoreAfter: older && window?.hasMoreAfter == true))
             }
             let page = older ? try await node.historyPage(room, before: cursor) : try await node.historyPage(room, after: cursor)
+            await afterPageFetch?()
             applyMore(page, older: older)
             await markShown(page)
             return historyResult(page)
@@ -151,6 +155,8 @@ public actor CommandExecutor {
             return .quit
         }
     }
+
+    func setAfterPageFetch(_ hook: (@Sendable () async -> Void)?) { afterPageFetch = hook }
 
     /// Records a page fetched by `/more` into the window as it is *now*
     /// (live messages may have been placed while the page was fetched).
