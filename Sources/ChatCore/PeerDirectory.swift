@@ -1,8 +1,12 @@
 /// The peers the node knows, and how people name them: by nickname, with a
 /// `#tag` (last four hex digits of the node number) when two peers share a
-/// nickname, so `/dm bob` never guesses.
+/// nickname, so `/dm bob` never guesses. Names are compared by
+/// `NodeName.clashKey` (NFKC, case folded): `alice` and `ａｌｉｃｅ` clash and
+/// both get their tag.
 public struct PeerDirectory: Sendable {
     public private(set) var peers: [NodeNumber: PeerInfo] = [:]
+    /// Each known peer's clash key, computed once per nickname.
+    private var keys: [NodeNumber: String] = [:]
 
     public init() {}
 
@@ -11,12 +15,14 @@ public struct PeerDirectory: Sendable {
     /// Adds or replaces a peer; returns the previous entry.
     @discardableResult
     public mutating func upsert(_ peer: PeerInfo) -> PeerInfo? {
-        peers.updateValue(peer, forKey: peer.number)
+        if peers[peer.number]?.nickname != peer.nickname { keys[peer.number] = NodeName.clashKey(peer.nickname) }
+        return peers.updateValue(peer, forKey: peer.number)
     }
 
     @discardableResult
     public mutating func remove(_ number: NodeNumber) -> PeerInfo? {
-        peers.removeValue(forKey: number)
+        keys[number] = nil
+        return peers.removeValue(forKey: number)
     }
 
     /// Peers ordered by nickname, then number: a stable listing.
@@ -28,16 +34,16 @@ public struct PeerDirectory: Sendable {
     }
 
     /// The name to show for `number`: its nickname, plus `#tag` when another
-    /// known peer (or `localIdentity`) has the same nickname.
+    /// known peer (or `localIdentity`) has a nickname with the same clash key.
     public func displayName(for number: NodeNumber, nickname: String, localIdentity: NodeIdentity? = nil) -> String {
-        let key = nickname.lowercased()
-        var shared = peers.values.contains { $0.number != number && $0.nickname.lowercased() == key }
-        if let me = localIdentity, me.number != number, me.nickname.lowercased() == key { shared = true }
+        let key = NodeName.clashKey(nickname)
+        var shared = keys.contains { $0.key != number && $0.value == key }
+        if let me = localIdentity, me.number != number, NodeName.clashKey(me.nickname) == key { shared = true }
         return shared ? "\(nickname)#\(number.shortTag)" : nickname
     }
 
-    /// Finds the one peer `query` names: a nickname (any case), `name#tag`,
-    /// or a node number.
+    /// Finds the one peer `query` names: a nickname (compared by clash key,
+    /// so any case or width), `name#tag`, `#tag`, or a node number.
     public func resolve(_ query: String) throws(PeerLookupError) -> PeerInfo {
         let query = query.trimmingWhitespace()
         if query.isEmpty { throw .notFound(query) }
@@ -50,9 +56,9 @@ public struct PeerDirectory: Sendable {
             name = query[..<hash]
             tag = query[query.index(after: hash)...]
         }
-        let key = name.lowercased()
+        let key = name.isEmpty ? "" : NodeName.clashKey(String(name))
         let matches = peers.values.filter { peer in
-            (key.isEmpty || peer.nickname.lowercased() == key)
+            (key.isEmpty || keys[peer.number] == key)
                 && (tag.map { peer.number.shortTag == $0.lowercased() } ?? true)
         }
         switch matches.count {

@@ -9,8 +9,9 @@ extension ChatNode {
         let composed: (payload: P2PPayload, message: Message)
         do { composed = try router.publicChat.compose(text, at: clock.nowMillis(), automatic: automatic) } catch { throw .chat(error) }
         do { try await store.insert(composed.message) } catch { throw .store(error) }
-        // Writing in a room means having read it up to here.
-        _ = try? await store.markRead(.publicRoom, upTo: HistoryCursor(composed.message))
+        // Writing in a room means having read it up to here, unless unread
+        // messages the reader was never shown lie before it.
+        _ = try? await markRead(.publicRoom, shownFrom: composed.message.cursor, upTo: composed.message.cursor)
         await transport.broadcast(composed.payload)
         emit(.message(composed.message))
         return composed.message
@@ -38,7 +39,7 @@ extension ChatNode {
         for frame in composed.payloads.dropLast() { await transport.send(frame, to: peer) }
         for event in composed.events { report(event) }
         let message = try! Message(from: sent, localNumber: identity.number)  // composed from validated text
-        _ = try? await store.markRead(message.room, upTo: HistoryCursor(message))
+        _ = try? await markRead(message.room, shownFrom: message.cursor, upTo: message.cursor)
         emit(.message(message))
         emit(.delivery(message.id, room: message.room, .queued))
         await pumpOutbox()

@@ -23,20 +23,42 @@ extension ChatNode {
     }
 
     /// Moves the read marker of `room` to `cursor` (forward only); returns
-    /// the unread count left.
+    /// the unread count left, which the in-memory count then matches.
     @discardableResult
     public func markRead(_ room: RoomID, upTo cursor: HistoryCursor) async throws(NodeError) -> Int {
         let unread: Int
         do { unread = try await store.markRead(room, upTo: cursor) } catch { throw .store(error) }
-        if unread == 0 {
-            let events: [ChatEvent]
-            switch room {
-            case .publicRoom: events = router.publicChat.markRead()
-            case .direct(let peer): events = router.directChat.markRead(peer)
-            }
-            events.forEach(report)
-        }
+        syncUnread(room, to: unread)
         return unread
+    }
+
+    /// The reader was shown every message of `room` from `start` through
+    /// `cursor`: the marker moves to `cursor` unless unread messages the
+    /// reader was not shown lie between it and `start` ("reading is what the
+    /// eye saw"). Returns the unread count left.
+    @discardableResult
+    public func markRead(_ room: RoomID, shownFrom start: HistoryCursor, upTo cursor: HistoryCursor) async throws(NodeError) -> Int {
+        let unread: Int
+        do { unread = try await store.markRead(room, shownFrom: start, upTo: cursor) } catch { throw .store(error) }
+        syncUnread(room, to: unread)
+        return unread
+    }
+
+    /// The store's unread count, for `/unread`, `/read` and badges to agree.
+    func syncUnread(_ room: RoomID, to unread: Int) {
+        switch room {
+        case .publicRoom:
+            guard router.publicChat.unreadCount != unread else { return }
+            router.publicChat.restore([], unreadCount: unread)
+        case .direct(let peer):
+            guard let conversation = router.directChat.conversation(with: peer), conversation.log.unreadCount != unread else { return }
+            if unread == 0 {
+                _ = router.directChat.markRead(peer)
+            } else {
+                router.directChat.restore(peer: peer, peerNickname: conversation.peerNickname, state: conversation.state, unreadCount: unread)
+            }
+        }
+        emit(.unread(room, count: unread))
     }
 
     /// Every room in the store, most recently active first, with titles.

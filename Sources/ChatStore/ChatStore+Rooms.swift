@@ -44,6 +44,29 @@ extension ChatStore {
         }
     }
 
+    /// The reader was shown every message from `start` through `cursor` (a
+    /// page, or one live message): the marker moves to `cursor` only if no
+    /// message from others lies unread between the marker and `start`, so a
+    /// gap the reader never saw stays unread. Returns the unread count.
+    @discardableResult
+    public func markRead(_ room: RoomID, shownFrom start: HistoryCursor, upTo cursor: HistoryCursor) throws(StoreError) -> Int {
+        let database = try db()
+        return try database.transaction { () throws(StoreError) -> Int in
+            guard let summary = try summary(of: room) else { return 0 }
+            if summary.unreadCount > 0 {
+                let gap = try database.withStatement(SQL.unreadBetween) { statement throws(StoreError) in
+                    try statement.bind(room.description, at: 1)
+                    try statement.bind(summary.readMarker ?? .start(ofMillis: .min), at: 2)
+                    try statement.bind(Int64(bitPattern: localNumber.rawValue), at: 4)
+                    try statement.bind(start, at: 5)
+                    return try statement.step() ? Int(statement.int64(0)) : 0
+                }
+                if gap > 0 { return summary.unreadCount }
+            }
+            return try markRead(room, upTo: cursor)
+        }
+    }
+
     /// Marks everything in the room read.
     @discardableResult
     public func markAllRead(_ room: RoomID) throws(StoreError) -> Int {

@@ -52,6 +52,9 @@ enum SQL {
     static let unreadAfter = """
         SELECT count(*) FROM messages WHERE room = ?1 AND (sent_at, id) > (?2, ?3) AND sender != ?4
         """
+    static let unreadBetween = """
+        SELECT count(*) FROM messages WHERE room = ?1 AND (sent_at, id) > (?2, ?3) AND (sent_at, id) < (?5, ?6) AND sender != ?4
+        """
 
     // Rooms.
     static let roomColumns = """

@@ -27,18 +27,32 @@ public struct PeerListing: Hashable, Sendable {
 }
 
 /// Runs `ControlCommand`s against a node and keeps what the front ends
-/// share: the open room, its history window, and the filter.
-public struct CommandExecutor: Sendable {
-    public let node: ChatNode
+/// share: the open room (where plain text goes), the history being read
+/// (which may be another room's: `/history bob` never switches rooms), and
+/// the filter.
+///
+/// An actor, and no state is read before an `await` and written back after
+/// it: a live message placed while a command waits for the store is never
+/// erased by the command finishing (the sessions once copied the executor,
+/// awaited, and wrote the copy back).
+public actor CommandExecutor {
+    public nonisolated let node: ChatNode
     public private(set) var openRoom = RoomID.publicRoom
-    /// The loaded history range of the open room, once `/history` ran.
+    /// The loaded history range of the room being read, once a page was shown.
     public private(set) var window: HistoryWindow?
     public private(set) var filter = ChatFilter.all
+    /// Whether showing a page moves the read marker across it (the console,
+    /// where results are printed); `--json` moves it only on `read`.
+    public let marksShownRead: Bool
     let grouping: ChatListGrouping
+    /// Test seam: runs while `/more` holds a fetched page it has not yet
+    /// recorded, so a test can place a live message exactly then.
+    var afterPageFetch: (@Sendable () async -> Void)?
     let calendar: Calendar
 
-    public init(node: ChatNode, clock: any ChatClock = SystemClock(), timeZone: TimeZone = .current, locale: Locale = Locale(identifier: "en_US_POSIX")) {
+    public init(node: ChatNode, clock: any ChatClock = SystemClock(), timeZone: TimeZone = .current, locale: Locale = Locale(identifier: "en_US_POSIX"), marksShownRead: Bool = false) {
         self.node = node
+        self.marksShownRead = marksShownRead
         grouping = ChatListGrouping(clock: clock, timeZone: timeZone, locale: locale)
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = timeZone
@@ -48,15 +62,29 @@ public struct CommandExecutor: Sendable {
 
     /// Where a live message goes for the reader of the open history, or nil
     /// when no history window is open for its room.
-    public mutating func place(_ message: Message) -> HistoryWindow.LivePlacement? {
+    public func place(_ message: Message) -> HistoryWindow.LivePlacement? {
         guard window?.room == message.room else { return nil }
         return window?.place(message)
     }
 
-    public mutating func run(_ command: ControlCommand) async throws(NodeError) -> CommandResult {
+    /// The reader was shown `page` (all of it: what the filter hides counts
+    /// as passed over): the read marker follows, unless unread messages the
+    /// reader never saw lie before it.
+    func markShown(_ page: HistoryPage) async {
+        guard marksShownRead, let first = page.first, let last = page.last else { return }
+        _ = try? await node.markRead(page.room, shownFrom: first, upTo: last)
+    }
+
+    /// The reader was shown one live message.
+    func markShown(_ message: Message) async {
+        guard marksShownRead else { return }
+        _ = try? await node.markRead(message.room, shownFrom: message.cursor, upTo: message.cursor)
+    }
+
+    public func run(_ command: ControlCommand) async throws(NodeError) -> CommandResult {
         switch command {
         case .say(let text, let roomName, let automatic):
-            let room = try await roomName.asyncMap { name throws(NodeError) in try await node.room(named: name) } ?? openRoom
+            let room = try await room(roomName) ?? openRoom
             switch room {
             case .publicRoom: return .sent(try await node.sendPublic(text, automatic: automatic))
             case .direct(let peer): return .sent(try await node.sendDirect(text, to: peer, automatic: automatic))
@@ -70,11 +98,11 @@ public struct CommandExecutor: Sendable {
             try await node.decline(name)
             return .done
         case .open(let name):
+            // Switches where plain text goes and shows the room around its
+            // read marker; nothing is marked read before the page is chosen.
             let room = try await node.room(named: name)
-            await node.activate(room)
-            if room != openRoom { window = nil }
             openRoom = room
-            return .done
+            return try await openPage(room)
         case .peers:
             var listings: [PeerListing] = []
             for peer in filter.apply(to: await node.peers()) {
@@ -85,47 +113,34 @@ public struct CommandExecutor: Sendable {
             let rooms = try await node.roomList()
             return .roomGroups(grouping.group(rooms) { $0.lastActivity })
         case .unread:
-            return .rooms(await node.rooms().filter { $0.unread > 0 })
+            return .rooms(try await unreadRooms())
         case .nick(let name):
+            do { _ = try NodeName.validatedNickname(name) } catch { throw .invalidName(error) }
             try await node.rename(nickname: name)
             return .done
         case .history(let name):
-            let room = try await name.asyncMap { name throws(NodeError) in try await node.room(named: name) } ?? openRoom
-            if room != openRoom { await node.activate(room) }
-            openRoom = room
-            let page = try await node.openHistory(room)
-            window = HistoryWindow(page: page)
-            return historyResult(page)
+            // Reading another room's history never changes where text goes.
+            let room = try await room(name) ?? openRoom
+            return try await openPage(room)
         case .more(let older):
-            guard var current = window else { return try await run(.history(nil)) }
-            let page: HistoryPage
-            if older {
-                guard let cursor = current.olderPageCursor else {
-                    // At the top of what exists: the reader looks up, not at new messages.
-                    current.readerMoved(toBottom: false)
-                    window = current
-                    return historyResult(HistoryPage(room: current.room, messages: [], hasMoreBefore: false, hasMoreAfter: current.hasMoreAfter))
-                }
-                page = try await node.historyPage(current.room, before: cursor)
-                current.loadedOlder(page)
-            } else {
-                guard let cursor = current.newerPageCursor else {
-                    current.readerMoved(toBottom: true)
-                    window = current
-                    return historyResult(HistoryPage(room: current.room, messages: [], hasMoreBefore: current.hasMoreBefore, hasMoreAfter: false))
-                }
-                page = try await node.historyPage(current.room, after: cursor)
-                current.loadedNewer(page)
+            guard let room = window?.room else { return try await run(.history(nil)) }
+            guard let cursor = older ? window?.olderPageCursor : window?.newerPageCursor else {
+                // At an end of what exists: the reader looks there now.
+                window?.readerMoved(toBottom: !older)
+                return historyResult(HistoryPage(room: room, messages: [], hasMoreBefore: !older && window?.hasMoreBefore == true,
+                                                 hasMoreAfter: older && window?.hasMoreAfter == true))
             }
-            window = current
+            let page = older ? try await node.historyPage(room, before: cursor) : try await node.historyPage(room, after: cursor)
+            await afterPageFetch?()
+            applyMore(page, older: older)
+            await markShown(page)
             return historyResult(page)
         case .read:
-            var newest = window?.newest
-            if newest == nil { newest = await node.recentMessages(in: openRoom).last.map(HistoryCursor.init) }
-            guard let newest else {
-                return .read(openRoom, unread: 0)
-            }
-            return .read(openRoom, unread: try await node.markRead(openRoom, upTo: newest))
+            let room = window?.room ?? openRoom
+            var newest = window?.room == room ? window?.newest : nil
+            if newest == nil { newest = await node.recentMessages(in: room).last.map(HistoryCursor.init) }
+            guard let newest else { return .read(room, unread: 0) }
+            return .read(room, unread: try await node.markRead(room, upTo: newest))
         case .filter(let text):
             if let text {
                 guard let parsed = ChatFilter(text) else { return .filter(filter) }
@@ -141,17 +156,44 @@ public struct CommandExecutor: Sendable {
         }
     }
 
+    func setAfterPageFetch(_ hook: (@Sendable () async -> Void)?) { afterPageFetch = hook }
+
+    /// Records a page fetched by `/more` into the window as it is *now*
+    /// (live messages may have been placed while the page was fetched).
+    func applyMore(_ page: HistoryPage, older: Bool) {
+        guard let current = window, current.room == page.room else { return }  // the reader moved on meanwhile
+        // Two `/more` racing fetch the same page: record it once.
+        if older, let last = page.last, let oldest = current.oldest, last >= oldest { return }
+        if !older, let first = page.first, let newest = current.newest, first <= newest { return }
+        if older { window?.loadedOlder(page) } else { window?.loadedNewer(page) }
+    }
+
+    /// The page around `room`'s read marker, which becomes the window.
+    private func openPage(_ room: RoomID) async throws(NodeError) -> CommandResult {
+        let page = try await node.openHistory(room)
+        window = HistoryWindow(page: page)
+        await markShown(page)
+        return historyResult(page)
+    }
+
+    /// Rooms with unread messages, counted by the store (the truth the read
+    /// marker moves in), titled as the node names them.
+    private func unreadRooms() async throws(NodeError) -> [RoomOverview] {
+        let stored = try await node.roomList()
+        let counts = Dictionary(stored.map { ($0.room, $0.unreadCount) }, uniquingKeysWith: { first, _ in first })
+        var rooms = await node.rooms()
+        for index in rooms.indices { rooms[index].unread = counts[rooms[index].room] ?? 0 }
+        return rooms.filter { $0.unread > 0 }
+    }
+
+    private func room(_ name: String?) async throws(NodeError) -> RoomID? {
+        guard let name else { return nil }
+        return try await node.room(named: name)
+    }
+
     private func historyResult(_ page: HistoryPage) -> CommandResult {
         var shown = page
         if page.room == .publicRoom { shown.messages = filter.apply(to: page.messages) }
         return .history(shown, sections: DaySection.sections(of: shown.messages, calendar: calendar))
-    }
-}
-
-extension Optional {
-    /// `map` for an async, typed-throwing transform.
-    func asyncMap<U, E: Error>(_ transform: (Wrapped) async throws(E) -> U) async throws(E) -> U? {
-        guard let self else { return nil }
-        return try await transform(self)
     }
 }

@@ -39,7 +39,7 @@ public struct CommandLineParser {
             case "-h", "--help": options.action = .help
             case "--version": options.action = .version
             case "--json": options.mode = .json
-            case "-n", "--nick", "--nickname": options.nickname = try Self.name(try value(), for: name)
+            case "-n", "--nick", "--nickname": options.nickname = try Self.name(try value(), for: name, nickname: true)
             case "--stage": options.stage = try Self.name(try value(), for: name)
             case "-p", "--port": options.listenPort = try Self.port(try value(), for: name, allowZero: true)
             case "--discovery-port": options.discoveryPort = try Self.port(try value(), for: name, allowZero: false)
@@ -100,8 +100,8 @@ public struct CommandLineParser {
 
     static let logLevels = ["trace", "debug", "info", "notice", "warning", "error"]
 
-    static func name(_ text: String, for option: String) throws(UsageError) -> String {
-        do { return try NodeName.validated(text) } catch { throw UsageError("\(option): \(error)") }
+    static func name(_ text: String, for option: String, nickname: Bool = false) throws(UsageError) -> String {
+        do { return try nickname ? NodeName.validatedNickname(text) : NodeName.validated(text) } catch { throw UsageError("\(option): \(error)") }
     }
 
     static func nonEmpty(_ text: String, for option: String) throws(UsageError) -> String {

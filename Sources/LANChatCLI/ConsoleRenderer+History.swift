@@ -54,11 +54,14 @@ extension ConsoleRenderer {
         return lines
     }
 
-    public func delivery(_ state: DeliveryState, peer name: String) -> String? {
-        switch state {
-        case .delivered: dim("   ✓ delivered to \(safe(name))")
-        case .failed: error("not delivered to \(safe(name)): the conversation was declined")
-        case .queued, .sent: nil
+    /// An own DM moved on; `preview` quotes its start when known.
+    public func delivery(_ state: DeliveryState, peer name: String, preview: String? = nil) -> String? {
+        let quote = preview.map { ": \"\(safe($0))\"" } ?? ""
+        return switch state {
+        case .delivered: dim("   ✓ delivered to \(safe(name))\(quote)")
+        case .sent: dim("   → sent to \(safe(name))\(quote)")
+        case .failed: error("not delivered to \(safe(name))\(quote): the conversation was declined")
+        case .queued: nil
         }
     }
 

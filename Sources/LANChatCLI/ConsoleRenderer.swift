@@ -20,30 +20,47 @@ public struct ConsoleRenderer: Sendable {
     }
 
     /// One line for a message; `name` is the sender's display name,
-    /// `conversation` the DM peer's display name (nil for public).
-    public func message(_ message: Message, name: String, conversation: String?) -> String {
+    /// `conversation` the DM peer's display name (nil for public), `state`
+    /// an own message's delivery state (queued, sent, ...).
+    public func message(_ message: Message, name: String, conversation: String?, state: String? = nil) -> String {
         let time = clockTime(message.timestamp)
         let room = conversation.map { "@" + safe($0) } ?? "#public"
         let bot = message.automatic ? " [bot]" : ""
-        return "\(dim(time)) \(dim(room)) \(bold(safe(name)))\(bot): \(safe(message.content))"
+        let delivery = state.map { dim("  · \($0)") } ?? ""
+        return "\(dim(time)) \(dim(room)) \(bold(safe(name)))\(bot): \(safe(message.content))\(delivery)"
     }
 
     public func notice(_ text: String) -> String { dim("-- ") + text }
 
-    public func error(_ text: String) -> String { (useColor ? "\u{1B}[31m!\u{1B}[0m " : "! ") + text }
+    public func error(_ text: String) -> String { (useColor ? "\u{1B}[31m!\u{1B}[0m " : "! ") + safe(text) }
+
+    /// `#public`, or `@title` for a DM room.
+    public func roomLabel(_ room: RoomID, title: String) -> String {
+        room.peer == nil ? "#public" : "@" + safe(title)
+    }
+
+    /// A peer linked. Join and leave lines always carry the `#tag`, so the
+    /// two can be matched; `formerTag` says the nickname was last seen on
+    /// another node.
+    public func peerJoined(_ nickname: String, tag: String, address: String, formerTag: String? = nil, linked: Int? = nil) -> String {
+        let who = bold(safe(nickname)) + dim("#" + tag)
+        let different = formerTag.map { ": a different \(safe(nickname)) (the one before was #\($0))" } ?? ""
+        let count = linked.map { ", \($0) linked" } ?? ""
+        return notice("\(who) joined (\(safe(address))\(count))\(different)")
+    }
 
     public func peerJoined(_ name: String, address: String) -> String {
         notice("\(bold(safe(name))) joined (\(safe(address)))")
     }
 
-    public func peerLeft(_ name: String, reason: PeerLeaveReason) -> String {
+    public func peerLeft(_ nickname: String, tag: String, reason: PeerLeaveReason) -> String {
         let how = switch reason {
         case .left: "left"
         case .timedOut: "timed out"
         case .disconnected: "was disconnected"
         case .restarted: "restarted"
         }
-        return notice("\(bold(safe(name))) \(how)")
+        return notice("\(bold(safe(nickname)))\(dim("#" + tag)) \(how)")
     }
 
     public func dmRequest(from name: String, text: String) -> String {
@@ -62,8 +79,15 @@ public struct ConsoleRenderer: Sendable {
         }
     }
 
-    public func peers(_ listings: [PeerListing]) -> [String] {
-        guard !listings.isEmpty else { return [notice("no peers yet")] }
+    /// The peer list, with honest empty states: nobody linked, or nobody
+    /// the filter lets through.
+    public func peers(_ listings: [PeerListing], filter: ChatFilter = .all, linked: Int? = nil) -> [String] {
+        guard !listings.isEmpty else {
+            if let linked, linked > 0 {
+                return [notice("no peers match filter \(safe(filter.description)) (\(linked) linked; /filter all shows them)")]
+            }
+            return [notice("no peers linked yet")]
+        }
         return listings.map { listing in
             let stage = listing.info.stage.map { " [\(safe($0))]" } ?? ""
             return "  \(bold(safe(listing.displayName)))\(stage)  \(dim(safe(listing.info.address)))"

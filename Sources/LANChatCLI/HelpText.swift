@@ -4,17 +4,22 @@ public enum HelpText {
 
     /// `/help` at the prompt.
     public static let consoleHelp = """
-      text            send to the open room (public at start; "//x" sends "/x")
+      text            send to the open room, named in the prompt ("//x" sends "/x")
+      /open ROOM      switch room (public, or a peer's name) and show it from
+                      where you stopped reading, at the "── unread ──" line
       /dm NAME TEXT   direct message; the first one asks NAME to accept
       /accept NAME    accept a DM request        /decline NAME  decline it
-      /open ROOM      switch room: public, or a peer's name (clears its unread)
       /peers          who is linked              /rooms         conversations
-      /unread         rooms with unread messages /nick NAME     change nickname
-      /history [ROOM] the open room's history around the "read up to here" marker
-      /more [up|down] page older or newer        /read          mark read up to here
-      /filter [all|none|STAGE]  which stages /peers and the public room show
-      /stats          frame counters             /quit          leave (also Ctrl-D)
-      NAME is a nickname, nickname#tag when two peers share it, or a node number.
+      /unread         rooms with unread messages /read          mark read up to here
+      /history [ROOM] show a room from its read marker; never switches rooms
+      /more [up|down] page older or newer in what /open or /history showed
+      /filter [all|none|STAGE|stage:NAME]  which stages /peers and #public show
+                      (stage:NAME names a stage called "all" or "none")
+      /nick NAME      change nickname (no spaces)  /stats  frame counters
+      /quit           leave (also Ctrl-D)
+      NAME is a nickname, nickname#tag when two peers share it, #tag, or a node
+      number. Messages count as read once shown here (or by /read); a room you
+      have not opened keeps its unread count.
     """
 
     public static let usage = """
@@ -31,8 +36,9 @@ public enum HelpText {
                                               steady automatic public traffic
 
     OPTIONS:
-      -n, --nick NAME          nickname shown to peers (default: $USER)
-          --stage NAME         stage label peers can filter by (default: none)
+      -n, --nick NAME          nickname shown to peers, no spaces (default: $USER)
+          --stage NAME         stage label peers can filter by, with /filter NAME
+                               or /filter stage:NAME (default: none)
       -p, --port N             TCP port for peer links (default: 0, any free port)
           --discovery-port N   UDP port shared by all nodes (default: 47474)
       -b, --broadcast ADDR     broadcast beacons to ADDR; repeatable; replaces the
@@ -67,7 +73,9 @@ public enum HelpText {
       a line of text goes to the open room (public at start)
       /dm NAME TEXT   /accept NAME   /decline NAME   /open ROOM   /peers
       /rooms   /unread   /history [ROOM]   /more [up|down]   /read
-      /filter [all|none|STAGE]   /nick NAME   /stats   /help   /quit
+      /filter [all|none|STAGE|stage:NAME]   /nick NAME   /stats   /help   /quit
+      The prompt names the open room; only /open changes it. A room opens at
+      its "── unread ──" line, and messages count as read once shown.
 
     EXAMPLES:
       lanchat --nick alice                      # terminal 1

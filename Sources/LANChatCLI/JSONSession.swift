@@ -8,7 +8,7 @@ import Foundation
 public actor JSONSession: FrontEnd {
     private let node: ChatNode
     private let out: LineWriter
-    private var executor: CommandExecutor
+    private let executor: CommandExecutor
     private let instanceId: String
 
     public init(node: ChatNode, out: LineWriter, instanceId: String, locale: Locale = Locale(identifier: "en_US_POSIX")) {
@@ -45,7 +45,7 @@ public actor JSONSession: FrontEnd {
         case .message(let message):
             let name = await node.displayName(for: message.senderNumber, nickname: message.senderNickname)
             var object = JSONEventEncoder.message(message, localNumber: me.number, name: name)
-            if message.senderNumber != me.number, let placement = executor.place(message) {
+            if message.senderNumber != me.number, let placement = await executor.place(message) {
                 object["placement"] = "\(placement)"
             }
             return object
@@ -84,9 +84,7 @@ public actor JSONSession: FrontEnd {
         }
         var reply: [String: Any] = ["event": "ok", "cmd": parsed.command.name]
         do {
-            var executor = self.executor
             let result = try await executor.run(parsed.command)
-            self.executor = executor
             switch result {
             case .quit:
                 if let re = parsed.requestID { reply["re"] = re }

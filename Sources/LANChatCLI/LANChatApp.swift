@@ -67,9 +67,11 @@ public enum LANChatApp {
 
         let (quitRequests, quit) = AsyncStream.makeStream(of: Void.self)
         let out = LineWriter.standardOutput
+        // The line console draws its prompt and reads keys itself on a terminal.
+        let console: ConsoleScreen? = options.mode == .interactive ? .standard() : nil
         let frontEnd: any FrontEnd = switch options.mode {
         case .interactive:
-            InteractiveSession(node: node, out: out, renderer: ConsoleRenderer(
+            InteractiveSession(node: node, screen: console ?? .plain(), renderer: ConsoleRenderer(
                 useColor: ConsoleRenderer.wantsColor(environment: environment, isTerminal: isatty(STDOUT_FILENO) == 1)),
                 locale: locale)
         case .json:
@@ -85,7 +87,7 @@ public enum LANChatApp {
             for await event in node.events { await frontEnd.handle(event) }
         }
         let input: Task<Void, Never>? = frontEnd.readsInput ? Task {
-            for await line in StandardInput.lines() where !(await frontEnd.handle(line: line)) { break }
+            for await line in console?.lines() ?? StandardInput.lines() where !(await frontEnd.handle(line: line)) { break }
             quit.yield()  // quit command or end of input
         } : nil
         let signalPump = Task {
@@ -103,6 +105,7 @@ public enum LANChatApp {
         await eventPump.value  // every event written before we exit
         signalPump.cancel()
         await store.close()
+        console?.restore()
         withExtendedLifetime(dataDirectory) {}  // the lock is held until here
         return 0
     }
@@ -122,7 +125,7 @@ public enum LANChatApp {
 
     static func defaultNickname(_ environment: [String: String]) -> String {
         for key in ["USER", "LOGNAME"] {
-            if let name = environment[key], let valid = try? NodeName.validated(name) { return valid }
+            if let name = environment[key], let valid = try? NodeName.validatedNickname(name) { return valid }
         }
         return "anon"
     }

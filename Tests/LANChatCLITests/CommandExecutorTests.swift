@@ -38,15 +38,15 @@ import TestSupport
         for n in 1...70 { try await bob.node.sendPublic("m\(n)") }
         try await alice.log.first("m70") { if case .message(let m) = $0, m.content == "m70" { true } else { nil } }
 
-        var executor = CommandExecutor(node: alice.node)
+        let executor = CommandExecutor(node: alice.node)
         // Nothing read yet: the room opens on its oldest messages.
         let first = try await executor.run(.history("public"))
         #expect(Self.texts(first) == (1...30).map { "m\($0)" })
-        #expect(executor.window?.hasMoreAfter == true)
+        #expect(await executor.window?.hasMoreAfter == true)
         // Newer pages are not loaded: a live message must not be appended.
         try await bob.node.sendPublic("live 1")
         let live1 = try await alice.log.first("live 1") { if case .message(let m) = $0, m.content == "live 1" { m } else { nil } }
-        #expect(executor.place(live1) == .storeAndAnnounce)
+        #expect(await executor.place(live1) == .storeAndAnnounce)
 
         #expect(try await executor.run(.read).isRead(unread: 41))
         _ = try await executor.run(.more(older: false))
@@ -55,18 +55,18 @@ import TestSupport
         // At the newest page now: live messages follow.
         try await bob.node.sendPublic("live 2")
         let live2 = try await alice.log.first("live 2") { if case .message(let m) = $0, m.content == "live 2" { m } else { nil } }
-        #expect(executor.place(live2) == .appendAndFollow)
+        #expect(await executor.place(live2) == .appendAndFollow)
         // Scrolled back with the newest page loaded: appended and announced.
         _ = try await executor.run(.more(older: true))  // nothing older is unloaded: the reader is at the top
-        #expect(executor.window?.isFollowing == false)
+        #expect(await executor.window?.isFollowing == false)
         try await bob.node.sendPublic("live 3")
         let live3 = try await alice.log.first("live 3") { if case .message(let m) = $0, m.content == "live 3" { m } else { nil } }
-        #expect(executor.place(live3) == .appendAndAnnounce)
+        #expect(await executor.place(live3) == .appendAndAnnounce)
 
         #expect(try await executor.run(.read).isRead(unread: 0))
         // Reopened later, the room centres on the marker: nothing unread, so
         // the newest page.
-        var again = CommandExecutor(node: alice.node)
+        let again = CommandExecutor(node: alice.node)
         let reopened = try await again.run(.history("public"))
         #expect(Self.texts(reopened).last == "live 3")
         #expect(Self.texts(reopened).count == 30)
@@ -83,7 +83,7 @@ import TestSupport
         try await alice.log.until("both") { events in
             events.filter { if case .message = $0 { true } else { false } }.count == 2
         }
-        var executor = CommandExecutor(node: alice.node)
+        let executor = CommandExecutor(node: alice.node)
         guard case .filter(let filter) = try await executor.run(.filter("iOS ")), filter.matches(stage: "ios"), !filter.matches(stage: nil) else {
             Issue.record("filter not set")
             return
@@ -108,7 +108,7 @@ import TestSupport
         try await alice.log.first("dm") { if case .dmRequest = $0 { true } else { nil } }
         try await bob.node.sendPublic("hi all")
         try await alice.log.first("public") { if case .message(let m) = $0, m.content == "hi all" { true } else { nil } }
-        var executor = CommandExecutor(node: alice.node, locale: Locale(identifier: "ko_KR"))
+        let executor = CommandExecutor(node: alice.node, locale: Locale(identifier: "ko_KR"))
         guard case .roomGroups(let groups) = try await executor.run(.rooms) else { Issue.record("no groups"); return }
         #expect(groups.map(\.title) == ["오늘"])
         #expect(Set(groups[0].items.map(\.room)) == [.publicRoom, .direct(bob.number)])
