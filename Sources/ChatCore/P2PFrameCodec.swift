@@ -13,7 +13,7 @@ import Foundation
 public struct P2PFrameCodec: @unchecked Sendable {
     // @unchecked: JSONDecoder is a class, but this codec's instance is
     // private, never shared, and only read (configuration is set once).
-    public static let maxLineLength = 64 * 1024
+    public static let maxLineLength = ChatLimits.maxLineBytes
 
     private var lines: LineFrameDecoder
     private let decoder = JSONDecoder()
