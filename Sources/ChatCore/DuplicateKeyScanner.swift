@@ -9,9 +9,9 @@
 /// Iterative (no recursion, so nesting depth cannot exhaust the stack);
 /// O(n) in the line's bytes. Returns nil when no key repeats, and also when
 /// the bytes are not well-formed JSON: then `JSONDecoder` names the error.
-struct DuplicateKeyScanner {
-    private let bytes: UnsafeBufferPointer<UInt8>
-    private var index = 0
+struct DuplicateKeyScanner: JSONByteReader {
+    let bytes: UnsafeBufferPointer<UInt8>
+    var index = 0
 
     static func firstDuplicate(in bytes: UnsafeBufferPointer<UInt8>) -> String? {
         var scanner = DuplicateKeyScanner(bytes: bytes)
@@ -42,7 +42,7 @@ struct DuplicateKeyScanner {
                     if isObject { guard key(into: &open, duplicate: &duplicate) else { return nil } }
                     continue
                 }
-            case UInt8(ascii: "\""): guard string() != nil else { return nil }
+            case UInt8(ascii: "\""): guard string(loneSurrogate: "\u{FFFD}") != nil else { return nil }
             case UInt8(ascii: "t"): guard literal("true") else { return nil }
             case UInt8(ascii: "f"): guard literal("false") else { return nil }
             case UInt8(ascii: "n"): guard literal("null") else { return nil }
@@ -65,67 +65,12 @@ struct DuplicateKeyScanner {
     /// Reads `"key":` into the innermost object, noting the first repeat.
     private mutating func key(into open: inout [Container], duplicate: inout String?) -> Bool {
         skipSpace()
-        guard let key = string() else { return false }
+        // A lone surrogate only matters for comparing keys: U+FFFD.
+        guard let key = string(loneSurrogate: "\u{FFFD}") else { return false }
         skipSpace()
         guard take(UInt8(ascii: ":")) else { return false }
         if open[open.count - 1]!.insert(key).inserted == false, duplicate == nil { duplicate = key }
         return true
-    }
-
-    /// A JSON string, unescaped; a lone surrogate becomes U+FFFD (it only
-    /// matters for comparing keys; JSONDecoder judges the value).
-    private mutating func string() -> String? {
-        guard take(UInt8(ascii: "\"")) else { return nil }
-        var utf8: [UInt8] = []
-        while index < bytes.count {
-            let byte = bytes[index]
-            index += 1
-            switch byte {
-            case UInt8(ascii: "\""): return String(decoding: utf8, as: UTF8.self)
-            case UInt8(ascii: "\\"):
-                guard index < bytes.count else { return nil }
-                let escape = bytes[index]
-                index += 1
-                switch escape {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): utf8.append(escape)
-                case UInt8(ascii: "b"): utf8.append(0x08)
-                case UInt8(ascii: "f"): utf8.append(0x0C)
-                case UInt8(ascii: "n"): utf8.append(0x0A)
-                case UInt8(ascii: "r"): utf8.append(0x0D)
-                case UInt8(ascii: "t"): utf8.append(0x09)
-                case UInt8(ascii: "u"):
-                    guard let unit = hex4() else { return nil }
-                    var scalar = unit
-                    if (0xD800..<0xDC00).contains(unit), bytes.count - index >= 6,
-                       bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") {
-                        let mark = index
-                        index += 2
-                        if let low = hex4(), (0xDC00..<0xE000).contains(low) {
-                            scalar = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
-                        } else {
-                            index = mark
-                        }
-                    }
-                    utf8.append(contentsOf: UTF8.encode(Unicode.Scalar(scalar) ?? "\u{FFFD}")!)
-                default: return nil
-                }
-            default:
-                if byte < 0x20 { return nil }
-                utf8.append(byte)
-            }
-        }
-        return nil
-    }
-
-    private mutating func hex4() -> UInt32? {
-        guard index + 4 <= bytes.count else { return nil }
-        var value: UInt32 = 0
-        for _ in 0..<4 {
-            guard let digit = Character(Unicode.Scalar(bytes[index])).hexDigitValue else { return nil }
-            value = value << 4 | UInt32(digit)
-            index += 1
-        }
-        return value
     }
 
     /// `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`
@@ -144,23 +89,5 @@ struct DuplicateKeyScanner {
         let start = index
         while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
         return index - start
-    }
-
-    private mutating func literal(_ word: StaticString) -> Bool {
-        let count = word.utf8CodeUnitCount
-        guard index + count <= bytes.count else { return false }
-        for offset in 0..<count where bytes[index + offset] != word.utf8Start[offset] { return false }
-        index += count
-        return true
-    }
-
-    private mutating func take(_ byte: UInt8) -> Bool {
-        guard index < bytes.count, bytes[index] == byte else { return false }
-        index += 1
-        return true
-    }
-
-    private mutating func skipSpace() {
-        while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
     }
 }
