@@ -11,10 +11,12 @@ import TestSupport
 /// JSONDecoder path must give the same answer whenever the fast path answers.
 @Suite struct GeneratedPayloadTests {
     @Test(arguments: [UInt64(1), 2, 3, 4])
-    func fastAndSlowPathsAgree(seed: UInt64) {
+    func fastAndSlowPathsAgree(seed: UInt64) async {
         var random = SeededRandom(seed: seed)
         var answered = 0, accepted = 0, refusedDuplicates = 0
-        for _ in 0..<600 {
+        for round in 0..<300 {
+            // CPU-bound: let the suite's network tests have the pool too.
+            if round % 25 == 0 { await Task.yield() }
             let line = Array(Self.frame(using: &random).utf8)
             let slow = FastPayloadParserTests.slow(line)
             if let fast = FastPayloadParserTests.fast(line) {
@@ -25,9 +27,9 @@ import TestSupport
             if case .failure(.duplicateKey) = slow { refusedDuplicates += 1 }
         }
         // The generator must exercise all three outcomes, or this proves little.
-        #expect(answered > 120, "fast path answered \(answered)")
-        #expect(accepted > 120, "accepted \(accepted)")
-        #expect(refusedDuplicates > 10, "duplicates \(refusedDuplicates)")
+        #expect(answered > 60, "fast path answered \(answered)")
+        #expect(accepted > 60, "accepted \(accepted)")
+        #expect(refusedDuplicates > 5, "duplicates \(refusedDuplicates)")
     }
 
     // MARK: Generator
