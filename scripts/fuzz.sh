@@ -2,13 +2,16 @@
 # Builds and runs the libFuzzer targets in Fuzz/ (swiftc -sanitize=fuzzer,address).
 #
 #   scripts/fuzz.sh TARGET SECONDS [libFuzzer options...]   fuzz one target
-#   scripts/fuzz.sh --ci                                   every target ~50 s (FUZZ_CI_SECONDS)
+#   scripts/fuzz.sh --ci                                   every target ~50 s (FUZZ_CI_SECONDS;
+#                                                          payload-differential ~30 s)
 #   scripts/fuzz.sh --build                                build every target, run nothing
 #   scripts/fuzz.sh --list                                 target names
 #
 # Targets: frame-splitter (LineFrameDecoder), payload-decoding
 # (P2PFrameCodec.decodeLine, Message, MessageText, NodeName, TerminalText),
-# beacon-parsing (DiscoveryBeacon.decode).
+# beacon-parsing (DiscoveryBeacon.decode), payload-differential (the codec's
+# fast path against its JSONDecoder path on every input: both give the same
+# frame or the same FrameError whenever the fast path answers).
 #
 # SwiftPM does not build fuzz targets, so this compiles ChatCore (Foundation
 # only) into a static library with coverage and AddressSanitizer, then each
@@ -27,9 +30,9 @@ export SWIFT_BACKTRACE=enable=no
 # No allocation stack traces: several times faster, and a crash report
 # still shows where it happened.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-malloc_context_size=0:detect_leaks=0}
-TARGETS=(frame-splitter payload-decoding beacon-parsing)
+TARGETS=(frame-splitter payload-decoding beacon-parsing payload-differential)
 
-usage() { sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 # Source file, extra sources and libFuzzer options per target.
 target_source() {
@@ -37,6 +40,7 @@ target_source() {
         frame-splitter) echo Fuzz/FrameSplitter.swift ;;
         payload-decoding) echo Fuzz/PayloadDecoding.swift ;;
         beacon-parsing) echo "Fuzz/BeaconParsing.swift Sources/P2PTransport/DiscoveryBeacon.swift" ;;
+        payload-differential) echo Fuzz/PayloadDifferential.swift ;;
         *) return 1 ;;
     esac
 }
@@ -45,6 +49,15 @@ target_options() {
         frame-splitter) echo "-max_len=1024" ;;
         payload-decoding) echo "-max_len=8192 -dict=Fuzz/payload.dict" ;;
         beacon-parsing) echo "-max_len=1100 -dict=Fuzz/beacon.dict" ;;
+        payload-differential) echo "-max_len=8192 -dict=Fuzz/payload.dict" ;;
+    esac
+}
+# The committed seed corpus per target (the differential target starts from
+# the decoding target's frames).
+seed_corpus() {
+    case "$1" in
+        payload-differential) echo Fuzz/corpus/payload-decoding ;;
+        *) echo "Fuzz/corpus/$1" ;;
     esac
 }
 
@@ -64,7 +77,8 @@ build_core() {
     local sources=(Sources/ChatCore/*.swift)
     if stale "$BUILD/core/libChatCore.a" "${sources[@]}" "$0"; then
         echo "fuzz.sh: building ChatCore with coverage and ASan" >&2
-        "${SWIFTC[@]}" -module-name ChatCore -emit-module -emit-module-path "$BUILD/core/ChatCore.swiftmodule" \
+        # -enable-testing: the differential target reaches the two internal parsers.
+        "${SWIFTC[@]}" -enable-testing -module-name ChatCore -emit-module -emit-module-path "$BUILD/core/ChatCore.swiftmodule" \
             -emit-library -static -o "$BUILD/core/libChatCore.a" "${sources[@]}"
     fi
 }
@@ -88,7 +102,7 @@ run_target() {
     mkdir -p "$corpus" "$crashes"
     echo "fuzz.sh: $target for $seconds s" >&2
     # shellcheck disable=SC2046
-    "$BUILD/$target" "$corpus" "Fuzz/corpus/$target" $(target_options "$target") \
+    "$BUILD/$target" "$corpus" "$(seed_corpus "$target")" $(target_options "$target") \
         -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
         -artifact_prefix="$crashes/" "$@"
 }
@@ -104,7 +118,9 @@ case "${1:-}" in
         for target in "${TARGETS[@]}"; do build_target "$target"; done
         status=0
         for target in "${TARGETS[@]}"; do
-            if ! run_target "$target" "$seconds" 2> >(grep -Ev '^#[0-9]+[[:space:]]+(NEW|REDUCE|pulse)' >&2); then
+            target_seconds=$seconds
+            [ "$target" = payload-differential ] && target_seconds=${FUZZ_CI_DIFFERENTIAL_SECONDS:-30}
+            if ! run_target "$target" "$target_seconds" 2> >(grep -Ev '^#[0-9]+[[:space:]]+(NEW|REDUCE|pulse)' >&2); then
                 echo "fuzz.sh: $target CRASHED; the input is in $BUILD/crashes/$target/" >&2
                 status=1
             fi

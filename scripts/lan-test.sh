@@ -2,7 +2,8 @@
 # Multi-peer test on a virtual LAN made of Linux network namespaces: one
 # namespace holds a bridge (the switch), one namespace per host holds a veth
 # to it with an address in 10.231.0.0/24. Real `lanchat` processes run in
-# the hosts with the DEFAULT discovery scope, and scripts/lan_test.py drives
+# the hosts with the DEFAULT discovery scope, and scripts/lantest (run as
+# `python3 -m lantest` with scripts/ on the path) drives
 # the scenarios and prints a table. Nothing is ever added to the machine's
 # own namespace, so no packet can leave the machine.
 #
@@ -167,7 +168,7 @@ args=(--run-id "$RUN" --prefix "$PREFIX" --workdir "$WORK" --bin "$BIN")
 # The driver runs in the background so a signal to this script is passed on
 # at once (bash defers traps while a foreground child runs); the driver
 # cleans up after itself, and on_exit removes whatever is left.
-env -u LANCHAT_BROADCAST PYTHONDONTWRITEBYTECODE=1 LAN_TEST_BEACON="$BEACON" python3 -u scripts/lan_test.py "${args[@]}" &
+env -u LANCHAT_BROADCAST PYTHONDONTWRITEBYTECODE=1 LAN_TEST_BEACON="$BEACON" PYTHONPATH=scripts python3 -u -m lantest "${args[@]}" &
 DRIVER=$!
 trap 'kill -INT $DRIVER 2>/dev/null || true; wait $DRIVER || true; exit 130' INT
 trap 'kill -TERM $DRIVER 2>/dev/null || true; wait $DRIVER || true; exit 143' TERM HUP

@@ -12,5 +12,8 @@ if ! pkg-config --exists sqlite3 2>/dev/null && [ ! -f /usr/include/sqlite3.h ];
         exit 1
     fi
 fi
+# Package.swift's dependencies must be exactly what each target imports.
+python3 scripts/check-manifest.py --self-test
+python3 scripts/check-manifest.py
 swift build --build-tests "$@"
 swift test --skip-build "$@"

@@ -1,4 +1,6 @@
-/// The product's limits, in one place.
+/// The chat core's limits, in one place. README's ChatLimits table lists
+/// `documentedRows`, checked by a test: a new limit is a constant here, a
+/// row in `documentedRows` and the same row in README.
 public enum ChatLimits {
     /// Most characters in one message, counted as grapheme clusters so a
     /// Korean syllable or an emoji with modifiers counts as one.
@@ -16,6 +18,19 @@ public enum ChatLimits {
     /// Message ids each room remembers for dropping duplicates, beyond the
     /// ones in its buffer (echoes and replays arrive late).
     public static let recentIDMemory = 1024
+    /// Most bytes in one frame's line before its "\n", enforced as bytes
+    /// arrive, before they are buffered.
+    public static let maxLineBytes = 64 * 1024
+
+    public static let documentedRows: [LimitRow] = [
+        LimitRow("maxMessageCharacters", maxMessageCharacters, "characters", "one message's text, as grapheme clusters"),
+        LimitRow("maxMessageBytes", maxMessageBytes, "bytes", "one message's text as UTF-8"),
+        LimitRow("roomCapacity", roomCapacity, "messages", "each room's in-memory buffer (the store keeps all)"),
+        LimitRow("maxNameCharacters", maxNameCharacters, "characters", "a nickname or stage name"),
+        LimitRow("maxNameBytes", maxNameBytes, "bytes", "a nickname or stage name as UTF-8"),
+        LimitRow("recentIDMemory", recentIDMemory, "ids", "message ids each room remembers to drop duplicates"),
+        LimitRow("maxLineBytes", maxLineBytes, "bytes", "one frame's line before its newline"),
+    ]
 }
 
 /// Why a message text was refused. Shown to the person who typed it.

@@ -16,6 +16,11 @@ public enum FrameError: Error, Hashable, Sendable, CustomStringConvertible {
     case wrongFieldType(String)
     /// A field has the right type but an impossible value.
     case invalidValue(field: String, reason: String)
+    /// An object repeats this key. Readers disagree on which value wins
+    /// (JSONDecoder keeps one silently, Python and JavaScript the last), so
+    /// such a frame is refused rather than read one way here and another
+    /// way by a monitor.
+    case duplicateKey(String)
     /// The sender speaks a protocol version this build cannot read.
     case unsupportedVersion(Int)
 
@@ -28,6 +33,7 @@ public enum FrameError: Error, Hashable, Sendable, CustomStringConvertible {
         case .missingField(let field): "missing field \(field)"
         case .wrongFieldType(let field): "wrong type for field \(field)"
         case .invalidValue(let field, let reason): "invalid \(field): \(reason)"
+        case .duplicateKey(let key): "duplicate key \(key)"
         case .unsupportedVersion(let version): "unsupported protocol version \(version)"
         }
     }

@@ -13,7 +13,7 @@ import Foundation
 public struct P2PFrameCodec: @unchecked Sendable {
     // @unchecked: JSONDecoder is a class, but this codec's instance is
     // private, never shared, and only read (configuration is set once).
-    public static let maxLineLength = 64 * 1024
+    public static let maxLineLength = ChatLimits.maxLineBytes
 
     private var lines: LineFrameDecoder
     private let decoder = JSONDecoder()
@@ -36,17 +36,37 @@ public struct P2PFrameCodec: @unchecked Sendable {
 
     /// Decodes one line (without its "\n") into a payload.
     public static func decodeLine(_ line: some Collection<UInt8>, using decoder: JSONDecoder = JSONDecoder()) throws(FrameError) -> P2PPayload {
-        // Fast path for the common flat frames; anything it does not take
-        // goes through JSONDecoder below, which also names every error.
-        let fast = line.withContiguousStorageIfAvailable { bytes -> P2PPayload? in
-            String(validating: bytes, as: UTF8.self) == nil ? nil : FastPayloadParser.parse(bytes)
+        // Fast path for the common flat frames; anything it steps aside for
+        // goes through JSONDecoder, which also names every error.
+        if let payload = try decodeFast(line) { return payload }
+        return try decodeWithJSONDecoder(line, using: decoder)
+    }
+
+    /// The fast path alone: nil when it steps aside (or the bytes are not
+    /// contiguous). Whenever it answers, the answer (frame or error) is the
+    /// one `decodeWithJSONDecoder` gives: the differential tests and the
+    /// payload-decoding fuzz target check exactly that.
+    static func decodeFast(_ line: some Collection<UInt8>) throws(FrameError) -> P2PPayload? {
+        let outcome = line.withContiguousStorageIfAvailable { bytes -> FastPayloadParser.Outcome in
+            String(validating: bytes, as: UTF8.self) == nil ? .stepAside : FastPayloadParser.parse(bytes)
         }
-        if let fast, let payload = fast {
+        switch outcome {
+        case .payload(let payload)?:
             try validate(payload)
             return payload
+        case .duplicateKey(let key)?: throw .duplicateKey(key)
+        case .stepAside?, nil: return nil
         }
+    }
+
+    /// The slow path alone: repeated keys refused, then JSONDecoder.
+    static func decodeWithJSONDecoder(_ line: some Collection<UInt8>, using decoder: JSONDecoder) throws(FrameError) -> P2PPayload {
         let data = Data(line)
         guard String(validating: data, as: UTF8.self) != nil else { throw .invalidUTF8 }
+        let duplicate = data.withUnsafeBytes { raw in
+            DuplicateKeyScanner.firstDuplicate(in: raw.bindMemory(to: UInt8.self))
+        }
+        if let duplicate { throw .duplicateKey(duplicate) }
         let payload: P2PPayload
         do {
             payload = try decoder.decode(P2PPayload.self, from: data)

@@ -328,7 +328,7 @@ import Testing
     @Test func everyMalformedCaseHasADescription() {
         let errors: [FrameError] = [
             .lineTooLong(limit: 5), .invalidUTF8, .notJSON, .notAnObject, .missingField("x"), .wrongFieldType("y"),
-            .invalidValue(field: "z", reason: "r"), .unsupportedVersion(9),
+            .invalidValue(field: "z", reason: "r"), .unsupportedVersion(9), .duplicateKey("k"),
         ]
         #expect(Set(errors.map(\.description)).count == errors.count)
         #expect(FrameError.missingField("messageId").description.contains("messageId"))

@@ -23,7 +23,7 @@ struct TestNode {
     }
 
     func messages() -> [Message] {
-        log.all.compactMap { if case .message(let m) = $0 { m } else { nil } }
+        log.events.compactMap { if case .message(let m) = $0 { m } else { nil } }
     }
 
     func waitForMessage(_ text: String) async throws -> Message {
@@ -31,7 +31,7 @@ struct TestNode {
     }
 
     func waitForPeers(_ count: Int) async throws {
-        try await waitUntil("\(count) peers") { await node.peers().count == count }
+        try #require(await waitUntil("\(count) peers") { await node.peers().count == count })
     }
 }
 
@@ -141,6 +141,6 @@ struct TestNode {
         try await alice.waitForPeers(1)
         await bob.node.stop()
         try await alice.log.first("bob left") { if case .peerLeft(let p, .left) = $0, p.nickname == "bob" { true } else { nil } }
-        try await waitUntil("bob's events finish") { bob.log.isFinished }
+        try #require(await waitUntil("bob's events finish") { bob.log.isFinished })
     }
 }

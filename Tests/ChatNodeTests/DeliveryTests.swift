@@ -43,12 +43,12 @@ import TestSupport
     /// Advances the manual clock in big steps so retries come due, until
     /// `condition` holds.
     static func retryUntil(_ what: String, clock: ManualClock, _ condition: () async throws -> Bool) async throws {
-        try await waitUntil(what, within: .seconds(20)) {
+        try #require(await waitUntil(what, within: .seconds(20)) {
             if try await condition() { return true }
             clock.advance(by: .seconds(31))
             try await Task.sleep(for: .milliseconds(120))  // one outbox tick; the condition is the assertion
             return false
-        }
+        })
     }
 
     @Test func lossyNetworkStillDeliversEveryDMExactlyOnce() async throws {
@@ -144,10 +144,10 @@ import TestSupport
         for other in [b, c] { await network.heal(a.identity.number, other.identity.number) }
 
         do {
-            try await waitUntil("all hold the same set") {
+            try #require(await waitUntil("all hold the same set") {
                 let sets = try await [Self.storedPublic(a), Self.storedPublic(b), Self.storedPublic(c)]
                 return sets[0].count == 61 && sets[0] == sets[1] && sets[1] == sets[2]
-            }
+            })
         } catch {
             let sizes = try await [Self.storedPublic(a), Self.storedPublic(b), Self.storedPublic(c)].map(\.count)
             Issue.record("sizes \(sizes); a: \(await a.node.statistics()); b: \(await b.node.statistics())")
@@ -173,9 +173,9 @@ import TestSupport
         let missed = 2_100
         for n in 1...missed { try await alice.node.sendPublic("while away \(n)") }
         await network.heal(alice.identity.number, bob.identity.number)
-        try await waitUntil("all caught up", within: .seconds(30)) {
+        try #require(await waitUntil("all caught up", within: .seconds(30)) {
             try await Self.storedPublic(bob).count == missed + 1
-        }
+        })
         #expect(await alice.node.statistics().catchUpDeferred > 0, "the rate limit was met, and answered later")
         let ids = bob.messages().filter { $0.room == .publicRoom }.map(\.id)
         #expect(ids.count == Set(ids).count)

@@ -34,7 +34,7 @@ import TestSupport
         let network = InMemoryNetwork()
         let alice = try await Self.peer("alice", 1, network)
         let bob = try await Self.peer("bob", 2, network)
-        try await waitUntil("linked") { await alice.node.peers().count == 1 }
+        try #require(await waitUntil("linked") { await alice.node.peers().count == 1 })
         for n in 1...70 { try await bob.node.sendPublic("m\(n)") }
         try await alice.log.first("m70") { if case .message(let m) = $0, m.content == "m70" { true } else { nil } }
 
@@ -77,7 +77,7 @@ import TestSupport
         let alice = try await Self.peer("alice", 1, network)
         let bob = try await Self.peer("bob", 2, network, stage: "ios")
         let carol = try await Self.peer("carol", 3, network)
-        try await waitUntil("linked") { await alice.node.peers().count == 2 }
+        try #require(await waitUntil("linked") { await alice.node.peers().count == 2 })
         try await bob.node.sendPublic("from ios")
         try await carol.node.sendPublic("from nowhere")
         try await alice.log.until("both") { events in
@@ -103,7 +103,7 @@ import TestSupport
         let network = InMemoryNetwork()
         let alice = try await Self.peer("alice", 1, network)
         let bob = try await Self.peer("bob", 2, network)
-        try await waitUntil("linked") { await alice.node.peers().count == 1 }
+        try #require(await waitUntil("linked") { await alice.node.peers().count == 1 })
         try await bob.node.sendDirect("hi alice", to: alice.number)
         try await alice.log.first("dm") { if case .dmRequest = $0 { true } else { nil } }
         try await bob.node.sendPublic("hi all")

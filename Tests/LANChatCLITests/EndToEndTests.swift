@@ -8,9 +8,10 @@ import TestSupport
 @Suite struct EndToEndTests {
     static let nextPort = Atomic<Int>(0)
 
-    /// A discovery port for one test: a per-run base plus a counter.
+    /// A discovery port for one test: a per-run base plus a counter, in
+    /// 20000..<30000, below the ephemeral range (32768-60999).
     static func discoveryPort() -> Int {
-        let base = 30_000 + Int(ProcessInfo.processInfo.processIdentifier % 500) * 16
+        let base = 20_000 + Int(ProcessInfo.processInfo.processIdentifier % 625) * 16
         return base + nextPort.add(1, ordering: .relaxed).newValue % 16
     }
 

@@ -2,6 +2,7 @@ import ChatCore
 import Foundation
 @testable import P2PTransport
 import Testing
+import TestSupport
 
 /// Connection storms: each `PeerLimits` bound on inbound connections is
 /// met, counted, and leaves the node serving a real peer.
@@ -87,7 +88,7 @@ import Testing
         let limits = PeerLimits()
         let started = ContinuousClock.now
         let crowd = ConnectionCrowd(count: 500, port: await alice.service.listeningPort)
-        let refusedAll = await waitUntil(.seconds(20)) {
+        let refusedAll = await waitUntil(within: .seconds(20)) {
             let counters = await alice.service.counters()
             return counters.refusedConnectionRate + counters.refusedPendingPerAddress == 500 - limits.maxPendingLinksPerAddress
         }

@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 @testable import P2PTransport
 import Testing
+import TestSupport
 
 /// A linked peer sending frames as fast as it can meets its link's rate
 /// limit: the node reads it only as fast as the budget allows, holds a

@@ -2,6 +2,7 @@ import ChatCore
 import Foundation
 @testable import P2PTransport
 import Testing
+import TestSupport
 
 /// Raw TCP clients that break the protocol are cut off; a real peer linked
 /// to the same service keeps exchanging frames meanwhile.
@@ -55,7 +56,7 @@ import Testing
         let raw = try RawPeer(connectingTo: await alice.service.listeningPort, as: TestNetwork.identity(902, "mallory"))
         raw.send("{\"type\":\"hel")
         // handshakeTimeout is 1 s in tests.
-        #expect(await waitUntil(.seconds(3)) { raw.isClosed })
+        #expect(await waitUntil(within: .seconds(3)) { raw.isClosed })
         #expect(await alice.service.counters().handshakeTimeout == 1)
         #expect(await stillExchanging(alice, bob, "after a stalled hello"))
         await stop(alice, bob)

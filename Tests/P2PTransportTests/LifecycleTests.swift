@@ -2,6 +2,7 @@ import ChatCore
 import Foundation
 @testable import P2PTransport
 import Testing
+import TestSupport
 
 /// Leaving, crashing, hanging and restarting, as a linked peer sees it.
 @Suite struct LifecycleTests {
@@ -17,7 +18,7 @@ import Testing
         let (alice, bob) = try await linkedPair(configuration)
         let stoppedAt = ContinuousClock.now
         await bob.service.stop()
-        #expect(await waitUntil(.milliseconds(500)) { alice.log.contains(.peerLeft(bob.number, .left)) })
+        #expect(await waitUntil(within: .milliseconds(500)) { alice.log.contains(.peerLeft(bob.number, .left)) })
         #expect(ContinuousClock.now - stoppedAt < .milliseconds(500))
         #expect(await alice.service.connectedPeers().isEmpty)
         // Bob's stream finished; nothing after stop.
@@ -31,7 +32,7 @@ import Testing
         let configuration = TestNetwork.configuration(discoveryPort: TestNetwork.discoveryPort())
         let (alice, bob) = try await linkedPair(configuration)
         await bob.service.crashForTesting()
-        #expect(await waitUntil(configuration.deadPeerTimeout) { alice.log.contains(.peerLeft(bob.number, .timedOut)) })
+        #expect(await waitUntil(within: configuration.deadPeerTimeout) { alice.log.contains(.peerLeft(bob.number, .timedOut)) })
         await alice.service.stop()
     }
 
@@ -40,7 +41,7 @@ import Testing
         let (alice, bob) = try await linkedPair(configuration)
         await bob.service.freezeForTesting()
         let frozenAt = ContinuousClock.now
-        #expect(await waitUntil(.seconds(3)) { alice.log.contains(.peerLeft(bob.number, .timedOut)) })
+        #expect(await waitUntil(within: .seconds(3)) { alice.log.contains(.peerLeft(bob.number, .timedOut)) })
         let noticed = ContinuousClock.now - frozenAt
         // Not before the dead-peer timeout, and not much after it.
         #expect(noticed >= configuration.deadPeerTimeout - .milliseconds(250))
@@ -59,7 +60,7 @@ import Testing
         let bob2 = try await TestNode.started(bob.number.rawValue, "bob", configuration: configuration)
         let secondInstance = await bob2.service.instanceId
         #expect(firstInstance != secondInstance)
-        #expect(await waitUntil(.seconds(1)) { alice.log.joined(bob.number)?.instanceId == secondInstance })
+        #expect(await waitUntil(within: .seconds(1)) { alice.log.joined(bob.number)?.instanceId == secondInstance })
         await alice.service.stop()
         await bob2.service.stop()
     }
@@ -74,7 +75,7 @@ import Testing
         await bob.service.freezeForTesting()
         let bob2 = try await TestNode.started(bob.number.rawValue, "bob", configuration: configuration)
         let secondInstance = await bob2.service.instanceId
-        #expect(await waitUntil(.seconds(2)) { alice.log.joined(bob.number)?.instanceId == secondInstance })
+        #expect(await waitUntil(within: .seconds(2)) { alice.log.joined(bob.number)?.instanceId == secondInstance })
         #expect(alice.log.contains(.peerLeft(bob.number, .restarted)))
         #expect(await waitUntil { await bob2.service.connectedPeers().map(\.number) == [alice.number] })
         #expect(await bob2.service.send(bob2.directMessage("back", to: alice.number), to: alice.number))

@@ -2,6 +2,7 @@ import ChatCore
 import Foundation
 @testable import P2PTransport
 import Testing
+import TestSupport
 
 /// One link per pair, static peers, a shared discovery port, fast joins.
 @Suite struct LinkRuleTests {
@@ -16,7 +17,7 @@ import Testing
         // Bob's number is between: he dials Carol and is dialled by Alice.
         let started = ContinuousClock.now
         let bob = try await TestNode.started(72, "bob", configuration: configuration)
-        #expect(await waitUntil(.seconds(1)) { await fullMesh([alice, bob, carol]) })
+        #expect(await waitUntil(within: .seconds(1)) { await fullMesh([alice, bob, carol]) })
         #expect(ContinuousClock.now - started < .milliseconds(500))
         for node in [alice, bob, carol] { await node.service.stop() }
     }
@@ -101,7 +102,7 @@ import Testing
         #expect(await waitUntil { bob.log.contains(.peerLeft(alice.number, .timedOut)) })
         let alice2 = try await TestNode.started(111, "alice", configuration: configuration)
         let instance = await alice2.service.instanceId
-        #expect(await waitUntil(.seconds(3)) { bob.log.joined(alice.number)?.instanceId == instance })
+        #expect(await waitUntil(within: .seconds(3)) { bob.log.joined(alice.number)?.instanceId == instance })
         await alice2.service.stop()
         await bob.service.stop()
     }

@@ -2,6 +2,7 @@ import ChatCore
 import Foundation
 @testable import P2PTransport
 import Testing
+import TestSupport
 
 /// Named malformed frames from a linked peer: each is dropped and counted,
 /// nothing of it is delivered, and the link carries on (up to the limit

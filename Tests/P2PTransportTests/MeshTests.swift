@@ -2,6 +2,7 @@ import ChatCore
 import Foundation
 @testable import P2PTransport
 import Testing
+import TestSupport
 
 @Suite struct MeshTests {
     @Test func threeServicesFormAMeshAndExchangeFrames() async throws {

@@ -2,6 +2,7 @@ import ChatCore
 import Foundation
 @testable import P2PTransport
 import Testing
+import TestSupport
 
 /// Connections that open and then dawdle: a hello trickled byte by byte is
 /// cut at the handshake deadline however busy it looks, and a crowd of 500
@@ -53,7 +54,7 @@ import Testing
 
         let crowd = ConnectionCrowd(count: 500, port: port)
         // Each starts a hello and stops mid-way.
-        let allIn = await waitUntil(.seconds(20)) { await alice.service.linkCountForTesting() == 501 }
+        let allIn = await waitUntil(within: .seconds(20)) { await alice.service.linkCountForTesting() == 501 }
         let (linkCount, counters) = (await alice.service.linkCountForTesting(), await alice.service.counters())
         #expect(allIn, "\(linkCount) links, \(counters)")
         crowd.send("{\"version\":1,\"type\":\"hel")

@@ -2,6 +2,7 @@ import ChatCore
 import Foundation
 @testable import P2PTransport
 import Testing
+import TestSupport
 
 /// Claims to be someone else change nothing: the link a peer's hello bound,
 /// not a frame's fields or a datagram, says who is who.

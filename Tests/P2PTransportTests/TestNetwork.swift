@@ -11,13 +11,14 @@ enum TestNetwork {
     private static let nextPort = Atomic<Int>(Int.random(in: 0..<10_000))
     private static let nextListenPort = Atomic<Int>(Int.random(in: 0..<1_000))
 
-    /// A UDP port in 40000..<60000 that nothing on this host holds right
+    /// A UDP port in 20000..<30000 (below the ephemeral range, 32768-60999,
+    /// so no kernel-chosen port lands on it) that nothing on this host holds right
     /// now, distinct per call, so parallel tests (and other test runs on the
     /// host) do not hear each other's beacons.
     static func discoveryPort() -> Int {
         while true {
             let offset = nextPort.add(7, ordering: .relaxed).newValue
-            let port = 40_000 + offset % 20_000
+            let port = 20_000 + offset % 10_000
             if isFree(port, type: SOCK_DGRAM) { return port }
         }
     }
@@ -73,14 +74,12 @@ enum TestNetwork {
 final class TestNode: Sendable {
     let service: P2PService
     let identity: NodeIdentity
-    let log = EventLog()
+    let log: EventLog<TransportEvent>
 
     init(_ number: UInt64, _ nickname: String, configuration: P2PConfiguration, logger: ChatLogger = .disabled) {
         identity = TestNetwork.identity(number, nickname)
         service = P2PService(identity: identity, configuration: configuration, logger: logger)
-        let events = service.events
-        let log = self.log
-        Task { for await event in events { log.append(event) } }
+        log = EventLog(service.events)
     }
 
     var number: NodeNumber { identity.number }
@@ -108,34 +107,6 @@ final class TestNode: Sendable {
     var receivedTexts: [String] {
         log.events.compactMap { if case .received(let payload, _) = $0 { payload.content } else { nil } }
     }
-}
-
-/// Records a service's events as they arrive.
-final class EventLog: Sendable {
-    private let storage = Mutex<[TransportEvent]>([])
-
-    func append(_ event: TransportEvent) { storage.withLock { $0.append(event) } }
-
-    var events: [TransportEvent] { storage.withLock { $0 } }
-
-    func contains(_ event: TransportEvent) -> Bool { events.contains(event) }
-
-    func joined(_ number: NodeNumber) -> PeerInfo? {
-        events.lazy.compactMap { if case .peerJoined(let info) = $0, info.number == number { info } else { nil } }.last
-    }
-}
-
-/// Waits until `condition` holds, checking every 10 ms, for at most
-/// `timeout`. Returns whether it held: the caller asserts on that, so a
-/// wait is never an assertion by itself.
-@discardableResult
-func waitUntil(_ timeout: Duration = .seconds(5), _ condition: () async -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(10))
-    }
-    return await condition()
 }
 
 /// Whether every node has a link to every other one.

@@ -1,3 +1,4 @@
+import ChatCore
 import Foundation
 import Synchronization
 
@@ -22,7 +23,8 @@ public final class EventLog<Event: Sendable>: Sendable {
         }
     }
 
-    public var all: [Event] { storage.withLock { $0 } }
+    /// Every event so far, in arrival order.
+    public var events: [Event] { storage.withLock { $0 } }
     public var isFinished: Bool { finished.withLock { $0 } }
 
     /// Waits until some event satisfies `match`, returning the first such.
@@ -30,7 +32,7 @@ public final class EventLog<Event: Sendable>: Sendable {
     public func first<T>(_ what: String = "event", within timeout: Duration = .seconds(5), _ match: (Event) -> T?) async throws -> T {
         let deadline = ContinuousClock.now + timeout
         while true {
-            if let found = all.lazy.compactMap(match).first { return found }
+            if let found = events.lazy.compactMap(match).first { return found }
             if ContinuousClock.now >= deadline { throw WaitTimeout(what: what) }
             try await Task.sleep(for: .milliseconds(5))
         }
@@ -39,18 +41,36 @@ public final class EventLog<Event: Sendable>: Sendable {
     /// Waits until `condition` holds over all events so far.
     public func until(_ what: String = "condition", within timeout: Duration = .seconds(5), _ condition: ([Event]) -> Bool) async throws {
         let deadline = ContinuousClock.now + timeout
-        while !condition(all) {
+        while !condition(events) {
             if ContinuousClock.now >= deadline { throw WaitTimeout(what: what) }
             try await Task.sleep(for: .milliseconds(5))
         }
     }
 }
 
-/// Polls `condition` until it holds or the deadline passes.
-public func waitUntil(_ what: String, within timeout: Duration = .seconds(5), _ condition: () async throws -> Bool) async throws {
-    let deadline = ContinuousClock.now + timeout
-    while try await !condition() {
-        if ContinuousClock.now >= deadline { throw WaitTimeout(what: what) }
-        try await Task.sleep(for: .milliseconds(5))
+extension EventLog where Event: Equatable {
+    public func contains(_ event: Event) -> Bool { events.contains(event) }
+}
+
+extension EventLog where Event == TransportEvent {
+    /// The latest join announced for `number`, if any.
+    public func joined(_ number: NodeNumber) -> PeerInfo? {
+        events.lazy.compactMap { if case .peerJoined(let info) = $0, info.number == number { info } else { nil } }.last
     }
+}
+
+/// The one deadline-based wait of the test suite: polls `condition` every
+/// 10 ms (hundreds of tests wait at once) until it holds or `timeout` passes, and returns whether it held. A
+/// wait is never an assertion by itself: callers assert on the result
+/// (`#expect(await waitUntil { ... })`, `try #require(await waitUntil(...))`).
+/// `what` names the condition for readers of the test.
+@discardableResult
+public func waitUntil(_ what: String = "condition", within timeout: Duration = .seconds(5),
+                      _ condition: () async throws -> Bool) async rethrows -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if try await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(10))
+    }
+    return try await condition()
 }

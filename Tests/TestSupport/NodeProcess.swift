@@ -25,11 +25,14 @@ public final class NodeProcess: Sendable {
     }
 
     /// Starts `lanchat` with `arguments`; `environment` adds to (and
-    /// overrides) a minimal one.
-    public init(_ arguments: [String], environment: [String: String] = [:]) throws {
+    /// overrides) a minimal one. The process dies with the test binary,
+    /// even if that crashes (see `ChildLauncher`).
+    /// `executable` replaces `lanchat` (a shell for tests of the launcher).
+    public init(executable: String = NodeProcess.binary.path, _ arguments: [String], environment: [String: String] = [:]) throws {
         process = Process()
-        process.executableURL = Self.binary
-        process.arguments = arguments
+        let command = ChildLauncher.command(executable, arguments)
+        process.executableURL = command.executable
+        process.arguments = command.arguments
         var env = ["PATH": "/usr/bin:/bin", "HOME": NSTemporaryDirectory(), "NO_COLOR": "1"]
         env.merge(environment) { $1 }
         process.environment = env
@@ -38,7 +41,7 @@ public final class NodeProcess: Sendable {
         process.standardOutput = outPipe
         process.standardError = errPipe
         stdin = inPipe.fileHandleForWriting
-        try process.run()
+        try ChildLauncher.run(process)
         startReader(outPipe.fileHandleForReading) { [self] line in output.withLock { $0.append(line) } }
         startReader(errPipe.fileHandleForReading) { [self] line in errors.withLock { $0.append(line) } }
     }
@@ -126,7 +129,9 @@ public final class NodeProcess: Sendable {
             try await Task.sleep(for: .milliseconds(10))
         }
         // Let the readers drain what the process wrote last.
-        try await waitUntil("output drained", within: .seconds(5)) { drainedReaders.withLock { $0 == 2 } }
+        guard await waitUntil("output drained", within: .seconds(5), { drainedReaders.withLock { $0 == 2 } }) else {
+            throw WaitTimeout(what: "output drained")
+        }
         return process.terminationStatus
     }
 

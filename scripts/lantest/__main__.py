@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Scenario driver for scripts/lan-test.sh (run that, not this: it checks
 root, installs tools, builds lanchat, picks a run id and cleans up).
 
@@ -12,7 +11,9 @@ Each host runs one `lanchat --json` node (nickname nodeN, data directory in
 the work directory). The last host also runs an echo bot; the fan-out
 scenario adds a chatter bot on host 2 for the length of its burst. Beacons
 go every BEACON seconds, so a silent peer is dropped after 3 x BEACON.
-The parts live in scripts/lantest/.
+The parts live beside this file in scripts/lantest/; this is the package's
+entry point: `PYTHONPATH=scripts python3 -m lantest ...` (or
+`cd scripts && python3 -m lantest ...`).
 """
 
 import argparse
@@ -42,7 +43,7 @@ def table(results):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python3 -m lantest", description=__doc__.splitlines()[0])
     parser.add_argument("--run-id", required=True)
     parser.add_argument("--prefix", required=True)
     parser.add_argument("--workdir", required=True)

@@ -1,0 +1,22 @@
+/// One limit as README's limits tables show it: its name in code, its
+/// value, the unit and what it bounds. Each layer lists its limits as
+/// `documentedRows` (`ChatLimits`, `PeerLimits`), and a test checks that
+/// README's table holds exactly those rows, so the two cannot drift.
+public struct LimitRow: Hashable, Sendable, CustomStringConvertible {
+    public var name: String
+    public var value: String
+    public var unit: String
+    public var meaning: String
+
+    public init(_ name: String, _ value: some CustomStringConvertible, _ unit: String, _ meaning: String) {
+        self.name = name
+        self.value = value.description
+        self.unit = unit
+        self.meaning = meaning
+    }
+
+    /// The row as README writes it: `| `name` | value | unit | meaning |`.
+    public var markdown: String { "| `\(name)` | \(value) | \(unit) | \(meaning) |" }
+
+    public var description: String { markdown }
+}
