@@ -67,7 +67,10 @@ public enum LANChatApp {
 
         let (quitRequests, quit) = AsyncStream.makeStream(of: Void.self)
         let out = LineWriter.standardOutput
+        let fullScreen = options.mode == .interactive && !options.plain && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
         let frontEnd: any FrontEnd = switch options.mode {
+        case .interactive where fullScreen:
+            FullScreenSession(node: node, identity: identity, locale: locale) { quit.yield() }
         case .interactive:
             InteractiveSession(node: node, out: out, renderer: ConsoleRenderer(
                 useColor: ConsoleRenderer.wantsColor(environment: environment, isTerminal: isatty(STDOUT_FILENO) == 1)),

@@ -1,0 +1,82 @@
+import ChatCore
+import Foundation
+
+/// The conversation list: rooms grouped Today / Yesterday / months / years
+/// (ChatCore's `ChatListGrouping`), filtered by one preset at a time.
+///
+/// Grouping sorts every room, so it runs when the list changes, not per
+/// frame; a message in a room already under Today only moves that row.
+public struct SideList: Hashable, Sendable {
+    public enum Row: Hashable, Sendable {
+        case header(String)
+        case room(RoomID)
+    }
+
+    public private(set) var entries: [RoomID: RoomEntry] = [:]
+    public private(set) var rows: [Row] = []
+    /// First row drawn.
+    public var top = 0
+
+    public init() {}
+
+    public subscript(room: RoomID) -> RoomEntry? { entries[room] }
+
+    /// Replaces every entry and regroups.
+    public mutating func replace(_ list: [RoomEntry], grouping: ChatListGrouping, filter: ChatFilter, keep open: RoomID?) {
+        entries = Dictionary(list.map { ($0.room, $0) }, uniquingKeysWith: { first, _ in first })
+        regroup(grouping: grouping, filter: filter, keep: open)
+    }
+
+    public mutating func regroup(grouping: ChatListGrouping, filter: ChatFilter, keep open: RoomID?) {
+        let shown = entries.values.filter { $0.room == .publicRoom || $0.room == open || filter.matches(stage: $0.stage) }
+            .sorted { a, b in
+                let (x, y) = (a.lastActivity ?? .distantPast, b.lastActivity ?? .distantPast)
+                return x != y ? x > y : a.room.description < b.room.description
+            }
+        rows = []
+        rows.reserveCapacity(shown.count + 16)
+        for group in grouping.group(shown, by: { $0.lastActivity }) {
+            rows.append(.header(group.title))
+            for entry in group.items { rows.append(.room(entry.room)) }
+        }
+    }
+
+    /// Records activity in `room`; moves it to the top of Today when it is
+    /// already listed there, else regroups.
+    public mutating func touch(_ room: RoomID, at date: Date, title: String, unreadDelta: Int, grouping: ChatListGrouping, filter: ChatFilter, keep open: RoomID?) {
+        var entry = entries[room] ?? RoomEntry(room: room, title: title)
+        let wasToday = entry.lastActivity.map { grouping.period(of: $0, now: grouping.clock.now()) == .today } ?? false
+        entry.lastActivity = max(entry.lastActivity ?? .distantPast, date)
+        entry.unread += unreadDelta
+        entries[room] = entry
+        if wasToday, case .header? = rows.first, let at = rows.firstIndex(of: .room(room)), at > 0,
+           grouping.period(of: entry.lastActivity!, now: grouping.clock.now()) == .today {
+            rows.remove(at: at)
+            rows.insert(.room(room), at: 1)
+        } else {
+            regroup(grouping: grouping, filter: filter, keep: open)
+        }
+    }
+
+    public mutating func update(_ room: RoomID, _ change: (inout RoomEntry) -> Void) {
+        guard var entry = entries[room] else { return }
+        change(&entry)
+        entries[room] = entry
+    }
+
+    /// The room `step` rooms after (or before, negative) `room`, wrapping.
+    public func room(after room: RoomID?, step: Int) -> RoomID? {
+        let rooms = rows.compactMap { if case .room(let id) = $0 { id } else { nil } }
+        guard !rooms.isEmpty else { return nil }
+        guard let room, let index = rooms.firstIndex(of: room) else { return rooms.first }
+        return rooms[((index + step) % rooms.count + rooms.count) % rooms.count]
+    }
+
+    /// Scrolls so the row of `room` is within `height` rows.
+    public mutating func reveal(_ room: RoomID?, height: Int) {
+        guard height > 0 else { return }
+        guard let room, let index = rows.firstIndex(of: .room(room)) else { top = min(top, max(0, rows.count - height)); return }
+        if index < top { top = max(0, index - 1) }
+        if index >= top + height { top = index - height + 1 }
+    }
+}
