@@ -37,7 +37,9 @@ public struct RoomView: Hashable, Sendable {
         self.title = title
         window = HistoryWindow(page: page)
         messages = shown
-        markedUpTo = page.readMarker
+        // Unset, so the first frame reports what it shows and the store
+        // answers with the true unread count for the badge.
+        markedUpTo = nil
         let marker = page.readMarker
         let firstUnread = shown.firstIndex { item in !item.isOwn && (marker.map { item.cursor > $0 } ?? true) }
         if let firstUnread {

@@ -39,8 +39,9 @@ public enum ScreenEvent: Hashable, Sendable {
     case opened(HistoryPage, title: String)
     /// A page asked for with `ScreenEffect.loadPage`.
     case pageLoaded(HistoryPage, PageDirection)
-    /// A new message (anyone's, own included), with the name to show.
-    case message(Message, name: String)
+    /// A new message (anyone's, own included), with the name to show and,
+    /// for own DMs, the peer's name for the room.
+    case message(Message, name: String, roomTitle: String? = nil)
     case delivery(MessageID, DeliveryState)
     /// The store's unread count for a room (after a mark-read, or an event).
     case unread(RoomID, Int)

@@ -50,6 +50,11 @@ extension ScreenReducer {
         state.notice = nil
         if trimmed.hasPrefix("/") && !trimmed.hasPrefix("//") {
             if trimmed == "/quit" { state.quitting = true; return [.quit] }
+            if trimmed == "/read" {
+                // "Read up to here": the newest message loaded in the room.
+                guard let view = state.view, let newest = view.window.newest else { return [] }
+                return [.markRead(view.room, upTo: newest)]
+            }
             if trimmed.hasPrefix("/filter") {
                 let argument = String(trimmed.dropFirst("/filter".count)).trimmingWhitespace()
                 if argument.isEmpty { state.notice = "filter: \(state.filter)"; return [] }

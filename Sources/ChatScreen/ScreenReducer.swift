@@ -38,8 +38,8 @@ public enum ScreenReducer {
             guard state.view?.room == page.room else { break }
             let shown = state.shown(page) { $0.senderNickname }
             state.view?.add(page, direction, shown: shown)
-        case .message(let message, let name):
-            effects += arrived(message, name: name, &state)
+        case .message(let message, let name, let roomTitle):
+            effects += arrived(message, name: name, roomTitle: roomTitle, &state)
         case .delivery(let id, let delivery):
             state.view?.delivery[id] = delivery
         case .unread(let room, let count):
@@ -66,13 +66,17 @@ public enum ScreenReducer {
         return effects
     }
 
-    private static func arrived(_ message: Message, name: String, _ state: inout ScreenState) -> [ScreenEffect] {
+    private static func arrived(_ message: Message, name: String, roomTitle: String?, _ state: inout ScreenState) -> [ScreenEffect] {
         if message.room == .publicRoom && !state.filter.matches(stage: message.senderStage) { return [] }
         let isOwn = message.senderNumber == state.me
         let open = state.view?.room == message.room
         state.side.touch(
-            message.room, at: message.sentAt, title: title(for: message, name: name, isOwn: isOwn, state),
+            message.room, at: message.sentAt, title: roomTitle ?? title(for: message, name: name, isOwn: isOwn, state),
             unreadDelta: isOwn ? 0 : 1, grouping: state.grouping, filter: state.filter, keep: state.view?.room)
+        if let peer = message.room.peer {
+            let online = state.peers[peer] != nil
+            state.side.update(message.room) { $0.online = online }
+        }
         if open {
             let shown = ShownMessage(message, name: name, isOwn: isOwn, calendar: state.calendar)
             // Following the conversation: stay with its newest message.

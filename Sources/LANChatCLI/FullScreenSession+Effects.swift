@@ -18,7 +18,8 @@ extension FullScreenSession {
     private func perform(_ effect: ScreenEffect) async throws(NodeError) {
         switch effect {
         case .open(let room):
-            await node.activate(room)
+            // Not `node.activate`: it marks the whole room read in the store,
+            // and here the marker moves only as far as the screen showed.
             let page = try await node.openHistory(room, limit: ScreenReducer.pageSize)
             let title = room.peer == nil ? "public" : state.side[room]?.title ?? "\(room)"
             await apply(.opened(page, title: title))
@@ -57,12 +58,6 @@ extension FullScreenSession {
         } catch {
             await apply(.notice(error.message))
             return
-        }
-        // The executor's open room follows the screen's (Tab moves it here).
-        if let room = state.view?.room, room != executor.openRoom {
-            var executor = self.executor
-            _ = try? await executor.run(.open(room.description))
-            self.executor = executor
         }
         let before = executor.openRoom
         do {

@@ -45,7 +45,12 @@ public actor FullScreenSession: FrontEnd {
         switch event {
         case .message(let message):
             let name = await node.displayName(for: message.senderNumber, nickname: message.senderNickname)
-            await apply(.message(message, name: name))
+            var title: String?
+            if let peer = message.room.peer, message.senderNumber == state.me {
+                let nickname = await node.peers().first { $0.number == peer }?.nickname ?? state.side[message.room]?.title ?? String(peer.rawValue)
+                title = await node.displayName(for: peer, nickname: nickname)
+            }
+            await apply(.message(message, name: name, roomTitle: title))
             if message.room.peer != nil, message.senderNumber == state.me, let delivery = await node.deliveryState(of: message.id) {
                 await apply(.delivery(message.id, delivery))
             }
@@ -53,6 +58,7 @@ public actor FullScreenSession: FrontEnd {
             await apply(.delivery(id, delivery))
         case .peerJoined(let peer):
             await refreshPeers()
+            await refreshRooms()
             await apply(.notice("\(await node.displayName(for: peer.number, nickname: peer.nickname)) joined"))
         case .peerLeft(let peer, _):
             await refreshPeers()
@@ -63,7 +69,11 @@ public actor FullScreenSession: FrontEnd {
             let name = await node.displayName(for: peer.number, nickname: peer.nickname)
             await apply(.notice("\(name) asks to talk: /accept \(name) or /decline \(name)"))
         case .dmState(let peer, let nickname, let dmState):
-            await apply(.notice("\(await node.displayName(for: peer, nickname: nickname)): \(dmState)"))
+            // The console's wording, without its colours.
+            let name = await node.displayName(for: peer, nickname: nickname)
+            if let line = ConsoleRenderer(useColor: false).dmState(dmState, peer: name) {
+                await apply(.notice(String(line.dropFirst(3))))
+            }
         case .caughtUp(_, let count):
             await refreshRooms()
             await apply(.notice("caught up on \(count) missed message\(count == 1 ? "" : "s")"))
@@ -119,6 +129,10 @@ public actor FullScreenSession: FrontEnd {
             entries.append(RoomEntry(room: summary.room, title: title, unread: summary.unreadCount, lastActivity: summary.lastActivity))
         }
         if !entries.contains(where: { $0.room == .publicRoom }) { entries.append(RoomEntry(room: .publicRoom, title: "public")) }
+        // Linked peers with no conversation yet are listed too, so Tab reaches them.
+        for peer in await node.peers() where !entries.contains(where: { $0.room == .direct(peer.number) }) {
+            entries.append(RoomEntry(room: .direct(peer.number), title: await node.displayName(for: peer.number, nickname: peer.nickname), online: true, stage: peer.stage))
+        }
         await apply(.rooms(entries))
     }
 
