@@ -41,20 +41,32 @@ public struct SideList: Hashable, Sendable {
         }
     }
 
-    /// Records activity in `room`; moves it to the top of Today when it is
-    /// already listed there, else regroups.
+    /// Records activity in `room`. Live activity is today's, so the row
+    /// moves to the top of Today without a regroup (no sort of every room);
+    /// other dates regroup. Today's group is re-dated at the next `replace`.
     public mutating func touch(_ room: RoomID, at date: Date, title: String, unreadDelta: Int, grouping: ChatListGrouping, filter: ChatFilter, keep open: RoomID?) {
         var entry = entries[room] ?? RoomEntry(room: room, title: title)
-        let wasToday = entry.lastActivity.map { grouping.period(of: $0, now: grouping.clock.now()) == .today } ?? false
         entry.lastActivity = max(entry.lastActivity ?? .distantPast, date)
         entry.unread += unreadDelta
         entries[room] = entry
-        if wasToday, case .header? = rows.first, let at = rows.firstIndex(of: .room(room)), at > 0,
-           grouping.period(of: entry.lastActivity!, now: grouping.clock.now()) == .today {
+        guard grouping.period(of: entry.lastActivity!, now: grouping.clock.now()) == .today else {
+            regroup(grouping: grouping, filter: filter, keep: open)
+            return
+        }
+        if let at = rows.firstIndex(of: .room(room)) {
             rows.remove(at: at)
+            // A group left empty loses its header.
+            if at > 0, case .header = rows[at - 1], at == rows.count || { if case .header = rows[at] { true } else { false } }() {
+                rows.remove(at: at - 1)
+            }
+        } else if !(room == .publicRoom || room == open || filter.matches(stage: entry.stage)) {
+            return
+        }
+        let today = ChatListPeriod.today.title(in: grouping.language)
+        if rows.first == .header(today) {
             rows.insert(.room(room), at: 1)
         } else {
-            regroup(grouping: grouping, filter: filter, keep: open)
+            rows.insert(contentsOf: [.header(today), .room(room)], at: 0)
         }
     }
 

@@ -78,4 +78,21 @@ import Testing
         #expect(text.contains("bob") && !text.contains("carol"))
         #expect(text.contains("filter ios"))
     }
+
+    @Test func arrivalMovesAnOldRoomToTodayAndDropsItsEmptyGroup() {
+        let fixture = ScreenFixture()
+        var state = fixture.state()
+        let carolRoom = RoomID.direct(ScreenFixture.carol)
+        state.feed(.rooms([
+            RoomEntry(room: .publicRoom, title: "public", lastActivity: ScreenFixture.noon),
+            RoomEntry(room: carolRoom, title: "carol", lastActivity: ScreenFixture.noon.addingTimeInterval(-40 * 86_400)),
+        ]))
+        #expect(ScreenFixture.sideLines(state)[1...4] == [" Today", " # public", " October", " ○ carol"])
+        state.feed(.message(ScreenFixture.message(70, room: carolRoom, from: ScreenFixture.carol), name: "carol"))
+        #expect(ScreenFixture.sideLines(state)[1...4] == [" Today", " ○ carol          1", " # public", ""])
+        // The same rows a full regroup would give.
+        let incremental = state.side.rows
+        state.side.regroup(grouping: state.grouping, filter: state.filter, keep: nil)
+        #expect(state.side.rows == incremental)
+    }
 }
