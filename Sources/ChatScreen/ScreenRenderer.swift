@@ -76,8 +76,14 @@ public enum ScreenRenderer {
         if state.opening != nil { title += " · loading…" }
         grid.put(title, row: 0, column: x, limit: width, style: header)
         if let panel = state.panel {
-            for (offset, line) in panel.prefix(state.messageRows - 1).enumerated() {
-                grid.put(line, row: 1 + offset, column: x + 1, limit: width - 1)
+            // Long lines wrap, continuing under their own indentation.
+            var y = 1
+            for line in panel {
+                let indent = line.prefix { $0 == " " }.count
+                for (index, part) in TextWrap.lines(line, first: width - 2, rest: width - 2 - indent).enumerated() where y < state.messageRows {
+                    grid.put((index == 0 ? "" : String(repeating: " ", count: indent)) + part, row: y, column: x + 1, limit: width - 1)
+                    y += 1
+                }
             }
             grid.put("(any key closes)", row: state.messageRows, column: x + 1, limit: width - 1, style: dim)
             return
