@@ -78,8 +78,11 @@ public struct RoomLayout: Hashable, Sendable {
     /// after "name: ", with the delivery state of own DMs at the end.
     static func body(_ shown: ShownMessage, width: Int, delivery: DeliveryState?) -> [Substring] {
         let textWidth = max(1, width - timeColumns)
-        var text = shown.name + ": " + shown.text
-        if shown.isOwn, let delivery { text += " (\(delivery.rawValue))" }
-        return TextWrap.lines(text, first: textWidth, rest: textWidth)
+        guard shown.isOwn, let delivery else {
+            // Most messages fit on one line: no wrapping walk.
+            if shown.bodyWidth <= textWidth { return [Substring(shown.body)] }
+            return TextWrap.lines(shown.body, first: textWidth, rest: textWidth)
+        }
+        return TextWrap.lines(shown.body + " (\(delivery.rawValue))", first: textWidth, rest: textWidth)
     }
 }

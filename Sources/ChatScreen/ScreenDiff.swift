@@ -7,22 +7,22 @@ public enum ScreenDiff {
         var out = ""
         let full = previous == nil || previous!.width != next.width || previous!.height != next.height
         if full { out += "\u{1B}[0m\u{1B}[2J" }
+        let old = full ? [] : previous!.cells
+        let new = next.cells
+        let width = next.width
         var current: CellStyle? = nil
         for row in 0..<next.height {
             var column = 0
             var cursorAt = -1
-            while column < next.width {
-                let cell = next[row, column]
-                if !full, let previous, previous[row, column] == cell {
-                    column += 1
-                    continue
-                }
+            let base = row * width
+            while column < width {
+                let cell = new[base + column]
+                if !full && old[base + column] == cell { column += 1; continue }
                 if cell.isContinuation { column += 1; continue }
                 if cursorAt != column { out += "\u{1B}[\(row + 1);\(column + 1)H" }
                 if current != cell.style { out += sgr(cell.style); current = cell.style }
                 out.append(cell.character)
-                let width = column + 1 < next.width && next[row, column + 1].isContinuation ? 2 : 1
-                column += width
+                column += column + 1 < width && new[base + column + 1].isContinuation ? 2 : 1
                 cursorAt = column
             }
         }

@@ -23,6 +23,17 @@ public struct ScreenGrid: Hashable, Sendable {
     public mutating func put(_ text: String, row: Int, column: Int, limit: Int = .max, style: CellStyle = .plain) -> Int {
         guard row >= 0, row < height, column >= 0, column < width else { return 0 }
         let end = column + min(limit, width - column)
+        // Printable ASCII: one byte, one cell, no grapheme breaking needed.
+        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
+            var x = column
+            for byte in text.utf8 {
+                guard x < end else { break }
+                clearWide(row: row, column: x)
+                cells[row * width + x] = Cell(scalar: Unicode.Scalar(byte), style: style)
+                x += 1
+            }
+            return x - column
+        }
         var x = column
         for character in text {
             let w = DisplayWidth.of(character)
@@ -48,7 +59,8 @@ public struct ScreenGrid: Hashable, Sendable {
         let start = max(0, from), stop = min(width, to ?? width)
         guard start < stop else { return }
         if start > 0, cells[row * width + start].isContinuation { cells[row * width + start - 1] = Cell(" ", style: cells[row * width + start - 1].style) }
-        for x in start..<stop { cells[row * width + x] = Cell(" ", style: style) }
+        let blank = Cell(scalar: " ", style: style)
+        for x in start..<stop { cells[row * width + x] = blank }
         if stop < width, cells[row * width + stop].isContinuation { cells[row * width + stop] = Cell(" ", style: cells[row * width + stop].style) }
     }
 

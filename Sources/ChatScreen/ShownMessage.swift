@@ -12,6 +12,9 @@ public struct ShownMessage: Hashable, Sendable {
     /// yyyymmdd, to draw a day header where it changes.
     public var day: Int
     public var isOwn: Bool
+    /// "name: text", what the room wraps, and its display width.
+    public var body: String
+    public var bodyWidth: Int
 
     public init(_ message: Message, name: String, isOwn: Bool, calendar: Calendar) {
         self.message = message
@@ -21,6 +24,8 @@ public struct ShownMessage: Hashable, Sendable {
         day = (parts.year ?? 0) * 10_000 + (parts.month ?? 0) * 100 + (parts.day ?? 0)
         time = Self.twoDigits(parts.hour ?? 0) + ":" + Self.twoDigits(parts.minute ?? 0)
         self.isOwn = isOwn
+        body = self.name + ": " + text
+        bodyWidth = DisplayWidth.of(body)
     }
 
     public var cursor: HistoryCursor { message.cursor }

@@ -16,6 +16,9 @@ public struct SideList: Hashable, Sendable {
     public private(set) var rows: [Row] = []
     /// First row drawn.
     public var top = 0
+    /// Where today began and ends, worked out at the last regroup so a live
+    /// message costs no calendar call.
+    private var today: Range<Date>?
 
     public init() {}
 
@@ -28,6 +31,9 @@ public struct SideList: Hashable, Sendable {
     }
 
     public mutating func regroup(grouping: ChatListGrouping, filter: ChatFilter, keep open: RoomID?) {
+        let now = grouping.clock.now()
+        let start = grouping.calendar.startOfDay(for: now)
+        today = start..<(grouping.calendar.date(byAdding: .day, value: 1, to: start) ?? now.addingTimeInterval(1))
         let shown = entries.values.filter { $0.room == .publicRoom || $0.room == open || filter.matches(stage: $0.stage) }
             .sorted { a, b in
                 let (x, y) = (a.lastActivity ?? .distantPast, b.lastActivity ?? .distantPast)
@@ -49,7 +55,8 @@ public struct SideList: Hashable, Sendable {
         entry.lastActivity = max(entry.lastActivity ?? .distantPast, date)
         entry.unread += unreadDelta
         entries[room] = entry
-        guard grouping.period(of: entry.lastActivity!, now: grouping.clock.now()) == .today else {
+        // Future dates count as now (ChatListGrouping's skew rule).
+        guard let today, entry.lastActivity! >= today.lowerBound, grouping.clock.now() < today.upperBound else {
             regroup(grouping: grouping, filter: filter, keep: open)
             return
         }
@@ -62,11 +69,11 @@ public struct SideList: Hashable, Sendable {
         } else if !(room == .publicRoom || room == open || filter.matches(stage: entry.stage)) {
             return
         }
-        let today = ChatListPeriod.today.title(in: grouping.language)
-        if rows.first == .header(today) {
+        let todayTitle = ChatListPeriod.today.title(in: grouping.language)
+        if rows.first == .header(todayTitle) {
             rows.insert(.room(room), at: 1)
         } else {
-            rows.insert(contentsOf: [.header(today), .room(room)], at: 0)
+            rows.insert(contentsOf: [.header(todayTitle), .room(room)], at: 0)
         }
     }
 

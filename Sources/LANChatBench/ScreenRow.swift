@@ -34,6 +34,7 @@ enum ScreenRow {
         var previous: ScreenGrid? = ScreenRenderer.render(state).grid
         var samples: [Double] = [], baseline: [Double] = []
         var bytes = 0
+        var split = [0.0, 0.0, 0.0]
         for frame in 0..<frames {
             // 100/s at 30 frames/s: 3 or 4 arrivals a frame.
             let arrivals = frame % 3 == 0 ? 4 : 3
@@ -43,10 +44,13 @@ enum ScreenRow {
                 let room: RoomID = index == 0 ? .publicRoom : .direct(busy)
                 _ = ScreenReducer.reduce(&state, .message(message(room: room, from: busy), name: "peer"))
             }
+            let t1 = ContinuousClock.now
             let rendered = ScreenRenderer.render(state)
+            let t2 = ContinuousClock.now
             let output = ScreenDiff.output(from: previous, to: rendered.grid, cursorRow: rendered.cursorRow, cursorColumn: rendered.cursorColumn)
             previous = rendered.grid
             samples.append(Measure.micros(ContinuousClock.now - start))
+            split[0] += Measure.micros(t1 - start); split[1] += Measure.micros(t2 - t1); split[2] += Measure.micros(ContinuousClock.now - t2)
             bytes += output.utf8.count
 
             let naiveStart = ContinuousClock.now
@@ -55,6 +59,7 @@ enum ScreenRow {
             baseline.append(Measure.micros(ContinuousClock.now - naiveStart))
             precondition(!groups.isEmpty && !full.isEmpty)
         }
+        print("SPLIT reduce/render/diff us per frame:", split.map { $0 / Double(frames) })
         let p50 = Measure.percentile(samples, 0.5), p99 = Measure.percentile(samples, 0.99)
         let naive = Measure.percentile(baseline, 0.5)
         return BenchRow(
