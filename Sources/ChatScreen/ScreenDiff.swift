@@ -8,22 +8,25 @@ public enum ScreenDiff {
         let full = previous == nil || previous!.width != next.width || previous!.height != next.height
         if full { out += "\u{1B}[0m\u{1B}[2J" }
         let old = full ? [] : previous!.cells
-        let new = next.cells
         let width = next.width
         var current: CellStyle? = nil
-        for row in 0..<next.height {
-            var column = 0
-            var cursorAt = -1
-            let base = row * width
-            while column < width {
-                let cell = new[base + column]
-                if !full && old[base + column] == cell { column += 1; continue }
-                if cell.isContinuation { column += 1; continue }
-                if cursorAt != column { out += "\u{1B}[\(row + 1);\(column + 1)H" }
-                if current != cell.style { out += sgr(cell.style); current = cell.style }
-                out.append(cell.character)
-                column += column + 1 < width && new[base + column + 1].isContinuation ? 2 : 1
-                cursorAt = column
+        next.cells.withUnsafeBufferPointer { new in
+            old.withUnsafeBufferPointer { old in
+                for row in 0..<next.height {
+                    var column = 0
+                    var cursorAt = -1
+                    let base = row * width
+                    while column < width {
+                        if !full && old[base + column] == new[base + column] { column += 1; continue }
+                        let cell = new[base + column]
+                        if cell.isContinuation { column += 1; continue }
+                        if cursorAt != column { out += "\u{1B}[\(row + 1);\(column + 1)H" }
+                        if current != cell.style { out += sgr(cell.style); current = cell.style }
+                        out.append(cell.character)
+                        column += column + 1 < width && new[base + column + 1].isContinuation ? 2 : 1
+                        cursorAt = column
+                    }
+                }
             }
         }
         if current != nil { out += "\u{1B}[0m" }

@@ -97,6 +97,7 @@ public enum ScreenReducer {
     /// fetch the next page when the reader reached the loaded edge, and mark
     /// read up to the newest message drawn in full.
     private static func settle(_ state: inout ScreenState) -> [ScreenEffect] {
+        state.settledLayout = nil
         guard var view = state.view, state.panel == nil, state.messageRows > 0 else { return [] }
         var effects: [ScreenEffect] = []
         var layout = RoomLayout(view: view, width: state.roomWidth, height: state.messageRows)
@@ -117,6 +118,9 @@ public enum ScreenReducer {
             }
         }
         state.view = view
+        // What settling changed after `layout` (paging, marker, counter) does
+        // not move any row, so the frame can draw this layout as it is.
+        state.settledLayout = layout
         return effects
     }
 }

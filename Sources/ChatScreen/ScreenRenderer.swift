@@ -58,7 +58,7 @@ public enum ScreenRenderer {
                 grid.put(mark, row: y, column: 1, style: markStyle)
                 let badgeText = entry.unread > 0 ? " \(entry.unread > 999 ? "999+" : String(entry.unread)) " : ""
                 let nameLimit = width - 3 - badgeText.count
-                grid.put(TerminalText.sanitize(entry.title), row: y, column: 3, limit: nameLimit, style: style)
+                grid.put(entry.title, row: y, column: 3, limit: nameLimit, style: style)  // sanitized on entry
                 if !badgeText.isEmpty { grid.put(badgeText, row: y, column: width - badgeText.count, style: badge) }
             }
             y += 1

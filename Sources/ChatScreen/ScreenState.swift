@@ -25,6 +25,9 @@ public struct ScreenState: Sendable {
     /// Lines shown over the room until the next key.
     public var panel: [String]?
     public var quitting = false
+    /// The open room's layout as the reducer last worked it out (every
+    /// event ends with it), so a frame does not lay the room out again.
+    public internal(set) var settledLayout: RoomLayout?
 
     public init(width: Int, height: Int, me: NodeNumber, myName: String, grouping: ChatListGrouping) {
         self.width = width
@@ -48,7 +51,8 @@ public struct ScreenState: Sendable {
 
     /// Where the open room's messages fall right now.
     public var layout: RoomLayout? {
-        view.map { RoomLayout(view: $0, width: roomWidth, height: messageRows) }
+        if let settledLayout { return settledLayout }
+        return view.map { RoomLayout(view: $0, width: roomWidth, height: messageRows) }
     }
 
     /// The title a room is shown under: `#public` or `@bob`.

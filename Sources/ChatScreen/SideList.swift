@@ -26,7 +26,12 @@ public struct SideList: Hashable, Sendable {
 
     /// Replaces every entry and regroups.
     public mutating func replace(_ list: [RoomEntry], grouping: ChatListGrouping, filter: ChatFilter, keep open: RoomID?) {
-        entries = Dictionary(list.map { ($0.room, $0) }, uniquingKeysWith: { first, _ in first })
+        // Titles are peer text: sanitized once here, not on every frame.
+        entries = Dictionary(list.map { entry in
+            var entry = entry
+            entry.title = TerminalText.sanitize(entry.title)
+            return (entry.room, entry)
+        }, uniquingKeysWith: { first, _ in first })
         regroup(grouping: grouping, filter: filter, keep: open)
     }
 
@@ -51,7 +56,7 @@ public struct SideList: Hashable, Sendable {
     /// moves to the top of Today without a regroup (no sort of every room);
     /// other dates regroup. Today's group is re-dated at the next `replace`.
     public mutating func touch(_ room: RoomID, at date: Date, title: String, unreadDelta: Int, grouping: ChatListGrouping, filter: ChatFilter, keep open: RoomID?) {
-        var entry = entries[room] ?? RoomEntry(room: room, title: title)
+        var entry = entries[room] ?? RoomEntry(room: room, title: TerminalText.sanitize(title))
         entry.lastActivity = max(entry.lastActivity ?? .distantPast, date)
         entry.unread += unreadDelta
         entries[room] = entry

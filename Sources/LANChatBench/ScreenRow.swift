@@ -34,7 +34,7 @@ enum ScreenRow {
         var previous: ScreenGrid? = ScreenRenderer.render(state).grid
         var samples: [Double] = [], baseline: [Double] = []
         var bytes = 0
-        var split = [0.0, 0.0, 0.0]
+        var parts: [[Double]] = [[], [], []]
         for frame in 0..<frames {
             // 100/s at 30 frames/s: 3 or 4 arrivals a frame.
             let arrivals = frame % 3 == 0 ? 4 : 3
@@ -50,7 +50,7 @@ enum ScreenRow {
             let output = ScreenDiff.output(from: previous, to: rendered.grid, cursorRow: rendered.cursorRow, cursorColumn: rendered.cursorColumn)
             previous = rendered.grid
             samples.append(Measure.micros(ContinuousClock.now - start))
-            split[0] += Measure.micros(t1 - start); split[1] += Measure.micros(t2 - t1); split[2] += Measure.micros(ContinuousClock.now - t2)
+            parts[0].append(Measure.micros(t1 - start)); parts[1].append(Measure.micros(t2 - t1)); parts[2].append(Measure.micros(ContinuousClock.now - t2))
             bytes += output.utf8.count
 
             let naiveStart = ContinuousClock.now
@@ -59,7 +59,8 @@ enum ScreenRow {
             baseline.append(Measure.micros(ContinuousClock.now - naiveStart))
             precondition(!groups.isEmpty && !full.isEmpty)
         }
-        print("SPLIT reduce/render/diff us per frame:", split.map { $0 / Double(frames) })
+        print("SPLIT reduce/render/diff p50:", parts.map { Measure.percentile($0, 0.5) }, "p90:", parts.map { Measure.percentile($0, 0.9) }, "p99:", parts.map { Measure.percentile($0, 0.99) })
+        print("SLOW frames:", samples.enumerated().filter { $0.element > 3000 }.map { $0.offset }.prefix(40))
         let p50 = Measure.percentile(samples, 0.5), p99 = Measure.percentile(samples, 0.99)
         let naive = Measure.percentile(baseline, 0.5)
         return BenchRow(
