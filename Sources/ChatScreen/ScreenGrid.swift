@@ -11,6 +11,12 @@ public struct ScreenGrid: Hashable, Sendable {
         cells = Array(repeating: .blank, count: self.width * self.height)
     }
 
+    /// Blanks every cell in place: a frame drawn into last frame's grid
+    /// allocates nothing (a 200x60 grid is ~380 KB, fresh pages each time).
+    public mutating func clear() {
+        cells.withUnsafeMutableBufferPointer { $0.update(repeating: .blank) }
+    }
+
     public subscript(row: Int, column: Int) -> Cell {
         cells[row * width + column]
     }

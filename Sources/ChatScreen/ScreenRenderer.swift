@@ -22,9 +22,17 @@ public enum ScreenRenderer {
 
     public static func render(_ state: ScreenState) -> Frame {
         var grid = ScreenGrid(width: state.width, height: state.height)
+        let cursor = render(state, into: &grid)
+        return Frame(grid: grid, cursorRow: cursor.row, cursorColumn: cursor.column)
+    }
+
+    /// Draws into `grid`, reusing its cells when the size still matches;
+    /// returns where the cursor goes.
+    public static func render(_ state: ScreenState, into grid: inout ScreenGrid) -> (row: Int, column: Int) {
+        if grid.width == state.width && grid.height == state.height { grid.clear() } else { grid = ScreenGrid(width: state.width, height: state.height) }
         guard state.width >= 20, state.height >= 5 else {
             grid.put("terminal too small", row: 0, column: 0)
-            return Frame(grid: grid, cursorRow: 0, cursorColumn: 0)
+            return (0, 0)
         }
         if state.sideWidth > 0 {
             drawSide(state, into: &grid)
@@ -33,7 +41,7 @@ public enum ScreenRenderer {
         drawRoom(state, into: &grid)
         drawStatus(state, into: &grid)
         let cursor = drawInput(state, into: &grid)
-        return Frame(grid: grid, cursorRow: state.height - 1, cursorColumn: cursor)
+        return (state.height - 1, cursor)
     }
 
     static func drawSide(_ state: ScreenState, into grid: inout ScreenGrid) {

@@ -16,6 +16,7 @@ public actor FullScreenSession: FrontEnd {
     var decoder = KeyDecoder()
     /// What the terminal shows now; nil forces a full redraw.
     var shown: ScreenGrid?
+    var back = ScreenGrid(width: 0, height: 0)
     var frameScheduled = false
     var lastFrame = ContinuousClock.now
     static let frameInterval = Duration.milliseconds(33)
@@ -151,11 +152,13 @@ public actor FullScreenSession: FrontEnd {
         frameScheduled = false
         lastFrame = .now
         guard let terminal, !state.quitting else { return }
-        let frame = ScreenRenderer.render(state)
-        let output = ScreenDiff.output(from: shown, to: frame.grid, cursorRow: frame.cursorRow, cursorColumn: frame.cursorColumn)
+        // Two grids, swapped: the new frame is drawn into the one from two
+        // frames ago, so nothing is allocated per frame.
+        let cursor = ScreenRenderer.render(state, into: &back)
+        let output = ScreenDiff.output(from: shown, to: back, cursorRow: cursor.row, cursorColumn: cursor.column)
         // Cursor hidden while cells change, shown again at the input.
         terminal.write("\u{1B}[?25l" + output + "\u{1B}[?25h")
-        shown = frame.grid
+        if shown == nil { shown = back } else { swap(&shown!, &back) }
     }
 
     func restore() {
