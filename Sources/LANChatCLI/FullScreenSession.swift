@@ -87,7 +87,12 @@ public actor FullScreenSession: FrontEnd {
 
     /// Reads keys and resizes until the reader quits.
     public func background() async {
-        guard let terminal else { return }
+        guard let terminal else {
+            // Raw mode refused (not really a terminal): nothing can be read.
+            FileHandle.standardError.write(Data("lanchat: cannot set up the terminal; try --plain\n".utf8))
+            quit()
+            return
+        }
         let resizes = terminal.resizes()
         let resizeTask = Task { for await _ in resizes { await self.resized() } }
         defer { resizeTask.cancel() }
