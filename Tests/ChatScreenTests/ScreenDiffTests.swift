@@ -26,3 +26,18 @@ import Testing
         #expect(out.filter { $0 == "한" }.count == 1)
     }
 }
+
+@Suite struct ReusedGridTests {
+    /// Drawing into last frame's grid gives exactly what a fresh grid gives.
+    @Test func reusedGridMatchesAFreshOne() {
+        var state = ScreenFixture().state()
+        state.feed(.opened(ScreenFixture.page(1...30, before: false, after: false, marker: 10), title: "public"))
+        var reused = ScreenRenderer.render(state).grid
+        state.feed(.key(.text("한글 typed")), .message(ScreenFixture.message(31, text: "😀 new"), name: "bob"), .key(.pageUp))
+        let cursor = ScreenRenderer.render(state, into: &reused)
+        let fresh = ScreenRenderer.render(state)
+        #expect(reused == fresh.grid)
+        #expect(cursor.row == fresh.cursorRow && cursor.column == fresh.cursorColumn)
+        #expect(ScreenDiff.output(from: fresh.grid, to: reused, cursorRow: 0, cursorColumn: 0) == "\u{1B}[1;1H")
+    }
+}
