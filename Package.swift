@@ -23,11 +23,13 @@ let package = Package(
         .target(name: "P2PTransport", dependencies: ["ChatCore"]),
         // The node actor: transport -> router -> models -> store.
         .target(name: "ChatNode", dependencies: ["ChatCore", "ChatStore"]),
+        // The full-screen client's screen model: state -> grid of cells. No I/O.
+        .target(name: "ChatScreen", dependencies: ["ChatCore"]),
         // Argument parsing, console, JSON-lines control, bots.
-        .target(name: "LANChatCLI", dependencies: ["ChatCore", "ChatStore", "P2PTransport", "ChatNode"]),
+        .target(name: "LANChatCLI", dependencies: ["ChatCore", "ChatStore", "P2PTransport", "ChatNode", "ChatScreen"]),
         .executableTarget(name: "lanchat", dependencies: ["LANChatCLI"]),
         // `swift run -c release lanchat-bench`: figures beside same-run baselines.
-        .executableTarget(name: "LANChatBench", dependencies: ["ChatCore", "CSQLite", "ChatNode", "ChatStore", "P2PTransport", "LANChatCLI"]),
+        .executableTarget(name: "LANChatBench", dependencies: ["ChatCore", "CSQLite", "ChatNode", "ChatStore", "P2PTransport", "LANChatCLI", "ChatScreen"]),
 
         // Shared test helpers: manual clock, recording logger, in-memory network.
         .target(name: "TestSupport", dependencies: ["ChatCore"], path: "Tests/TestSupport"),
@@ -35,6 +37,7 @@ let package = Package(
         .testTarget(name: "ChatStoreTests", dependencies: ["ChatCore", "ChatStore", "TestSupport"]),
         .testTarget(name: "P2PTransportTests", dependencies: ["ChatCore", "P2PTransport", "TestSupport"]),
         .testTarget(name: "ChatNodeTests", dependencies: ["ChatCore", "ChatNode", "ChatStore", "TestSupport"]),
+        .testTarget(name: "ChatScreenTests", dependencies: ["ChatCore", "ChatScreen", "TestSupport"]),
         // Runs the built `lanchat` binary end to end.
         .testTarget(name: "LANChatCLITests", dependencies: ["ChatCore", "ChatNode", "LANChatCLI", "ChatStore", "TestSupport"], exclude: ["Fixtures"]),
     ],

@@ -29,7 +29,8 @@ public enum HelpText {
     and chats in one public room and 1:1 direct messages. History is kept in a
     local SQLite database.
 
-    USAGE: lanchat [options]                  chat at the terminal
+    USAGE: lanchat [options]                  chat at the terminal (full screen)
+           lanchat --plain [options]          the line console instead
            lanchat --json [options]           JSON lines: events out, commands in
            lanchat bot echo [options]         answer DMs with an automatic echo
            lanchat bot chatter [--rate N] [--count N] [options]

@@ -67,9 +67,12 @@ public enum LANChatApp {
 
         let (quitRequests, quit) = AsyncStream.makeStream(of: Void.self)
         let out = LineWriter.standardOutput
+        let fullScreen = options.mode == .interactive && !options.plain && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
         // The line console draws its prompt and reads keys itself on a terminal.
-        let console: ConsoleScreen? = options.mode == .interactive ? .standard() : nil
+        let console: ConsoleScreen? = options.mode == .interactive && !fullScreen ? .standard() : nil
         let frontEnd: any FrontEnd = switch options.mode {
+        case .interactive where fullScreen:
+            FullScreenSession(node: node, identity: identity, locale: locale) { quit.yield() }
         case .interactive:
             InteractiveSession(node: node, screen: console ?? .plain(), renderer: ConsoleRenderer(
                 useColor: ConsoleRenderer.wantsColor(environment: environment, isTerminal: isatty(STDOUT_FILENO) == 1)),

@@ -33,6 +33,9 @@ public struct LaunchOptions: Hashable, Sendable {
     public var beaconInterval: Double = 2
     public var locale = "en"
     public var logLevel = "notice"
+    /// `--plain`: the line console even at a terminal (the full-screen
+    /// client is the default when stdin and stdout are both terminals).
+    public var plain = false
 
     public init() {}
 }

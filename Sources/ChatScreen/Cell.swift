@@ -1,0 +1,73 @@
+/// The colours a cell can take: the terminal's default and the eight ANSI
+/// colours (plus bright black as gray), so any terminal can show them.
+public enum CellColor: UInt8, Hashable, Sendable {
+    case standard = 255
+    case black = 0, red, green, yellow, blue, magenta, cyan, white
+    case gray = 8
+}
+
+/// How a cell is drawn.
+public struct CellStyle: Hashable, Sendable {
+    public var foreground: CellColor
+    public var background: CellColor
+    public var bold: Bool
+    public var reverse: Bool
+    public var dim: Bool
+
+    public init(foreground: CellColor = .standard, background: CellColor = .standard, bold: Bool = false, reverse: Bool = false, dim: Bool = false) {
+        self.foreground = foreground
+        self.background = background
+        self.bold = bold
+        self.reverse = reverse
+        self.dim = dim
+    }
+
+    public static let plain = CellStyle()
+}
+
+/// One column of one row. A wide character fills its own cell and the one
+/// to its right, which is marked `isContinuation` and holds no text.
+public struct Cell: Hashable, Sendable {
+    public var character: Character { didSet { code = Self.code(of: character) } }
+    public var style: CellStyle
+    /// The right half of a wide character: the terminal draws nothing here.
+    public var isContinuation: Bool
+    /// The character's only scalar, or `multiScalar`: lets the diff compare
+    /// most cells as integers instead of as strings.
+    private var code: UInt32
+
+    static let multiScalar = UInt32.max
+
+    public init(_ character: Character = " ", style: CellStyle = .plain, isContinuation: Bool = false) {
+        self.character = character
+        self.style = style
+        self.isContinuation = isContinuation
+        code = Self.code(of: character)
+    }
+
+    /// A one-scalar cell without the grapheme machinery (the ASCII fast path).
+    init(scalar: Unicode.Scalar, style: CellStyle) {
+        character = Character(scalar)
+        self.style = style
+        isContinuation = false
+        code = scalar.value
+    }
+
+    private static func code(of character: Character) -> UInt32 {
+        let scalars = character.unicodeScalars
+        return scalars.count == 1 ? scalars.first!.value : multiScalar
+    }
+
+    public static func == (lhs: Cell, rhs: Cell) -> Bool {
+        lhs.code == rhs.code && lhs.style == rhs.style && lhs.isContinuation == rhs.isContinuation
+            && (lhs.code != multiScalar || lhs.character == rhs.character)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(character)
+        hasher.combine(style)
+        hasher.combine(isContinuation)
+    }
+
+    public static let blank = Cell()
+}

@@ -1,0 +1,107 @@
+import ChatCore
+import Foundation
+
+/// The open room: the loaded run of messages, where the reader is, and the
+/// paging and reading bookkeeping around it.
+public struct RoomView: Hashable, Sendable {
+    /// Where the view is pinned.
+    public enum Anchor: Hashable, Sendable {
+        /// The newest loaded message sits on the last row.
+        case bottom
+        /// `messages[index]` is the first message drawn.
+        case top(Int)
+    }
+
+    public let room: RoomID
+    public var title: String
+    /// The loaded run, display order.
+    public private(set) var messages: [ShownMessage] = []
+    public private(set) var window: HistoryWindow
+    /// The unread line goes before this message (fixed when the room opened,
+    /// so it stays where the reader left off while they read).
+    public private(set) var unreadLineBefore: HistoryCursor?
+    public var anchor: Anchor
+    /// New messages the reader has not been shown: below the view, or not
+    /// loaded at all (the "N new" indicator).
+    public var newBelow = 0
+    /// A page request in flight, so holding PgUp asks once.
+    public var pending: PageDirection?
+    /// The read marker as far as this screen moved it.
+    public var markedUpTo: HistoryCursor?
+    public var delivery: [MessageID: DeliveryState] = [:]
+
+    /// Opens on `page`: pinned a couple of messages above the unread line
+    /// when there is one, else at the bottom.
+    public init(page: HistoryPage, title: String, me: NodeNumber, shown: [ShownMessage]) {
+        room = page.room
+        self.title = title
+        window = HistoryWindow(page: page)
+        messages = shown
+        // Unset, so the first frame reports what it shows and the store
+        // answers with the true unread count for the badge.
+        markedUpTo = nil
+        let marker = page.readMarker
+        let firstUnread = shown.firstIndex { item in !item.isOwn && (marker.map { item.cursor > $0 } ?? true) }
+        if let firstUnread {
+            unreadLineBefore = shown[firstUnread].cursor
+            anchor = .top(max(0, firstUnread - 2))
+        } else {
+            anchor = .bottom
+        }
+    }
+
+    /// Index of the message the unread line precedes, if loaded.
+    public var unreadLineIndex: Int? {
+        guard let unreadLineBefore else { return nil }
+        return messages.firstIndex { $0.cursor == unreadLineBefore }
+    }
+
+    /// Adds a page the session loaded; older pages shift the anchor so the
+    /// reader keeps looking at the same message.
+    public mutating func add(_ page: HistoryPage, _ direction: PageDirection, shown: [ShownMessage]) {
+        pending = nil
+        let known = Set(messages.map(\.message.id))
+        let fresh = shown.filter { !known.contains($0.message.id) }
+        switch direction {
+        case .older:
+            window.loadedOlder(page)
+            messages.insert(contentsOf: fresh, at: 0)
+            if case .top(let index) = anchor { anchor = .top(index + fresh.count) }
+        case .newer:
+            window.loadedNewer(page)
+            messages.append(contentsOf: fresh)
+            if !window.hasMoreAfter && newBelow > 0 { newBelow = max(0, newBelow - fresh.count) }
+        }
+    }
+
+    /// Places a live message by the three cases: following -> appended and
+    /// shown; scrolled back with the newest loaded -> appended, counted as
+    /// new below; newer pages not loaded -> not added (it would sit after a
+    /// gap), only counted.
+    public mutating func place(_ shown: ShownMessage) -> HistoryWindow.LivePlacement {
+        if messages.contains(where: { $0.message.id == shown.message.id }) { return .appendAndFollow }
+        let placement = window.place(shown.message)
+        switch placement {
+        case .appendAndFollow, .appendAndAnnounce:
+            let index = messages.lastIndex { Message.displayOrder($0.message, shown.message) }.map { $0 + 1 } ?? 0
+            messages.insert(shown, at: index)
+            if case .top(let top) = anchor, index <= top { anchor = .top(top + 1) }
+            if placement == .appendAndAnnounce && !shown.isOwn { newBelow += 1 }
+        case .storeAndAnnounce:
+            if !shown.isOwn { newBelow += 1 }
+        }
+        return placement
+    }
+
+    /// The reader reached the bottom of what exists.
+    public mutating func reachedBottom() {
+        anchor = .bottom
+        window.readerMoved(toBottom: true)
+        if !window.hasMoreAfter { newBelow = 0 }
+    }
+
+    public mutating func leftBottom(top: Int) {
+        anchor = .top(top)
+        window.readerMoved(toBottom: false)
+    }
+}

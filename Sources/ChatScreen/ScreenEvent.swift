@@ -1,0 +1,70 @@
+import ChatCore
+import Foundation
+
+/// A room in the side list, as the session reads it from the store.
+public struct RoomEntry: Hashable, Sendable {
+    public var room: RoomID
+    /// Peer's nickname for a DM, "public" for the public room (unsanitized).
+    public var title: String
+    public var unread: Int
+    public var lastActivity: Date?
+    /// DM peers: linked right now.
+    public var online: Bool
+    /// DM peers: their stage, for the filter.
+    public var stage: String?
+
+    public init(room: RoomID, title: String, unread: Int = 0, lastActivity: Date? = nil, online: Bool = false, stage: String? = nil) {
+        self.room = room
+        self.title = title
+        self.unread = unread
+        self.lastActivity = lastActivity
+        self.online = online
+        self.stage = stage
+    }
+}
+
+/// Which way a history page goes from the loaded run.
+public enum PageDirection: Hashable, Sendable {
+    case older, newer
+}
+
+/// Everything that can change the screen: keys, the terminal's size, and
+/// what the session brings back from the node.
+public enum ScreenEvent: Hashable, Sendable {
+    case key(ScreenKey)
+    case resize(width: Int, height: Int)
+    /// The whole room list (at start and after big changes).
+    case rooms([RoomEntry])
+    /// The room opened: the page around its read marker.
+    case opened(HistoryPage, title: String)
+    /// A page asked for with `ScreenEffect.loadPage`.
+    case pageLoaded(HistoryPage, PageDirection)
+    /// A new message (anyone's, own included), with the name to show and,
+    /// for own DMs, the peer's name for the room.
+    case message(Message, name: String, roomTitle: String? = nil)
+    case delivery(MessageID, DeliveryState)
+    /// The store's unread count for a room (after a mark-read, or an event).
+    case unread(RoomID, Int)
+    /// Peers linked now, by number, with their stage.
+    case peers([NodeNumber: String?])
+    /// The node's identity line; fingerprint and group secret are optional.
+    case identity(name: String, fingerprint: String?, groupSecret: Bool?)
+    /// A one-line notice (errors, confirmations).
+    case notice(String)
+    /// Several lines to show over the room (help, peer lists) until a key.
+    case panel([String])
+}
+
+/// What the reducer asks the session to do against the node.
+public enum ScreenEffect: Hashable, Sendable {
+    /// Activate the room and load the page around its marker (-> `.opened`).
+    case open(RoomID)
+    /// Load 30 messages before/after `cursor` (-> `.pageLoaded`).
+    case loadPage(RoomID, PageDirection, from: HistoryCursor)
+    /// Move the read marker; only ever up to a message drawn on screen.
+    case markRead(RoomID, upTo: HistoryCursor)
+    case send(String, to: RoomID)
+    /// A `/command` line for the CommandExecutor.
+    case command(String)
+    case quit
+}

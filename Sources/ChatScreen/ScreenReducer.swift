@@ -1,0 +1,126 @@
+import ChatCore
+import Foundation
+
+/// (state, event) -> (state, effects): every change to the screen goes
+/// through here, so tests drive it without a terminal or a node.
+///
+/// Reading is what the eye saw: after each event the reducer asks the
+/// layout which message is the newest one drawn in full, and only moves the
+/// read marker that far.
+public enum ScreenReducer {
+    public static let pageSize = 30
+
+    public static func reduce(_ state: inout ScreenState, _ event: ScreenEvent) -> [ScreenEffect] {
+        var effects: [ScreenEffect] = []
+        switch event {
+        case .key(let key):
+            if state.panel != nil, key != .enter || state.input.text.isEmpty {
+                state.panel = nil  // any key closes the panel; Enter still sends typed text
+                if key == .escape { break }
+            }
+            effects += handle(key, &state)
+        case .resize(let width, let height):
+            state.width = max(1, width)
+            state.height = max(1, height)
+        case .rooms(let list):
+            state.side.replace(list.map { entry in
+                var entry = entry
+                entry.online = entry.room.peer.map { state.peers[$0] != nil } ?? false
+                if entry.room.peer.map({ state.peers[$0] != nil }) == true { entry.stage = state.peers[entry.room.peer!]! }
+                return entry
+            }, grouping: state.grouping, filter: state.filter, keep: state.view?.room)
+        case .opened(let page, let title):
+            state.opening = nil
+            let shown = state.shown(page) { $0.senderNickname }
+            state.view = RoomView(page: page, title: title, me: state.me, shown: shown)
+            state.side.reveal(page.room, height: state.sideRows)
+        case .pageLoaded(let page, let direction):
+            guard state.view?.room == page.room else { break }
+            let shown = state.shown(page) { $0.senderNickname }
+            state.view?.add(page, direction, shown: shown)
+        case .message(let message, let name, let roomTitle):
+            effects += arrived(message, name: name, roomTitle: roomTitle, &state)
+        case .delivery(let id, let delivery):
+            state.view?.delivery[id] = delivery
+        case .unread(let room, let count):
+            state.side.update(room) { $0.unread = count }
+        case .peers(let peers):
+            state.peers = peers
+            for room in state.side.entries.keys {
+                guard let peer = room.peer else { continue }
+                state.side.update(room) {
+                    $0.online = peers[peer] != nil
+                    if let stage = peers[peer] { $0.stage = stage }
+                }
+            }
+        case .identity(let name, let fingerprint, let groupSecret):
+            state.myName = name
+            state.fingerprint = fingerprint
+            state.groupSecret = groupSecret
+        case .notice(let text):
+            state.notice = TerminalText.sanitize(text)
+        case .panel(let lines):
+            state.panel = lines.map(TerminalText.sanitize)
+        }
+        effects += settle(&state)
+        return effects
+    }
+
+    private static func arrived(_ message: Message, name: String, roomTitle: String?, _ state: inout ScreenState) -> [ScreenEffect] {
+        if message.room == .publicRoom && !state.filter.matches(stage: message.senderStage) { return [] }
+        let isOwn = message.senderNumber == state.me
+        let open = state.view?.room == message.room
+        state.side.touch(
+            message.room, at: message.sentAt, title: roomTitle ?? title(for: message, name: name, isOwn: isOwn, state),
+            unreadDelta: isOwn ? 0 : 1, grouping: state.grouping, filter: state.filter, keep: state.view?.room)
+        if let peer = message.room.peer {
+            let online = state.peers[peer] != nil
+            state.side.update(message.room) { $0.online = online }
+        }
+        if open {
+            let shown = ShownMessage(message, name: name, isOwn: isOwn, calendar: state.calendar)
+            // Following the conversation: stay with its newest message.
+            if state.view?.place(shown) == .appendAndFollow { state.view?.anchor = .bottom }
+        }
+        return []
+    }
+
+    /// A DM room is named after the peer, also when our own message opened it.
+    private static func title(for message: Message, name: String, isOwn: Bool, _ state: ScreenState) -> String {
+        guard let peer = message.room.peer else { return "public" }
+        if !isOwn { return name }
+        if let view = state.view, view.room == message.room { return view.title }
+        return state.side[message.room]?.title ?? String(peer.rawValue)
+    }
+
+    /// After any change: pin to the bottom when the run ends on screen,
+    /// fetch the next page when the reader reached the loaded edge, and mark
+    /// read up to the newest message drawn in full.
+    private static func settle(_ state: inout ScreenState) -> [ScreenEffect] {
+        state.settledLayout = nil
+        guard var view = state.view, state.panel == nil, state.messageRows > 0 else { return [] }
+        var effects: [ScreenEffect] = []
+        var layout = RoomLayout(view: view, width: state.roomWidth, height: state.messageRows)
+        if case .top = view.anchor, layout.reachesEnd, !layout.pinned, !view.window.hasMoreAfter {
+            view.reachedBottom()
+            layout = RoomLayout(view: view, width: state.roomWidth, height: state.messageRows)
+        }
+        if layout.reachesEnd, view.pending == nil, let cursor = view.window.newerPageCursor {
+            view.pending = .newer
+            effects.append(.loadPage(view.room, .newer, from: cursor))
+        }
+        if layout.reachesEnd, !view.window.hasMoreAfter { view.newBelow = 0 }
+        if let seen = layout.lastSeen {
+            let cursor = view.messages[seen].cursor
+            if view.markedUpTo.map({ cursor > $0 }) ?? true {
+                view.markedUpTo = cursor
+                effects.append(.markRead(view.room, upTo: cursor))
+            }
+        }
+        state.view = view
+        // What settling changed after `layout` (paging, marker, counter) does
+        // not move any row, so the frame can draw this layout as it is.
+        state.settledLayout = layout
+        return effects
+    }
+}

@@ -1,0 +1,185 @@
+import ChatCore
+
+/// Draws a `ScreenState` into a `ScreenGrid`: side list | room, a status
+/// line, and the input line at the bottom. Pure; one call is one frame.
+public enum ScreenRenderer {
+    public struct Frame: Hashable, Sendable {
+        public var grid: ScreenGrid
+        /// Where the terminal's cursor goes (the end of the input).
+        public var cursorRow: Int
+        public var cursorColumn: Int
+    }
+
+    static let header = CellStyle(foreground: .white, background: .blue, bold: true)
+    static let status = CellStyle(foreground: .black, background: .cyan)
+    static let dim = CellStyle(dim: true)
+    static let groupTitle = CellStyle(foreground: .yellow, bold: true)
+    static let badge = CellStyle(foreground: .white, background: .red, bold: true)
+    static let selected = CellStyle(reverse: true)
+    static let unreadLine = CellStyle(foreground: .red, bold: true)
+    static let indicator = CellStyle(foreground: .black, background: .yellow, bold: true)
+    static let nameColors: [CellColor] = [.cyan, .magenta, .yellow, .blue, .red]
+
+    public static func render(_ state: ScreenState) -> Frame {
+        var grid = ScreenGrid(width: state.width, height: state.height)
+        let cursor = render(state, into: &grid)
+        return Frame(grid: grid, cursorRow: cursor.row, cursorColumn: cursor.column)
+    }
+
+    /// Draws into `grid`, reusing its cells when the size still matches;
+    /// returns where the cursor goes.
+    public static func render(_ state: ScreenState, into grid: inout ScreenGrid) -> (row: Int, column: Int) {
+        if grid.width == state.width && grid.height == state.height { grid.clear() } else { grid = ScreenGrid(width: state.width, height: state.height) }
+        guard state.width >= 20, state.height >= 5 else {
+            grid.put("terminal too small", row: 0, column: 0)
+            return (0, 0)
+        }
+        if state.sideWidth > 0 {
+            drawSide(state, into: &grid)
+            for row in 0..<(state.height - 2) { grid.put("│", row: row, column: state.sideWidth, style: dim) }
+        }
+        drawRoom(state, into: &grid)
+        drawStatus(state, into: &grid)
+        let cursor = drawInput(state, into: &grid)
+        return (state.height - 1, cursor)
+    }
+
+    static func drawSide(_ state: ScreenState, into grid: inout ScreenGrid) {
+        let width = state.sideWidth
+        grid.fill(row: 0, to: width, style: header)
+        grid.put(" Chats · \(TerminalText.sanitize(state.filter.description))", row: 0, column: 0, limit: width, style: header)
+        let open = state.opening ?? state.view?.room
+        let rows = state.side.rows
+        var y = 1
+        var index = state.side.top
+        while y < state.sideRows + 1, index < rows.count {
+            switch rows[index] {
+            case .header(let title):
+                grid.put(title, row: y, column: 1, limit: width - 1, style: groupTitle)
+            case .room(let room):
+                guard let entry = state.side[room] else { break }
+                let style = room == open ? selected : CellStyle.plain
+                grid.fill(row: y, to: width, style: style)
+                let mark = room == .publicRoom ? "#" : (entry.online ? "●" : "○")
+                var markStyle = style
+                markStyle.foreground = entry.online ? .green : (room == .publicRoom ? .standard : .gray)
+                grid.put(mark, row: y, column: 1, style: markStyle)
+                let badgeText = entry.unread > 0 ? " \(entry.unread > 999 ? "999+" : String(entry.unread)) " : ""
+                let nameLimit = width - 3 - badgeText.count
+                grid.put(entry.title, row: y, column: 3, limit: nameLimit, style: style)  // sanitized on entry
+                if !badgeText.isEmpty { grid.put(badgeText, row: y, column: width - badgeText.count, style: badge) }
+            }
+            y += 1
+            index += 1
+        }
+    }
+
+    static func drawRoom(_ state: ScreenState, into grid: inout ScreenGrid) {
+        let x = state.roomColumn, width = state.roomWidth
+        grid.fill(row: 0, from: x, style: header)
+        let open = state.opening ?? state.view?.room
+        var title = open.map { " " + state.label($0) } ?? " lanchat"
+        if let room = open, let peer = room.peer { title += state.peers[peer] != nil ? " · online" : " · offline" }
+        if room(state) == .publicRoom { title += " · \(state.peers.count) linked" }
+        if state.opening != nil { title += " · loading…" }
+        grid.put(title, row: 0, column: x, limit: width, style: header)
+        if let panel = state.panel {
+            // Long lines wrap, continuing under their own indentation.
+            var y = 1
+            for line in panel {
+                let indent = line.prefix { $0 == " " }.count
+                for (index, part) in TextWrap.lines(line, first: width - 2, rest: width - 2 - indent).enumerated() where y < state.messageRows {
+                    grid.put((index == 0 ? "" : String(repeating: " ", count: indent)) + part, row: y, column: x + 1, limit: width - 1)
+                    y += 1
+                }
+            }
+            grid.put("(any key closes)", row: state.messageRows, column: x + 1, limit: width - 1, style: dim)
+            return
+        }
+        guard let view = state.view, let layout = state.layout else { return }
+        if view.messages.isEmpty {
+            grid.put("no messages yet — type one below", row: 1, column: x + 1, limit: width - 1, style: dim)
+        }
+        for (offset, row) in layout.rows.enumerated() {
+            let y = 1 + layout.topPadding + offset
+            switch row {
+            case .dayHeader(let day):
+                centered("── \(ShownMessage.dayTitle(day, language: state.language)) ──", row: y, x: x, width: width, style: dim, into: &grid)
+            case .unreadLine:
+                centered(state.language == .korean ? "── 여기까지 읽음 · unread ──" : "── unread ──", row: y, x: x, width: width, style: unreadLine, into: &grid)
+            case .message(let index, let line):
+                drawMessage(view.messages[index], line: line, body: layout.bodies[index] ?? [], row: y, state: state, into: &grid)
+            }
+        }
+        if view.newBelow > 0 {
+            let text = state.language == .korean ? " 새 메시지 \(view.newBelow) ↓ " : " \(view.newBelow) new ↓ "
+            grid.put(text, row: state.messageRows, column: x + width - DisplayWidth.of(text) - 1, style: indicator)
+        }
+    }
+
+    private static func room(_ state: ScreenState) -> RoomID? { state.opening ?? state.view?.room }
+
+    static func drawMessage(_ shown: ShownMessage, line: Int, body: [Substring], row: Int, state: ScreenState, into grid: inout ScreenGrid) {
+        let x = state.roomColumn, width = state.roomWidth
+        let textX = x + RoomLayout.timeColumns
+        guard line < body.count else { return }
+        var text = body[line]
+        if line == 0 {
+            grid.put(shown.time, row: row, column: x, style: dim)
+            let color = shown.isOwn ? CellColor.green : nameColors[Int(shown.message.senderNumber.rawValue % UInt64(nameColors.count))]
+            let nameWidth = grid.put(shown.name, row: row, column: textX, limit: width - RoomLayout.timeColumns, style: CellStyle(foreground: color, bold: true))
+            text = text.dropFirst(shown.name.count)
+            grid.put(String(text), row: row, column: textX + nameWidth, limit: width - RoomLayout.timeColumns - nameWidth)
+        } else {
+            grid.put(String(text), row: row, column: textX, limit: width - RoomLayout.timeColumns)
+        }
+        // Own DMs end with their delivery state, dimmed (red when failed).
+        if line == body.count - 1, shown.isOwn, let delivery = state.view?.delivery[shown.message.id] {
+            let suffix = "(\(delivery.rawValue))"
+            let used = DisplayWidth.of(String(line == 0 ? body[0] : text))
+            let start = textX + used - suffix.count
+            if start >= textX {
+                grid.put(suffix, row: row, column: start, style: delivery == .failed ? CellStyle(foreground: .red) : dim)
+            }
+        }
+    }
+
+    static func centered(_ text: String, row: Int, x: Int, width: Int, style: CellStyle, into grid: inout ScreenGrid) {
+        let textWidth = DisplayWidth.of(text)
+        grid.put(text, row: row, column: x + max(0, (width - textWidth) / 2), limit: width, style: style)
+    }
+
+    static func drawStatus(_ state: ScreenState, into grid: inout ScreenGrid) {
+        let row = state.height - 2
+        grid.fill(row: row, style: status)
+        var parts = [TerminalText.sanitize(state.myName) + "#" + state.me.shortTag, "\(state.peers.count) linked"]
+        if let fingerprint = state.fingerprint { parts.append("key " + TerminalText.sanitize(fingerprint)) }
+        if let secret = state.groupSecret { parts.append(secret ? "secret on" : "secret off") }
+        parts.append("filter \(TerminalText.sanitize(state.filter.description))")
+        let left = " " + parts.joined(separator: " │ ")
+        let used = grid.put(left, row: row, column: 0, style: status)
+        if let notice = state.notice {
+            grid.put(" │ " + notice, row: row, column: used, style: CellStyle(foreground: .black, background: .cyan, bold: true))
+        }
+    }
+
+    /// The input line: room label, the text (its tail when long), and the
+    /// live count. Returns the cursor column.
+    static func drawInput(_ state: ScreenState, into grid: inout ScreenGrid) -> Int {
+        let row = state.height - 1
+        let label = "[" + (room(state).map { state.label($0) } ?? "-") + "] "
+        let counter = " \(state.input.count)/\(InputLine.limit)"
+        let labelWidth = grid.put(label, row: row, column: 0, limit: state.width / 2, style: CellStyle(bold: true))
+        let space = max(1, state.width - labelWidth - counter.count - 1)
+        var visible = Substring(state.input.text)
+        var width = DisplayWidth.of(String(visible))
+        while width > space, let first = visible.first {
+            width -= DisplayWidth.of(first)
+            visible = visible.dropFirst()
+        }
+        grid.put(String(visible), row: row, column: labelWidth, limit: space)
+        let counterStyle = state.input.count >= InputLine.limit ? CellStyle(foreground: .red, bold: true) : dim
+        grid.put(counter, row: row, column: state.width - counter.count, style: counterStyle)
+        return labelWidth + width
+    }
+}

@@ -1,0 +1,107 @@
+import ChatCore
+import ChatNode
+import ChatScreen
+import Foundation
+
+extension FullScreenSession {
+    /// Performs what the reducer asked for; results come back as events.
+    func perform(_ effects: [ScreenEffect]) async {
+        for effect in effects {
+            do {
+                try await perform(effect)
+            } catch {
+                await apply(.notice("error: \(error)"))
+            }
+        }
+    }
+
+    private func perform(_ effect: ScreenEffect) async throws(NodeError) {
+        switch effect {
+        case .open(let room):
+            // Not `node.activate`: it marks the whole room read in the store,
+            // and here the marker moves only as far as the screen showed.
+            let page = try await node.openHistory(room, limit: ScreenReducer.pageSize)
+            let title = room.peer == nil ? "public" : state.side[room]?.title ?? "\(room)"
+            await apply(.opened(page, title: title))
+        case .loadPage(let room, let direction, let cursor):
+            let page = switch direction {
+            case .older: try await node.historyPage(room, before: cursor, limit: ScreenReducer.pageSize)
+            case .newer: try await node.historyPage(room, after: cursor, limit: ScreenReducer.pageSize)
+            }
+            await apply(.pageLoaded(page, direction))
+        case .markRead(let room, let cursor):
+            let unread = try await node.markRead(room, upTo: cursor)
+            await apply(.unread(room, unread))
+        case .send(let text, let room):
+            switch room {
+            case .publicRoom: try await node.sendPublic(text)
+            case .direct(let peer):
+                try await node.sendDirect(text, to: peer)
+                if !state.peers.keys.contains(peer) {
+                    await apply(.notice("\(state.side[room]?.title ?? "peer") is offline; queued"))
+                }
+            }
+        case .command(let line):
+            await run(line)
+        case .quit:
+            restore()
+            quit()
+        }
+    }
+
+    /// A `/command` through the same executor the line console uses.
+    func run(_ line: String) async {
+        let command: ControlCommand
+        do {
+            guard let parsed = try ConsoleCommandParser.parse(line) else { return }
+            command = parsed
+        } catch {
+            await apply(.notice(error.message))
+            return
+        }
+        let before = executor.openRoom
+        do {
+            var executor = self.executor
+            let result = try await executor.run(command)
+            self.executor = executor
+            let renderer = ConsoleRenderer(useColor: false)
+            switch result {
+            case .quit:
+                await perform([.quit])
+                return
+            case .sent, .history:
+                break
+            case .done:
+                await apply(.notice("done: \(line)"))
+            case .help:
+                await apply(.panel(Self.keyHelp + HelpText.consoleHelp.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)))
+            case .peers(let listings):
+                await apply(.panel(listings.isEmpty ? ["no peers linked"] : renderer.peers(listings)))
+            case .rooms(let rooms):
+                await apply(.panel(renderer.rooms(rooms, emptyText: "nothing unread")))
+            case .roomGroups(let groups):
+                await apply(.panel(renderer.roomGroups(groups)))
+            case .read(let room, let unread):
+                await apply(.unread(room, unread))
+                await apply(.notice(unread == 0 ? "all read" : "\(unread) unread after the marker"))
+            case .filter(let filter):
+                await apply(.notice("filter: \(filter)"))
+            case .stats(let counters, let transport):
+                await apply(.panel(renderer.stats(counters, transport: transport)))
+            }
+        } catch {
+            await apply(.notice("error: \(error)"))
+        }
+        // /open and /history move the screen to the room they name.
+        if executor.openRoom != before {
+            await perform([.open(executor.openRoom)])
+        }
+        if case .nick = command { await apply(.identity(name: await node.identity.nickname, fingerprint: state.fingerprint, groupSecret: state.groupSecret)) }
+    }
+
+    static let keyHelp = [
+        "keys: Enter sends · Tab/Ctrl-N next room · Shift-Tab/Ctrl-P previous",
+        "      PgUp/PgDn/arrows scroll · End newest · Ctrl-C or Ctrl-D quits",
+        "",
+    ]
+}

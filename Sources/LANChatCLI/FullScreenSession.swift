@@ -1,0 +1,173 @@
+import ChatCore
+import ChatNode
+import ChatScreen
+import Foundation
+
+/// The full-screen client: node events and keys go through `ScreenReducer`,
+/// its effects run against the node here, and frames go to the terminal,
+/// diffed and at most ~30 a second.
+public actor FullScreenSession: FrontEnd {
+    let node: ChatNode
+    let locale: Locale
+    let quit: @Sendable () -> Void
+    var executor: CommandExecutor
+    var state: ScreenState
+    var terminal: TerminalScreen?
+    var decoder = KeyDecoder()
+    /// What the terminal shows now; nil forces a full redraw.
+    var shown: ScreenGrid?
+    var back = ScreenGrid(width: 0, height: 0)
+    var frameScheduled = false
+    var lastFrame = ContinuousClock.now
+    static let frameInterval = Duration.milliseconds(33)
+
+    public init(node: ChatNode, identity: NodeIdentity, locale: Locale, timeZone: TimeZone = .current, clock: any ChatClock = SystemClock(), quit: @escaping @Sendable () -> Void) {
+        self.node = node
+        self.locale = locale
+        self.quit = quit
+        executor = CommandExecutor(node: node, clock: clock, timeZone: timeZone, locale: locale)
+        let grouping = ChatListGrouping(clock: clock, timeZone: timeZone, locale: locale)
+        state = ScreenState(width: 80, height: 24, me: identity.number, myName: identity.nickname, grouping: grouping)
+    }
+
+    public nonisolated var readsInput: Bool { false }
+
+    public func started(port: Int) async {
+        terminal = TerminalScreen.enter()
+        if let size = terminal?.size() { state.width = size.width; state.height = size.height }
+        state.notice = "TCP port \(port) · Tab next room · PgUp/PgDn scroll · /help · Ctrl-C quits"
+        await refreshPeers()
+        await refreshRooms()
+        await apply(.identity(name: state.myName, fingerprint: nil, groupSecret: nil))
+        await perform([.open(.publicRoom)])
+    }
+
+    public func handle(_ event: NodeEvent) async {
+        switch event {
+        case .message(let message):
+            let name = await node.displayName(for: message.senderNumber, nickname: message.senderNickname)
+            var title: String?
+            if let peer = message.room.peer, message.senderNumber == state.me {
+                let nickname = await node.peers().first { $0.number == peer }?.nickname ?? state.side[message.room]?.title ?? String(peer.rawValue)
+                title = await node.displayName(for: peer, nickname: nickname)
+            }
+            await apply(.message(message, name: name, roomTitle: title))
+            if message.room.peer != nil, message.senderNumber == state.me, let delivery = await node.deliveryState(of: message.id) {
+                await apply(.delivery(message.id, delivery))
+            }
+        case .delivery(let id, _, let delivery):
+            await apply(.delivery(id, delivery))
+        case .peerJoined(let peer):
+            await refreshPeers()
+            await refreshRooms()
+            await apply(.notice("\(await node.displayName(for: peer.number, nickname: peer.nickname)) joined"))
+        case .peerLeft(let peer, _):
+            await refreshPeers()
+            await apply(.notice("\(peer.nickname) left"))
+        case .peerUpdated:
+            await refreshPeers()
+        case .dmRequest(let peer, _):
+            let name = await node.displayName(for: peer.number, nickname: peer.nickname)
+            await apply(.notice("\(name) asks to talk: /accept \(name) or /decline \(name)"))
+        case .dmState(let peer, let nickname, let dmState):
+            // The console's wording, without its colours.
+            let name = await node.displayName(for: peer, nickname: nickname)
+            if let line = ConsoleRenderer(useColor: false).dmState(dmState, peer: name) {
+                await apply(.notice(String(line.dropFirst(3))))
+            }
+        case .caughtUp(_, let count):
+            await refreshRooms()
+            await apply(.notice("caught up on \(count) missed message\(count == 1 ? "" : "s")"))
+        case .stopped:
+            restore()
+        case .unread, .rejected, .started:
+            break
+        }
+    }
+
+    /// Reads keys and resizes until the reader quits.
+    public func background() async {
+        guard let terminal else {
+            // Raw mode refused (not really a terminal): nothing can be read.
+            FileHandle.standardError.write(Data("lanchat: cannot set up the terminal; try --plain\n".utf8))
+            quit()
+            return
+        }
+        let resizes = terminal.resizes()
+        let resizeTask = Task { for await _ in resizes { await self.resized() } }
+        defer { resizeTask.cancel() }
+        for await chunk in TerminalInput.chunks() {
+            let keys = chunk.isEmpty ? decoder.flush() : decoder.decode(chunk)
+            for key in keys {
+                await apply(.key(key))
+                if state.quitting { return }
+            }
+        }
+        quit()  // end of input
+    }
+
+    func resized() async {
+        guard let size = terminal?.size() else { return }
+        shown = nil
+        await apply(.resize(width: size.width, height: size.height))
+    }
+
+    /// Runs one event through the reducer, performs its effects, and asks
+    /// for a frame.
+    func apply(_ event: ScreenEvent) async {
+        let effects = ScreenReducer.reduce(&state, event)
+        scheduleFrame()
+        await perform(effects)
+    }
+
+    func refreshPeers() async {
+        var linked: [NodeNumber: String?] = [:]
+        for peer in await node.peers() { linked[peer.number] = .some(peer.stage) }
+        await apply(.peers(linked))
+    }
+
+    func refreshRooms() async {
+        guard let summaries = try? await node.roomList() else { return }
+        var entries: [RoomEntry] = []
+        entries.reserveCapacity(summaries.count + 1)
+        for summary in summaries {
+            let title = summary.room.peer == nil ? "public" : summary.peerNickname ?? summary.room.description
+            entries.append(RoomEntry(room: summary.room, title: title, unread: summary.unreadCount, lastActivity: summary.lastActivity))
+        }
+        if !entries.contains(where: { $0.room == .publicRoom }) { entries.append(RoomEntry(room: .publicRoom, title: "public")) }
+        // Linked peers with no conversation yet are listed too, so Tab reaches them.
+        for peer in await node.peers() where !entries.contains(where: { $0.room == .direct(peer.number) }) {
+            entries.append(RoomEntry(room: .direct(peer.number), title: await node.displayName(for: peer.number, nickname: peer.nickname), online: true, stage: peer.stage))
+        }
+        await apply(.rooms(entries))
+    }
+
+    /// Draws at most one frame per interval; bursts of events share one.
+    func scheduleFrame() {
+        guard !frameScheduled, terminal != nil else { return }
+        frameScheduled = true
+        let due = lastFrame + Self.frameInterval
+        Task {
+            if ContinuousClock.now < due { try? await Task.sleep(until: due, clock: .continuous) }
+            self.drawFrame()
+        }
+    }
+
+    func drawFrame() {
+        frameScheduled = false
+        lastFrame = .now
+        guard let terminal, !state.quitting else { return }
+        // Two grids, swapped: the new frame is drawn into the one from two
+        // frames ago, so nothing is allocated per frame.
+        let cursor = ScreenRenderer.render(state, into: &back)
+        let output = ScreenDiff.output(from: shown, to: back, cursorRow: cursor.row, cursorColumn: cursor.column)
+        // Cursor hidden while cells change, shown again at the input.
+        terminal.write("\u{1B}[?25l" + output + "\u{1B}[?25h")
+        if shown == nil { shown = back } else { swap(&shown!, &back) }
+    }
+
+    func restore() {
+        terminal?.restore()
+        terminal = nil
+    }
+}

@@ -1,0 +1,96 @@
+#if canImport(Glibc)
+import Dispatch
+import Glibc
+
+/// The terminal the full-screen client draws on: raw mode through termios,
+/// the alternate screen, a hidden cursor while drawing, and its size.
+///
+/// Restoring must also happen when the process dies in ways Swift code never
+/// sees return from (a crash, `exit`), so the saved settings live in C-visible
+/// globals that an `atexit` hook and fatal-signal handlers can use; only
+/// async-signal-safe calls (write, tcsetattr) run there.
+final class TerminalScreen: Sendable {
+    /// Enters raw mode and the alternate screen; nil when stdin is not a terminal.
+    static func enter() -> TerminalScreen? {
+        var settings = termios()
+        guard tcgetattr(STDIN_FILENO, &settings) == 0 else { return nil }
+        savedSettings = settings
+        var raw = settings
+        // No echo, no line editing, no signals from Ctrl-C (the client quits
+        // itself), no flow control, 8-bit input; output processing kept.
+        raw.c_lflag &= ~tcflag_t(ECHO | ICANON | ISIG | IEXTEN)
+        raw.c_iflag &= ~tcflag_t(IXON | ICRNL | BRKINT | INPCK | ISTRIP)
+        raw.c_cflag |= tcflag_t(CS8)
+        withUnsafeMutableBytes(of: &raw.c_cc) { bytes in
+            bytes[Int(VMIN)] = 1
+            bytes[Int(VTIME)] = 0
+        }
+        guard tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw) == 0 else { return nil }
+        rawModeActive = 1
+        atexit { restoreTerminalNow() }
+        for number in [SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL, SIGHUP, SIGQUIT] {
+            signal(number) { number in
+                restoreTerminalNow()
+                signal(number, SIG_DFL)
+                raise(number)
+            }
+        }
+        let screen = TerminalScreen()
+        screen.write(enterSequence)
+        return screen
+    }
+
+    /// Alternate screen, hidden cursor, cleared.
+    static let enterSequence = "\u{1B}[?1049h\u{1B}[?25l\u{1B}[2J"
+
+    /// Columns and rows, from the kernel (80x24 if it will not say).
+    func size() -> (width: Int, height: Int) {
+        var size = winsize()
+        guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0, size.ws_row > 0 else { return (80, 24) }
+        return (Int(size.ws_col), Int(size.ws_row))
+    }
+
+    /// SIGWINCH as a stream: the session re-reads the size and redraws.
+    func resizes() -> AsyncStream<Void> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        // A dispatch source is thread-safe; it is only cancelled when the stream ends.
+        nonisolated(unsafe) let source = DispatchSource.makeSignalSource(signal: SIGWINCH, queue: .global())
+        source.setEventHandler { continuation.yield() }
+        continuation.onTermination = { _ in source.cancel() }
+        source.resume()
+        return stream
+    }
+
+    /// Writes all of `text`, retrying short writes and EINTR.
+    func write(_ text: String) {
+        var bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeMutableBytes { Glibc.write(STDOUT_FILENO, $0.baseAddress! + offset, $0.count - offset) }
+            if written < 0 {
+                if errno == EINTR || errno == EAGAIN { continue }
+                return  // the terminal went away; nothing left to draw on
+            }
+            offset += written
+        }
+        bytes.removeAll()
+    }
+
+    /// Leaves the alternate screen, shows the cursor, restores the settings.
+    func restore() { restoreTerminalNow() }
+}
+
+// C-visible state for the atexit hook and signal handlers (see above); set
+// once on entry, read-only afterwards except the flag, which makes restoring
+// idempotent.
+nonisolated(unsafe) private var savedSettings = termios()
+nonisolated(unsafe) private var rawModeActive: Int32 = 0
+
+private func restoreTerminalNow() {
+    guard rawModeActive == 1 else { return }
+    rawModeActive = 0
+    let leave = "\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l"
+    _ = leave.withCString { Glibc.write(STDOUT_FILENO, $0, strlen($0)) }
+    _ = tcsetattr(STDIN_FILENO, TCSAFLUSH, &savedSettings)
+}
+#endif

@@ -1,0 +1,98 @@
+import ChatCore
+import ChatScreen
+import Foundation
+import Testing
+
+@Suite struct SideListTests {
+    @Test func koreanGroupsAcrossAYearBoundary() {
+        // 2027-01-01 10:00 in Seoul (01:00 UTC).
+        let now = Date(timeIntervalSince1970: 1_798_765_200)
+        let fixture = ScreenFixture(now: now, locale: "ko_KR", timeZone: "Asia/Seoul")
+        var state = fixture.state()
+        state.feed(.rooms([
+            RoomEntry(room: .publicRoom, title: "public", lastActivity: now.addingTimeInterval(-600)),
+            RoomEntry(room: .direct(ScreenFixture.bob), title: "bob", unread: 2, lastActivity: now.addingTimeInterval(-13 * 3600)),  // 2026-12-31 21:00
+            RoomEntry(room: .direct(ScreenFixture.carol), title: "캐럴", lastActivity: now.addingTimeInterval(-20 * 86_400)),
+        ]))
+        let side = ScreenFixture.sideLines(state)
+        #expect(side[1].contains("오늘"))
+        #expect(side[2].contains("# public"))
+        #expect(side[3].contains("어제"))
+        #expect(side[4].contains("○ bob") && side[4].hasSuffix(" 2"))
+        #expect(side[5].contains("2026년"))
+        #expect(side[6].contains("○ 캐럴"))
+    }
+
+    @Test func englishMonthsWithinTheYear() {
+        let fixture = ScreenFixture()
+        var state = fixture.state()
+        state.feed(.rooms([
+            RoomEntry(room: .publicRoom, title: "public", lastActivity: ScreenFixture.noon.addingTimeInterval(-40 * 86_400)),
+        ]))
+        #expect(ScreenFixture.lines(state)[1].contains("October"))
+    }
+
+    @Test func badgesCountAndArrivalsAddToThem() {
+        let fixture = ScreenFixture()
+        var state = fixture.state()
+        let bobRoom = RoomID.direct(ScreenFixture.bob)
+        state.feed(
+            .peers([ScreenFixture.bob: nil]),
+            .rooms([
+                RoomEntry(room: .publicRoom, title: "public", unread: 0, lastActivity: ScreenFixture.noon),
+                RoomEntry(room: bobRoom, title: "bob", unread: 3, lastActivity: ScreenFixture.noon.addingTimeInterval(-60)),
+                RoomEntry(room: .direct(ScreenFixture.carol), title: "carol", unread: 1500, lastActivity: ScreenFixture.noon.addingTimeInterval(-120)),
+            ]),
+            .opened(ScreenFixture.page(1...3, before: false, after: false, marker: 3), title: "public"))
+        var side = ScreenFixture.sideLines(state)
+        #expect(side[2].contains("# public") && !side[2].hasSuffix(" 0"))
+        #expect(side[3].contains("● bob") && side[3].hasSuffix(" 3"))  // online mark
+        #expect(side[4].contains("○ carol") && side[4].hasSuffix(" 999+"))
+        // A DM arriving in a room not open: badge 4, moved to the top of Today.
+        state.feed(.message(ScreenFixture.message(70, room: bobRoom), name: "bob"))
+        side = ScreenFixture.sideLines(state)
+        #expect(side[2].contains("● bob") && side[2].hasSuffix(" 4"))
+        // The store's count after a mark-read replaces the local one.
+        state.feed(.unread(bobRoom, 0))
+        side = ScreenFixture.sideLines(state)
+        #expect(side[2].hasSuffix("bob"))
+    }
+
+    @Test func filterHidesOtherStagesAndTabMovesBetweenRooms() {
+        let fixture = ScreenFixture()
+        var state = fixture.state()
+        state.feed(
+            .peers([ScreenFixture.bob: "ios", ScreenFixture.carol: "web"]),
+            .rooms([
+                RoomEntry(room: .publicRoom, title: "public", lastActivity: ScreenFixture.noon),
+                RoomEntry(room: .direct(ScreenFixture.bob), title: "bob", lastActivity: ScreenFixture.noon.addingTimeInterval(-60)),
+                RoomEntry(room: .direct(ScreenFixture.carol), title: "carol", lastActivity: ScreenFixture.noon.addingTimeInterval(-120)),
+            ]),
+            .opened(ScreenFixture.page(1...3, before: false, after: false, marker: 3), title: "public"))
+        #expect(state.feed(.key(.tab)) == [.open(.direct(ScreenFixture.bob))])
+        #expect(state.feed(.key(.control("n"))) == [.open(.direct(ScreenFixture.carol))])
+        #expect(state.feed(.key(.control("p"))) == [.open(.direct(ScreenFixture.bob))])
+        for key in "/filter ios" { state.feed(.key(.text(String(key)))) }
+        state.feed(.key(.enter))
+        let text = ScreenFixture.lines(state).joined(separator: "\n")
+        #expect(text.contains("bob") && !text.contains("carol"))
+        #expect(text.contains("filter ios"))
+    }
+
+    @Test func arrivalMovesAnOldRoomToTodayAndDropsItsEmptyGroup() {
+        let fixture = ScreenFixture()
+        var state = fixture.state()
+        let carolRoom = RoomID.direct(ScreenFixture.carol)
+        state.feed(.rooms([
+            RoomEntry(room: .publicRoom, title: "public", lastActivity: ScreenFixture.noon),
+            RoomEntry(room: carolRoom, title: "carol", lastActivity: ScreenFixture.noon.addingTimeInterval(-40 * 86_400)),
+        ]))
+        #expect(ScreenFixture.sideLines(state)[1...4] == [" Today", " # public", " October", " ○ carol"])
+        state.feed(.message(ScreenFixture.message(70, room: carolRoom, from: ScreenFixture.carol), name: "carol"))
+        #expect(ScreenFixture.sideLines(state)[1...4] == [" Today", " ○ carol          1", " # public", ""])
+        // The same rows a full regroup would give.
+        let incremental = state.side.rows
+        state.side.regroup(grouping: state.grouping, filter: state.filter, keep: nil)
+        #expect(state.side.rows == incremental)
+    }
+}
