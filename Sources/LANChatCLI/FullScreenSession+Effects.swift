@@ -59,11 +59,9 @@ extension FullScreenSession {
             await apply(.notice(error.message))
             return
         }
-        let before = executor.openRoom
+        let before = await executor.openRoom
         do {
-            var executor = self.executor
             let result = try await executor.run(command)
-            self.executor = executor
             let renderer = ConsoleRenderer(useColor: false)
             switch result {
             case .quit:
@@ -93,8 +91,9 @@ extension FullScreenSession {
             await apply(.notice("error: \(error)"))
         }
         // /open and /history move the screen to the room they name.
-        if executor.openRoom != before {
-            await perform([.open(executor.openRoom)])
+        let after = await executor.openRoom
+        if after != before {
+            await perform([.open(after)])
         }
         if case .nick = command { await apply(.identity(name: await node.identity.nickname, fingerprint: state.fingerprint, groupSecret: state.groupSecret)) }
     }

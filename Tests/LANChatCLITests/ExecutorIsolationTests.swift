@@ -72,7 +72,7 @@ import TestSupport
         // Racing `/more up`s may fetch the same page (recorded once), so how
         // far up the window reaches varies; its count must match its range.
         let oldest = try #require(window.oldest)
-        let earlier = alice.log.all.filter { if case .message(let m) = $0, m.content.hasPrefix("m"), m.cursor < oldest { true } else { false } }.count
+        let earlier = alice.log.events.filter { if case .message(let m) = $0, m.content.hasPrefix("m"), m.cursor < oldest { true } else { false } }.count
         #expect(window.count == 350 - earlier, "every message from the window's oldest on, the 50 live ones included")
         #expect(window.count >= 30 + 30 + 50, "at least one awaited page")
         #expect(window.newest == lives.map(\.cursor).max())
