@@ -26,10 +26,16 @@ public final class NodeProcess: Sendable {
 
     /// Starts `lanchat` with `arguments`; `environment` adds to (and
     /// overrides) a minimal one.
-    public init(_ arguments: [String], environment: [String: String] = [:]) throws {
+    /// `descriptorLimit`: run under `ulimit -n` of that many descriptors.
+    public init(_ arguments: [String], environment: [String: String] = [:], descriptorLimit: Int? = nil) throws {
         process = Process()
-        process.executableURL = Self.binary
-        process.arguments = arguments
+        if let descriptorLimit {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "ulimit -n \(descriptorLimit) && exec \"$0\" \"$@\"", Self.binary.path] + arguments
+        } else {
+            process.executableURL = Self.binary
+            process.arguments = arguments
+        }
         var env = ["PATH": "/usr/bin:/bin", "HOME": NSTemporaryDirectory(), "NO_COLOR": "1"]
         env.merge(environment) { $1 }
         process.environment = env
