@@ -26,8 +26,9 @@ public enum Ed25519 {
             try LibCrypto.check(EVP_DigestSignInit(ctx, nil, nil, nil, key), "EVP_DigestSignInit")
             var signature = [UInt8](repeating: 0, count: signatureByteCount)
             var length = signatureByteCount
-            let result = message.withUnsafeBufferPointer {
-                EVP_DigestSign(ctx, &signature, &length, $0.baseAddress ?? UnsafePointer(signature), $0.count)
+            // An empty message still needs a valid pointer.
+            let result = (message.isEmpty ? [0] : message).withUnsafeBufferPointer {
+                EVP_DigestSign(ctx, &signature, &length, $0.baseAddress, message.count)
             }
             try LibCrypto.check(result, "EVP_DigestSign")
             return signature
@@ -41,8 +42,8 @@ public enum Ed25519 {
             guard let ctx = EVP_MD_CTX_new() else { throw LibCrypto.failure("EVP_MD_CTX_new") }
             defer { EVP_MD_CTX_free(ctx) }
             try LibCrypto.check(EVP_DigestVerifyInit(ctx, nil, nil, nil, key), "EVP_DigestVerifyInit")
-            let result = message.withUnsafeBufferPointer {
-                EVP_DigestVerify(ctx, signature, signature.count, $0.baseAddress ?? UnsafePointer(signature), $0.count)
+            let result = (message.isEmpty ? [0] : message).withUnsafeBufferPointer {
+                EVP_DigestVerify(ctx, signature, signature.count, $0.baseAddress, message.count)
             }
             ERR_clear_error()
             return result == 1

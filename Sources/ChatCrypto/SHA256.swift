@@ -18,11 +18,11 @@ public enum SHA256 {
     public static func hmac(key: [UInt8], _ data: [UInt8]) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: byteCount)
         var length: UInt32 = 0
-        let result = key.withUnsafeBytes { k in
-            data.withUnsafeBytes { d in
+        // Empty inputs still need valid pointers; the counts say 0.
+        let result = (key.isEmpty ? [0] : key).withUnsafeBytes { k in
+            (data.isEmpty ? [0] : data).withUnsafeBufferPointer { d in
                 out.withUnsafeMutableBufferPointer {
-                    HMAC(EVP_sha256(), k.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(k.count),
-                         d.baseAddress?.assumingMemoryBound(to: UInt8.self), d.count, $0.baseAddress, &length)
+                    HMAC(EVP_sha256(), k.baseAddress, Int32(key.count), d.baseAddress, data.count, $0.baseAddress, &length)
                 }
             }
         }
