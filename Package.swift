@@ -29,7 +29,7 @@ let package = Package(
         .target(name: "LANChatCLI", dependencies: ["ChatNode", "ChatCrypto"]),
         .executableTarget(name: "lanchat", dependencies: ["LANChatCLI"]),
         // `swift run -c release lanchat-bench`: figures beside same-run baselines.
-        .executableTarget(name: "LANChatBench", dependencies: ["ChatNode", "ChatStore", "P2PTransport", "LANChatCLI"]),
+        .executableTarget(name: "LANChatBench", dependencies: ["ChatNode", "ChatStore", "P2PTransport", "LANChatCLI", "ChatCrypto", "CCrypto"]),
 
         // Shared test helpers: manual clock, recording logger, in-memory network.
         .target(name: "TestSupport", dependencies: ["ChatCore"], path: "Tests/TestSupport"),
