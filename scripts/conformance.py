@@ -263,7 +263,7 @@ def noise_vectors():
 
 def protocol_vectors():
     text = open(os.path.join(ROOT, "PROTOCOL.md")).read()
-    block = re.search(r"<!-- lanchat-v2-vectors:begin -->\s*```json\n(.*?)```\s*<!-- lanchat-v2-vectors:end -->", text, re.S)
+    block = re.search(r"<!-- lanchat-v2-vectors:begin -->\s*```\w*\n(.*?)```\s*<!-- lanchat-v2-vectors:end -->", text, re.S)
     check(block is not None, "PROTOCOL.md has the v2 vector block")
     if not block:
         return
