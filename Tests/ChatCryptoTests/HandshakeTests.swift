@@ -151,6 +151,25 @@ import Testing
         #expect(throws: CryptoError.invalidSignature) { try i.noise.readIdentityMessage(m2) }
     }
 
+    @Test func aRecordedHandshakeReplayedToAFreshResponderFails() throws {
+        // An attacker who recorded messages 1 and 3 of a real session replays
+        // them to the same responder later: its new ephemeral changes every
+        // key, so message 3 does not decrypt and no link forms.
+        var (i, r) = try Self.pair()
+        let responderStatic = try X25519KeyPair.generate()
+        r.noise = try NoiseHandshake(pattern: .XX, role: .responder, prologue: Array("lanchat/2".utf8), staticKey: responderStatic)
+        let m1 = try i.noise.writeMessage()
+        _ = try r.noise.readMessage(m1)
+        _ = try i.noise.readIdentityMessage(try r.noise.writeMessage(identity: r.identity, hello: []))
+        let m3 = try i.noise.writeMessage(identity: i.identity, hello: [])
+        _ = try r.noise.readIdentityMessage(m3)
+
+        var fresh = try NoiseHandshake(pattern: .XX, role: .responder, prologue: Array("lanchat/2".utf8), staticKey: responderStatic)
+        _ = try fresh.readMessage(m1)
+        _ = try fresh.writeMessage(identity: r.identity, hello: [])
+        #expect(throws: CryptoError.authenticationFailed) { try fresh.readIdentityMessage(m3) }
+    }
+
     @Test func shortIdentityPayloadIsMalformed() throws {
         #expect(throws: CryptoError.self) {
             try HandshakeIdentity.verify([UInt8](repeating: 0, count: 95), remoteStaticKey: [UInt8](repeating: 0, count: 32),
