@@ -3,7 +3,7 @@ import Foundation
 /// Which rows run, in which order, and what happens to their results.
 enum BenchPlan {
     /// Row keys for `--only`, in table order.
-    static let allKeys = ["latency", "dm", "receive", "send", "discovery", "store", "grouping", "idle", "flood", "codec"]
+    static let allKeys = ["latency", "dm", "receive", "send", "discovery", "store", "grouping", "idle", "flood", "codec", "crypto"]
 
     static func run(_ options: Options) async -> Int32 {
         let machine = Machine.describe()
@@ -36,6 +36,7 @@ enum BenchPlan {
                 case "idle": rows.append(try await ProcessRows.idle(quick: quick))
                 case "flood": rows.append(try await ProcessRows.flood(quick: quick))
                 case "codec": rows.append(CodecRow.run(quick: quick))
+                case "crypto": rows += try CryptoRows.run(quick: quick)
                 default: break
                 }
             } catch {
