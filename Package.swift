@@ -36,7 +36,7 @@ let package = Package(
         .testTarget(name: "ChatCoreTests", dependencies: ["ChatCore", "TestSupport"]),
         .testTarget(name: "ChatStoreTests", dependencies: ["ChatStore", "TestSupport"]),
         .testTarget(name: "ChatCryptoTests", dependencies: ["ChatCrypto", "TestSupport"], exclude: ["Fixtures"]),
-        .testTarget(name: "P2PTransportTests", dependencies: ["P2PTransport", "TestSupport"]),
+        .testTarget(name: "P2PTransportTests", dependencies: ["P2PTransport", "ChatCrypto", "TestSupport"]),
         .testTarget(name: "ChatNodeTests", dependencies: ["ChatNode", "ChatStore", "TestSupport"]),
         // Runs the built `lanchat` binary end to end.
         .testTarget(name: "LANChatCLITests", dependencies: ["LANChatCLI", "ChatStore", "ChatCrypto", "TestSupport"], exclude: ["Fixtures"]),

@@ -1,4 +1,5 @@
 import ChatCore
+import ChatCrypto
 import Foundation
 
 extension P2PService {
@@ -13,7 +14,8 @@ extension P2PService {
     /// is logged once, then at debug level.
     func sendDiscovery(_ kind: DiscoveryBeacon.Kind) {
         guard discovery >= 0, !broadcastTargets.isEmpty else { return }
-        let bytes = DiscoveryBeacon(kind: kind, identity: identity, tcpPort: port, instanceId: instance).encoded()
+        var bytes = DiscoveryBeacon(kind: kind, identity: identity, tcpPort: port, instanceId: instance).encoded()
+        if let secret = configuration.groupSecret { bytes = BeaconTag.tagged(bytes, with: secret) }
         for target in broadcastTargets {
             do {
                 if try Socket.sendDatagram(discovery, bytes, to: target) { stats.beaconsSent += 1 }
@@ -40,6 +42,8 @@ extension P2PService {
             let beacon: DiscoveryBeacon
             do {
                 guard count <= datagramBuffer.count else { throw DiscoveryBeacon.DecodeError.tooLarge(count) }
+                if let secret = configuration.groupSecret,
+                   !isGroupDatagram(datagramBuffer[0..<count], from: source, secret: secret) { continue }
                 beacon = try DiscoveryBeacon.decode(datagramBuffer[0..<count])
             } catch {
                 stats.malformedBeacons += 1
@@ -136,6 +140,22 @@ extension P2PService {
         case .departed, .refused: break
         case .new, .restarted, .changed, .refreshed: answerBeacon()
         }
+    }
+
+    /// With a group secret, only datagrams carrying the group's tag count
+    /// (`BeaconTag`): others are dropped before they can cause anything,
+    /// counted, and logged once per address.
+    private func isGroupDatagram(_ datagram: ArraySlice<UInt8>, from source: IPv4Endpoint, secret: GroupSecret) -> Bool {
+        let verdict = BeaconTag.verify(datagram, with: secret)
+        if verdict == true { return true }
+        stats.foreignBeacons += 1
+        let looksLikeBeacon = verdict != nil || (try? DiscoveryBeacon.decode(datagram)) != nil
+        if looksLikeBeacon, warnedForeignSources.count < Self.maxWarnedCollisions,
+           warnedForeignSources.insert(UInt64(source.address) | (verdict == nil ? 1 << 32 : 0)).inserted {
+            logger.warning(verdict == false ? "a node with a different group secret at \(source.host)"
+                                            : "a node without a group secret at \(source.host)")
+        }
+        return false
     }
 
     /// An extra beacon, at most one per `answerBeaconGap`.

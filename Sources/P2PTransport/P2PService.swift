@@ -69,6 +69,9 @@ public actor P2PService: PeerTransport {
     var lastAnswerBeaconAt: Duration?
     var warnedTargets: Set<IPv4Endpoint> = []
     var warnedCollisions: Set<String> = []
+    /// Addresses whose beacons lacked our group's tag, warned about once
+    /// each for a wrong tag and for none (bit 32 set).
+    var warnedForeignSources: Set<UInt64> = []
     /// Testing: the service ignores its sockets and timers, like a hung process.
     var frozen = false
     var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)

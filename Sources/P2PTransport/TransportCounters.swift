@@ -74,6 +74,8 @@ public struct TransportCounters: Hashable, Sendable, Codable {
     public var refusedAnnouncements = 0
     /// Announcements whose dials had failed, forgotten to make room.
     public var evictedAnnouncements = 0
+    /// With a group secret: datagrams without a valid group tag, ignored.
+    public var foreignBeacons = 0
 
     public init() {}
 }
