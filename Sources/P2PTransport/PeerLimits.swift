@@ -24,8 +24,8 @@ public struct PeerLimits: Sendable, Hashable {
     /// address, and at most this many at once: a flood of invented
     /// identities costs a bounded number of descriptors. Dials over the cap
     /// wait for a free slot.
-    public var maxPendingDials = 64
-    public var maxPendingDialsPerAddress = 32
+    public var maxPendingDials = 96
+    public var maxPendingDialsPerAddress = 64
     /// Peers announced by beacons that the node remembers (to dial them),
     /// in all and per source address. Past the total, an entry whose dials
     /// failed makes room; otherwise the new number is not recorded.

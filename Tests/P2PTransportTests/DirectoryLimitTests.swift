@@ -54,7 +54,7 @@ import Testing
         let limits = PeerLimits()
         #expect(DescriptorBudget.fitted(limits, toLimit: 1_024).maxLinks == 512)
         let small = DescriptorBudget.fitted(limits, toLimit: 256)
-        #expect(small.maxLinks == 256 - 48 && small.maxPendingLinks == 128 && small.maxPendingDials == 64)
+        #expect(small.maxLinks == 256 - 48 && small.maxPendingLinks == 128 && small.maxPendingDials == 96)
         let tiny = DescriptorBudget.fitted(limits, toLimit: 64)
         #expect(tiny.maxLinks == 16 && tiny.maxPendingLinks == 16 && tiny.maxPendingDials == 16)
         #expect(DescriptorBudget.fitted(limits, toLimit: nil) == limits)
