@@ -8,8 +8,12 @@ import Testing
 /// started together, reach a full mesh (1,225 links). The goal is under
 /// 1 s; the bound asserted leaves room for a loaded 2-core machine, and the
 /// figure is printed.
+///
+/// Opt-in (`LANCHAT_MESH50=1 swift test --filter FiftyNodeMeshTests`): 50
+/// nodes starve the other tests' short test timeouts when run beside them.
 @Suite struct FiftyNodeMeshTests {
-    @Test func fiftyNodesReachAFullMeshQuickly() async throws {
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["LANCHAT_MESH50"] != nil, "set LANCHAT_MESH50=1"))
+    func fiftyNodesReachAFullMeshQuickly() async throws {
         var configuration = P2PConfiguration()
         configuration.discoveryPort = Int.random(in: 20_000...29_999)
         configuration.broadcastAddresses = ["127.255.255.255"]
