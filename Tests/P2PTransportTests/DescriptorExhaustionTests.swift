@@ -30,7 +30,7 @@ import TestSupport
         var sent = 0
         let started = ContinuousClock.now
         while ContinuousClock.now - started < .seconds(6), node.process.isRunning {
-            for _ in 0..<40 {
+            for _ in 0..<10 {
                 let identity = NodeIdentity(number: NodeNumber(rawValue: UInt64.random(in: 1...(1 << 53) - 1))!, nickname: "fake\(sent)")
                 forger.send(DiscoveryBeacon(kind: .beacon, identity: identity, tcpPort: attacker.port, instanceId: InstanceID.make()))
                 sent += 1
