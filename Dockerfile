@@ -12,7 +12,7 @@ ARG SWIFT_VERSION=6.2
 
 FROM swift:${SWIFT_VERSION}-noble AS build
 RUN apt-get update -q \
-    && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends libsqlite3-dev pkg-config \
+    && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends libsqlite3-dev libssl-dev pkg-config \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 # Package.swift names the test targets too, so Tests/ comes along.
@@ -24,7 +24,7 @@ RUN swift build -c release --product lanchat \
 
 FROM swift:${SWIFT_VERSION}-noble-slim
 RUN apt-get update -q \
-    && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends libsqlite3-0 \
+    && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends libsqlite3-0 libssl3 \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --uid 10001 --home-dir /data --create-home lanchat
 COPY --from=build /out/lanchat /usr/local/bin/lanchat

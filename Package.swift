@@ -2,7 +2,7 @@
 import PackageDescription
 
 // No package dependencies by design: Foundation, Dispatch, Glibc, the
-// toolchain's test modules and the system SQLite library only. Linux only
+// toolchain's test modules and the system SQLite and libcrypto libraries only. Linux only
 // for now (the socket layer is Glibc): no `platforms` claim until macOS is
 // built and tested. scripts/check-manifest.py (run by scripts/test.sh)
 // fails when a target's dependencies differ from what its sources import.
@@ -19,27 +19,32 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
         // The history store.
         .target(name: "ChatStore", dependencies: ["ChatCore", "CSQLite"]),
+        // OpenSSL 3 libcrypto from the system (Debian: libssl-dev).
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
+        // Noise handshakes, AEAD records, identity keys: thin wrappers over libcrypto's EVP.
+        .target(name: "ChatCrypto", dependencies: ["ChatCore", "CCrypto"]),
         // Sockets, discovery, peer links.
-        .target(name: "P2PTransport", dependencies: ["ChatCore"]),
+        .target(name: "P2PTransport", dependencies: ["ChatCore", "ChatCrypto"]),
         // The node actor: transport -> router -> models -> store.
         .target(name: "ChatNode", dependencies: ["ChatCore", "ChatStore"]),
         // The full-screen client's screen model: state -> grid of cells. No I/O.
         .target(name: "ChatScreen", dependencies: ["ChatCore"]),
         // Argument parsing, console, JSON-lines control, bots.
-        .target(name: "LANChatCLI", dependencies: ["ChatCore", "ChatStore", "P2PTransport", "ChatNode", "ChatScreen"]),
+        .target(name: "LANChatCLI", dependencies: ["ChatCore", "ChatStore", "P2PTransport", "ChatNode", "ChatScreen", "ChatCrypto"]),
         .executableTarget(name: "lanchat", dependencies: ["LANChatCLI"]),
         // `swift run -c release lanchat-bench`: figures beside same-run baselines.
-        .executableTarget(name: "LANChatBench", dependencies: ["ChatCore", "CSQLite", "ChatNode", "ChatStore", "P2PTransport", "LANChatCLI", "ChatScreen"]),
+        .executableTarget(name: "LANChatBench", dependencies: ["ChatCore", "CSQLite", "ChatNode", "ChatStore", "P2PTransport", "LANChatCLI", "ChatScreen", "ChatCrypto", "CCrypto"]),
 
         // Shared test helpers: manual clock, recording logger, in-memory network.
         .target(name: "TestSupport", dependencies: ["ChatCore"], path: "Tests/TestSupport"),
         .testTarget(name: "ChatCoreTests", dependencies: ["ChatCore", "TestSupport"]),
         .testTarget(name: "ChatStoreTests", dependencies: ["ChatCore", "ChatStore", "TestSupport"]),
-        .testTarget(name: "P2PTransportTests", dependencies: ["ChatCore", "P2PTransport", "TestSupport"]),
+        .testTarget(name: "ChatCryptoTests", dependencies: ["ChatCore", "ChatCrypto", "TestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "P2PTransportTests", dependencies: ["ChatCore", "P2PTransport", "ChatCrypto", "TestSupport"]),
         .testTarget(name: "ChatNodeTests", dependencies: ["ChatCore", "ChatNode", "ChatStore", "TestSupport"]),
         .testTarget(name: "ChatScreenTests", dependencies: ["ChatCore", "ChatScreen", "TestSupport"]),
         // Runs the built `lanchat` binary end to end.
-        .testTarget(name: "LANChatCLITests", dependencies: ["ChatCore", "ChatNode", "LANChatCLI", "ChatStore", "TestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "LANChatCLITests", dependencies: ["ChatCore", "ChatNode", "LANChatCLI", "ChatStore", "ChatCrypto", "TestSupport"], exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )

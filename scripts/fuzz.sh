@@ -11,11 +11,14 @@
 # (P2PFrameCodec.decodeLine, Message, MessageText, NodeName, TerminalText),
 # beacon-parsing (DiscoveryBeacon.decode), payload-differential (the codec's
 # fast path against its JSONDecoder path on every input: both give the same
-# frame or the same FrameError whenever the fast path answers).
+# frame or the same FrameError whenever the fast path answers),
+# handshake-reading (NoiseHandshake.readMessage/readIdentityMessage),
+# record-decoding (RecordFrameDecoder, RecordCipher.open).
 #
 # SwiftPM does not build fuzz targets, so this compiles ChatCore (Foundation
 # only) into a static library with coverage and AddressSanitizer, then each
-# target against it. Output goes to .build-fuzz/: the binaries, a working
+# target against it; the crypto targets also link ChatCrypto, built the
+# same way against the system libcrypto (Sources/CCrypto). Output goes to .build-fuzz/: the binaries, a working
 # corpus per target (seeded from Fuzz/corpus/TARGET, which stays as
 # committed), and crash inputs (crash-*). Exit status: 0 if no target
 # crashed, non-zero otherwise. A crash input replays with
@@ -30,7 +33,9 @@ export SWIFT_BACKTRACE=enable=no
 # No allocation stack traces: several times faster, and a crash report
 # still shows where it happened.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-malloc_context_size=0:detect_leaks=0}
-TARGETS=(frame-splitter payload-decoding beacon-parsing payload-differential)
+TARGETS=(frame-splitter payload-decoding beacon-parsing payload-differential handshake-reading record-decoding)
+# Targets that need ChatCrypto (and libcrypto) linked in.
+CRYPTO_TARGETS=" handshake-reading record-decoding "
 
 usage() { sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
@@ -41,6 +46,8 @@ target_source() {
         payload-decoding) echo Fuzz/PayloadDecoding.swift ;;
         beacon-parsing) echo "Fuzz/BeaconParsing.swift Sources/P2PTransport/DiscoveryBeacon.swift" ;;
         payload-differential) echo Fuzz/PayloadDifferential.swift ;;
+        handshake-reading) echo Fuzz/HandshakeReading.swift ;;
+        record-decoding) echo Fuzz/RecordDecoding.swift ;;
         *) return 1 ;;
     esac
 }
@@ -50,6 +57,8 @@ target_options() {
         payload-decoding) echo "-max_len=8192 -dict=Fuzz/payload.dict" ;;
         beacon-parsing) echo "-max_len=1100 -dict=Fuzz/beacon.dict" ;;
         payload-differential) echo "-max_len=8192 -dict=Fuzz/payload.dict" ;;
+        handshake-reading) echo "-max_len=400" ;;
+        record-decoding) echo "-max_len=4096" ;;
     esac
 }
 # The committed seed corpus per target (the differential target starts from
@@ -83,14 +92,31 @@ build_core() {
     fi
 }
 
+# ChatCrypto with -enable-testing, so targets can fix ephemeral keys.
+build_crypto() {
+    local sources=(Sources/ChatCrypto/*.swift)
+    if stale "$BUILD/core/libChatCrypto.a" "${sources[@]}" "$BUILD/core/libChatCore.a" "$0"; then
+        echo "fuzz.sh: building ChatCrypto with coverage and ASan" >&2
+        "${SWIFTC[@]}" -enable-testing -module-name ChatCrypto -I "$BUILD/core" -I Sources/CCrypto \
+            -emit-module -emit-module-path "$BUILD/core/ChatCrypto.swiftmodule" \
+            -emit-library -static -o "$BUILD/core/libChatCrypto.a" "${sources[@]}"
+    fi
+}
+
 build_target() {
     local target=$1 sources
     sources=$(target_source "$target") || { echo "fuzz.sh: unknown target '$target' (try --list)" >&2; exit 2; }
     # shellcheck disable=SC2086
-    if stale "$BUILD/$target" $sources Fuzz/FuzzInput.swift "$BUILD/core/libChatCore.a"; then
+    local crypto=()
+    if [[ "$CRYPTO_TARGETS" == *" $target "* ]]; then
+        build_crypto
+        crypto=(-I Sources/CCrypto -lChatCrypto -lcrypto)
+    fi
+    # shellcheck disable=SC2086
+    if stale "$BUILD/$target" $sources Fuzz/FuzzInput.swift "$BUILD/core/libChatCore.a" "$BUILD/core/libChatCrypto.a"; then
         echo "fuzz.sh: building $target" >&2
         # shellcheck disable=SC2086
-        "${SWIFTC[@]}" -module-name "Fuzz_${target//-/_}" -I "$BUILD/core" -L "$BUILD/core" -lChatCore \
+        "${SWIFTC[@]}" -module-name "Fuzz_${target//-/_}" -I "$BUILD/core" -L "$BUILD/core" "${crypto[@]}" -lChatCore \
             Fuzz/FuzzInput.swift $sources -o "$BUILD/$target"
     fi
 }
@@ -118,8 +144,10 @@ case "${1:-}" in
         for target in "${TARGETS[@]}"; do build_target "$target"; done
         status=0
         for target in "${TARGETS[@]}"; do
+            # The differential and crypto targets get at most 30 s each.
             target_seconds=$seconds
             [ "$target" = payload-differential ] && target_seconds=${FUZZ_CI_DIFFERENTIAL_SECONDS:-30}
+            if [[ "$CRYPTO_TARGETS" == *" $target "* ]] && [ "$seconds" -gt 30 ]; then target_seconds=30; fi
             if ! run_target "$target" "$target_seconds" 2> >(grep -Ev '^#[0-9]+[[:space:]]+(NEW|REDUCE|pulse)' >&2); then
                 echo "fuzz.sh: $target CRASHED; the input is in $BUILD/crashes/$target/" >&2
                 status=1

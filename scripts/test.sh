@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 if ! pkg-config --exists sqlite3 2>/dev/null && [ ! -f /usr/include/sqlite3.h ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
         echo "test.sh: installing libsqlite3-dev" >&2
-        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libsqlite3-dev pkg-config >/dev/null
+        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libsqlite3-dev libssl-dev pkg-config >/dev/null
     else
         echo "test.sh: SQLite headers missing; install libsqlite3-dev (Debian/Ubuntu) or sqlite (Homebrew)" >&2
         exit 1

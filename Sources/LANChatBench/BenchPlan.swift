@@ -3,7 +3,7 @@ import Foundation
 /// Which rows run, in which order, and what happens to their results.
 enum BenchPlan {
     /// Row keys for `--only`, in table order.
-    static let allKeys = ["latency", "dm", "receive", "send", "discovery", "store", "grouping", "idle", "flood", "codec", "screen"]
+    static let allKeys = ["latency", "dm", "receive", "send", "discovery", "store", "grouping", "idle", "flood", "codec", "screen", "crypto"]
 
     static func run(_ options: Options) async -> Int32 {
         let machine = Machine.describe()
@@ -37,6 +37,7 @@ enum BenchPlan {
                 case "flood": rows.append(try await ProcessRows.flood(quick: quick))
                 case "codec": rows.append(CodecRow.run(quick: quick))
                 case "screen": rows.append(ScreenRow.run(quick: quick))
+                case "crypto": rows += try CryptoRows.run(quick: quick)
                 default: break
                 }
             } catch {

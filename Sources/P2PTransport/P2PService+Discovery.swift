@@ -1,16 +1,21 @@
 import ChatCore
+import ChatCrypto
 import Foundation
 
 extension P2PService {
     /// Most datagrams handled per readiness report.
     static let datagramsPerWakeup = 64
+    /// Instance ids announcing our own number that are warned about; a
+    /// flood of them is not remembered without bound.
+    static let maxWarnedCollisions = 64
 
     /// Sends a beacon or leave datagram to every broadcast address. A full
     /// socket buffer drops it (the next beacon follows); a failing address
     /// is logged once, then at debug level.
     func sendDiscovery(_ kind: DiscoveryBeacon.Kind) {
         guard discovery >= 0, !broadcastTargets.isEmpty else { return }
-        let bytes = DiscoveryBeacon(kind: kind, identity: identity, tcpPort: port, instanceId: instance).encoded()
+        var bytes = DiscoveryBeacon(kind: kind, identity: identity, tcpPort: port, instanceId: instance).encoded()
+        if let secret = configuration.groupSecret { bytes = BeaconTag.tagged(bytes, with: secret) }
         for target in broadcastTargets {
             do {
                 if try Socket.sendDatagram(discovery, bytes, to: target) { stats.beaconsSent += 1 }
@@ -37,6 +42,8 @@ extension P2PService {
             let beacon: DiscoveryBeacon
             do {
                 guard count <= datagramBuffer.count else { throw DiscoveryBeacon.DecodeError.tooLarge(count) }
+                if let secret = configuration.groupSecret,
+                   !isGroupDatagram(datagramBuffer[0..<count], from: source, secret: secret) { continue }
                 beacon = try DiscoveryBeacon.decode(datagramBuffer[0..<count])
             } catch {
                 stats.malformedBeacons += 1
@@ -50,7 +57,8 @@ extension P2PService {
     func handleBeacon(_ beacon: DiscoveryBeacon, from source: IPv4Endpoint) {
         if beacon.number == identity.number {
             // Our own beacon coming back, or another node with our number.
-            if beacon.instanceId != instance, warnedCollisions.insert(beacon.instanceId).inserted {
+            if beacon.instanceId != instance, warnedCollisions.count < Self.maxWarnedCollisions,
+               warnedCollisions.insert(beacon.instanceId).inserted {
                 logger.warning("instance \(beacon.instanceId) at \(source.host) announces this node's number \(beacon.number)")
             }
             return
@@ -68,6 +76,9 @@ extension P2PService {
             switch directory.observe(beacon, from: source.address, at: now) {
             case .departed, .refreshed:
                 return
+            case .refused:
+                stats.refusedAnnouncements += 1
+                return
             case .new, .restarted:
                 // Let the newcomer hear us now rather than at our next beacon,
                 // so whichever side must dial can (unicast replies on a shared
@@ -81,9 +92,9 @@ extension P2PService {
     }
 
     /// A datagram naming a peer we have a link to. The link, not the
-    /// datagram, is the evidence (a datagram is easy to forge): only the
-    /// address the link's hello announced may rename the peer or announce its
-    /// leave, and another instance claiming the number is believed only if
+    /// datagram, is the evidence (a datagram is easy to forge): names change
+    /// only by frames on the link; only the address the link's hello
+    /// announced may announce its leave, and another instance claiming the number is believed only if
     /// the link fails a ping (`startProbe`); until then the claim waits in
     /// `pendingClaims` and the directory keeps the linked instance.
     private func handleBeacon(_ beacon: DiscoveryBeacon, from source: IPv4Endpoint, about link: PeerLink, peer: PeerInfo) {
@@ -108,19 +119,14 @@ extension P2PService {
         }
         switch beacon.kind {
         case .leave:
-            directory.depart(beacon.number, instanceId: beacon.instanceId, at: now)
+            directory.departLinked(beacon.number, instanceId: beacon.instanceId, at: now)
             // Trusted only as a label: the link itself ends by its own
             // leave frame or end of stream, which is then reported as a leave.
             link.leaveAnnounced = true
         case .beacon:
+            // Keeps the announcement fresh for redials; names change only
+            // by frames on the link (`noteIdentity`), never by a datagram.
             _ = directory.observe(beacon, from: source.address, at: now)
-            if peer.nickname != beacon.nickname || peer.stage != beacon.stage {
-                var updated = peer
-                updated.nickname = beacon.nickname
-                updated.stage = beacon.stage
-                link.peer = updated
-                emit(.peerUpdated(updated))
-            }
         }
     }
 
@@ -130,7 +136,26 @@ extension P2PService {
     /// replaces it.
     func acceptPendingClaim(for number: NodeNumber) {
         guard let claim = pendingClaims.removeValue(forKey: number) else { return }
-        if directory.observe(claim.beacon, from: claim.source.address, at: now) != .departed { answerBeacon() }
+        switch directory.observe(claim.beacon, from: claim.source.address, at: now) {
+        case .departed, .refused: break
+        case .new, .restarted, .changed, .refreshed: answerBeacon()
+        }
+    }
+
+    /// With a group secret, only datagrams carrying the group's tag count
+    /// (`BeaconTag`): others are dropped before they can cause anything,
+    /// counted, and logged once per address.
+    private func isGroupDatagram(_ datagram: ArraySlice<UInt8>, from source: IPv4Endpoint, secret: GroupSecret) -> Bool {
+        let verdict = BeaconTag.verify(datagram, with: secret)
+        if verdict == true { return true }
+        stats.foreignBeacons += 1
+        let looksLikeBeacon = verdict != nil || (try? DiscoveryBeacon.decode(datagram)) != nil
+        if looksLikeBeacon, warnedForeignSources.count < Self.maxWarnedCollisions,
+           warnedForeignSources.insert(UInt64(source.address) | (verdict == nil ? 1 << 32 : 0)).inserted {
+            logger.warning(verdict == false ? "a node with a different group secret at \(source.host)"
+                                            : "a node without a group secret at \(source.host)")
+        }
+        return false
     }
 
     /// An extra beacon, at most one per `answerBeaconGap`.

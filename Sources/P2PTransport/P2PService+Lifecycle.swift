@@ -13,6 +13,11 @@ extension P2PService {
     private func startRunning() throws(TransportError) {
         guard lifecycle == .idle else { throw .alreadyStarted }
         try configuration.validate()
+        let fitted = DescriptorBudget.fitted(configuration.limits, toLimit: DescriptorBudget.processLimit())
+        if fitted.maxLinks < configuration.limits.maxLinks {
+            logger.info("the descriptor limit (ulimit -n \(DescriptorBudget.processLimit() ?? 0)) allows \(fitted.maxLinks) links, not \(configuration.limits.maxLinks)")
+        }
+        configuration.limits = fitted
         var targets: [IPv4Endpoint] = []
         for text in configuration.broadcastAddresses ?? BroadcastScope.defaultAddresses() {
             guard let target = IPv4Endpoint(host: text.trimmingWhitespace(), port: configuration.discoveryPort) else {

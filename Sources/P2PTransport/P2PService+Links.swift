@@ -8,6 +8,11 @@ extension P2PService {
     /// `staticIndex` marks a static peer's dial.
     func dial(_ endpoint: IPv4Endpoint, expecting: NodeNumber?, staticIndex: Int?) {
         guard let loop else { return }
+        guard links.count < configuration.limits.maxLinks else {
+            stats.deferredDials += 1
+            scheduleRedial(number: expecting, staticIndex: staticIndex)
+            return
+        }
         let connection: (fd: Int32, inProgress: Bool)
         do {
             connection = try Socket.connect(to: endpoint)
@@ -198,7 +203,7 @@ extension P2PService {
         emit(.peerLeft(number, reason))
         switch reason {
         case .left:
-            directory.depart(number, instanceId: link.peer?.instanceId ?? "", at: now)
+            directory.departLinked(number, instanceId: link.peer?.instanceId ?? "", at: now)
         case .restarted:
             directory.redialNow(number, at: now)
             admitHeldLink(for: number)

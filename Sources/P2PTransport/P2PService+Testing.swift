@@ -42,3 +42,13 @@ extension P2PService {
         links.values.map { $0.lines.bufferedByteCount + ($0.unpaidLine?.count ?? 0) }.max() ?? 0
     }
 }
+
+extension P2PService {
+    /// Our dials that have not finished their handshake.
+    func pendingDialCountForTesting() -> Int {
+        links.values.count { $0.direction == .outbound && $0.phase != .established }
+    }
+
+    /// Announcements the directory holds.
+    func announcementCountForTesting() -> Int { directory.count }
+}

@@ -51,15 +51,37 @@ extension P2PService {
     /// Dials announced peers that have no link, per the dial rule: the lower
     /// number dials at once; the higher only after `fallbackDialDelay`
     /// without a link.
+    ///
+    /// Dials are bounded (`PeerLimits.maxPendingDials`, per address and in
+    /// all, and `maxLinks`): one over a cap waits for a later pass (every
+    /// tick), so a flood of announced inventions holds a bounded number of
+    /// descriptors while real peers still get their turn.
     func dialAnnouncedPeers() {
         let now = self.now
+        let limits = configuration.limits
         let busy = Set(links.values.compactMap(\.peerNumber))
+        var pendingTotal = 0
+        var pendingPerAddress: [UInt32: Int] = [:]
+        for link in links.values where link.direction == .outbound && link.phase != .established {
+            pendingTotal += 1
+            pendingPerAddress[link.remote.address, default: 0] += 1
+        }
+        var linkCount = links.count
         for announcement in directory.announcements.values.sorted(by: { $0.number < $1.number }) {
             guard established[announcement.number] == nil, !busy.contains(announcement.number),
                   now >= announcement.nextDialAt else { continue }
             let ours = LinkArbiter.shouldDialOnDiscovery(local: identity.number, remote: announcement.number)
             let waited = announcement.unlinkedSince.map { now - $0 >= configuration.fallbackDialDelay } ?? false
             guard ours || waited else { continue }
+            let address = announcement.endpoint.address
+            guard pendingTotal < limits.maxPendingDials, linkCount < limits.maxLinks,
+                  pendingPerAddress[address, default: 0] < limits.maxPendingDialsPerAddress else {
+                if directory.deferDial(announcement.number) { stats.deferredDials += 1 }
+                continue
+            }
+            pendingTotal += 1
+            pendingPerAddress[address, default: 0] += 1
+            linkCount += 1
             dial(announcement.endpoint, expecting: announcement.number, staticIndex: nil)
         }
     }

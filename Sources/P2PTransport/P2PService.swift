@@ -31,7 +31,8 @@ public actor P2PService: PeerTransport {
     /// dropped), so the node must keep reading it.
     public nonisolated let events: AsyncStream<TransportEvent>
     let eventSink: AsyncStream<TransportEvent>.Continuation
-    let configuration: P2PConfiguration
+    /// As given, except `limits` fitted to the descriptor limit at start.
+    var configuration: P2PConfiguration
     let clock: any ChatClock
     let logger: ChatLogger
     nonisolated let instance: String
@@ -68,6 +69,9 @@ public actor P2PService: PeerTransport {
     var lastAnswerBeaconAt: Duration?
     var warnedTargets: Set<IPv4Endpoint> = []
     var warnedCollisions: Set<String> = []
+    /// Addresses whose beacons lacked our group's tag, warned about once
+    /// each for a wrong tag and for none (bit 32 set).
+    var warnedForeignSources: Set<UInt64> = []
     /// Testing: the service ignores its sockets and timers, like a hung process.
     var frozen = false
     var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
@@ -80,7 +84,9 @@ public actor P2PService: PeerTransport {
         self.clock = clock
         self.logger = logger
         instance = InstanceID.make()
-        directory = PeerDirectory(backoffBase: configuration.reconnectDelay, backoffCap: configuration.maxReconnectDelay)
+        directory = PeerDirectory(backoffBase: configuration.reconnectDelay, backoffCap: configuration.maxReconnectDelay,
+                                  maxEntries: configuration.limits.maxAnnouncements,
+                                  maxPerAddress: configuration.limits.maxAnnouncementsPerAddress)
         connectionGate = ConnectionGate(burst: configuration.limits.connectionBurstPerAddress,
                                         perSecond: configuration.limits.connectionsPerSecondPerAddress)
         (events, eventSink) = AsyncStream.makeStream(of: TransportEvent.self)
@@ -103,7 +109,11 @@ public actor P2PService: PeerTransport {
     /// This run's instance id, announced in beacons and the hello.
     public var instanceId: String { instance }
 
-    public func counters() -> TransportCounters { stats }
+    public func counters() -> TransportCounters {
+        var counters = stats
+        counters.evictedAnnouncements = directory.evictions
+        return counters
+    }
 
     /// Peers with an established link, by number.
     public func connectedPeers() async -> [PeerInfo] {

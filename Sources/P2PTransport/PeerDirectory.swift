@@ -15,6 +15,8 @@ struct Announcement: Sendable {
     var backoff: Backoff
     /// Earliest time for the next dial.
     var nextDialAt: Duration
+    /// A dial was due but the dial caps were full (counted once).
+    var dialDeferred = false
 }
 
 /// The peers announced on the discovery port, keyed by node number: one
@@ -35,6 +37,8 @@ struct PeerDirectory: Sendable {
         case refreshed
         /// An instance that said leave; its late beacons are ignored.
         case departed
+        /// A new number, not recorded: the table or the address's share is full.
+        case refused
     }
 
     private(set) var announcements: [NodeNumber: Announcement] = [:]
@@ -43,11 +47,20 @@ struct PeerDirectory: Sendable {
     private var departed: [String: Duration] = [:]
     let backoffBase: Duration
     let backoffCap: Duration
+    /// Bounds on what beacons can make the node remember (`PeerLimits`).
+    let maxEntries: Int
+    let maxPerAddress: Int
+    /// Entries forgotten to make room for a new number.
+    private(set) var evictions = 0
 
-    init(backoffBase: Duration, backoffCap: Duration) {
+    init(backoffBase: Duration, backoffCap: Duration, maxEntries: Int = 1_024, maxPerAddress: Int = 128) {
         self.backoffBase = backoffBase
         self.backoffCap = backoffCap
+        self.maxEntries = maxEntries
+        self.maxPerAddress = maxPerAddress
     }
+
+    var count: Int { announcements.count }
 
     subscript(number: NodeNumber) -> Announcement? { announcements[number] }
 
@@ -56,6 +69,7 @@ struct PeerDirectory: Sendable {
         let endpoint = IPv4Endpoint(address: address, port: beacon.tcpPort)
         guard var known = announcements[beacon.number], known.instanceId == beacon.instanceId else {
             let previous = announcements[beacon.number]?.instanceId
+            if previous == nil, !makeRoom(for: address) { return .refused }
             announcements[beacon.number] = Announcement(
                 number: beacon.number, nickname: beacon.nickname, stage: beacon.stage,
                 instanceId: beacon.instanceId, endpoint: endpoint, lastSeen: now, unlinkedSince: now,
@@ -71,14 +85,42 @@ struct PeerDirectory: Sendable {
         return changed ? .changed : .refreshed
     }
 
+    /// Whether a new number from `address` may be recorded: within the
+    /// address's share, and within the total once an entry whose dials
+    /// failed (a forger's invention, or a node long gone) is forgotten.
+    private mutating func makeRoom(for address: UInt32) -> Bool {
+        guard announcements.values.count(where: { $0.endpoint.address == address }) < maxPerAddress else { return false }
+        guard announcements.count >= maxEntries else { return true }
+        let failing = announcements.values.filter { $0.unlinkedSince != nil && $0.backoff.failures > 0 }
+        guard let victim = failing.max(by: { ($0.backoff.failures, $1.lastSeen) < ($1.backoff.failures, $0.lastSeen) }) else {
+            return false
+        }
+        announcements[victim.number] = nil
+        evictions += 1
+        return true
+    }
+
     /// The instance said leave (datagram or frame): stop dialling it.
+    /// Remembered only for an instance we knew, so a flood of leave
+    /// datagrams with invented ids costs nothing.
     mutating func depart(_ number: NodeNumber, instanceId: String, at now: Duration) {
+        guard announcements[number]?.instanceId == instanceId else { return }
+        departLinked(number, instanceId: instanceId, at: now)
+    }
+
+    /// The linked instance said leave: its late beacons are ignored. The
+    /// memory of departures is bounded like the table.
+    mutating func departLinked(_ number: NodeNumber, instanceId: String, at now: Duration) {
+        if departed.count >= maxEntries, let oldest = departed.min(by: { $0.value < $1.value }) {
+            departed[oldest.key] = nil
+        }
         departed[instanceId] = now
         if announcements[number]?.instanceId == instanceId { announcements[number] = nil }
     }
 
     /// A link to `number` is up: no dialling needed, failures forgotten.
     mutating func linked(_ number: NodeNumber) {
+        announcements[number]?.dialDeferred = false
         announcements[number]?.unlinkedSince = nil
         announcements[number]?.backoff.reset()
     }
@@ -86,9 +128,18 @@ struct PeerDirectory: Sendable {
     /// The link to `number` went away or a dial failed: retry after backoff.
     mutating func scheduleRedial(_ number: NodeNumber, at now: Duration) {
         guard var entry = announcements[number] else { return }
+        entry.dialDeferred = false
         if entry.unlinkedSince == nil { entry.unlinkedSince = now }
         entry.nextDialAt = now + entry.backoff.nextDelay()
         announcements[number] = entry
+    }
+
+    /// A due dial of `number` waits for a free slot; true the first time
+    /// since its last dial, so the wait is counted once.
+    mutating func deferDial(_ number: NodeNumber) -> Bool {
+        guard let entry = announcements[number], !entry.dialDeferred else { return false }
+        announcements[number]?.dialDeferred = true
+        return true
     }
 
     /// Dial `number` as soon as the dial rule allows (it restarted).

@@ -19,6 +19,18 @@ public struct PeerLimits: Sendable, Hashable {
     /// then `connectionsPerSecondPerAddress`. Over it: closed at once.
     public var connectionBurstPerAddress = 64
     public var connectionsPerSecondPerAddress = 16.0
+    /// Our own dials that have not finished their handshake, in all and
+    /// to one IP address. A beacon can only make us dial its own source
+    /// address, and at most this many at once: a flood of invented
+    /// identities costs a bounded number of descriptors. Dials over the cap
+    /// wait for a free slot.
+    public var maxPendingDials = 96
+    public var maxPendingDialsPerAddress = 64
+    /// Peers announced by beacons that the node remembers (to dial them),
+    /// in all and per source address. Past the total, an entry whose dials
+    /// failed makes room; otherwise the new number is not recorded.
+    public var maxAnnouncements = 1_024
+    public var maxAnnouncementsPerAddress = 128
     /// Frames one link may deliver: a burst of `frameBurst`, then
     /// `framesPerSecond`, where a frame costs one token plus one for each
     /// full `bytesPerFrameToken` of its line. A link over its budget is not
@@ -43,6 +55,8 @@ public struct PeerLimits: Sendable, Hashable {
         for (name, value) in [("maxLinks", maxLinks), ("maxPendingLinks", maxPendingLinks),
                               ("maxPendingLinksPerAddress", maxPendingLinksPerAddress),
                               ("connectionBurstPerAddress", connectionBurstPerAddress), ("frameBurst", frameBurst),
+                              ("maxPendingDials", maxPendingDials), ("maxPendingDialsPerAddress", maxPendingDialsPerAddress),
+                              ("maxAnnouncements", maxAnnouncements), ("maxAnnouncementsPerAddress", maxAnnouncementsPerAddress),
                               ("bytesPerFrameToken", bytesPerFrameToken), ("recentIDsPerLink", recentIDsPerLink)] where value < 1 {
             throw .invalidConfiguration("\(name) must be at least 1")
         }

@@ -65,6 +65,17 @@ public struct TransportCounters: Hashable, Sendable, Codable {
     /// Frames repeating a message id recently seen on the same link (DM
     /// retries excepted): dropped.
     public var duplicateFrames = 0
+    /// Dials postponed because `maxPendingDials` (or its per-address share)
+    /// were under way, or `maxLinks` links were open; counted once per
+    /// announcement until it is dialled.
+    public var deferredDials = 0
+    /// Beacons of a new number not recorded: the announcement table
+    /// (`maxAnnouncements`, or the source address's share) was full.
+    public var refusedAnnouncements = 0
+    /// Announcements whose dials had failed, forgotten to make room.
+    public var evictedAnnouncements = 0
+    /// With a group secret: datagrams without a valid group tag, ignored.
+    public var foreignBeacons = 0
 
     public init() {}
 }

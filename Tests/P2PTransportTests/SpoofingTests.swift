@@ -62,6 +62,27 @@ import TestSupport
         await alice.service.stop()
     }
 
+    @Test func aBeaconCannotRenameALinkedPeerNamesChangeOnlyOverTheLink() async throws {
+        let (alice, bob, discoveryPort) = try await pair(1_409, 1_410)
+        // From Bob's own address, with his port and instance id: everything
+        // a datagram can show, and still only a datagram.
+        let forger = BeaconSender(discoveryPort: discoveryPort)
+        let forged = DiscoveryBeacon(kind: .beacon, identity: NodeIdentity(number: bob.number, nickname: "mallory", stage: "evil"),
+                                     tcpPort: await bob.service.listeningPort, instanceId: await bob.service.instanceId)
+        forger.send(forged)
+        // A marker beacon after it from the same socket: once Alice holds
+        // it, the forged one was handled.
+        let marker = NodeIdentity(number: NodeNumber(rawValue: 1_499)!, nickname: "marker")
+        forger.send(DiscoveryBeacon(kind: .beacon, identity: marker, tcpPort: 9, instanceId: InstanceID.make()))
+        try #require(await waitUntil { await alice.service.isAnnouncedForTesting(marker.number) })
+        #expect(await bobIsIntact(alice, bob))
+        // Bob's own rename arrives over his link.
+        await bob.service.updateIdentity(NodeIdentity(number: bob.number, nickname: "robert"))
+        #expect(await waitUntil { await alice.service.connectedPeers().first?.nickname == "robert" })
+        await alice.service.stop()
+        await bob.service.stop()
+    }
+
     @Test func aBeaconFromAnotherInstanceOfALinkedNumberIsRefusedWhileTheLinkAnswers() async throws {
         let (alice, bob, discoveryPort) = try await pair(1_403, 1_404)
         let forger = BeaconSender(discoveryPort: discoveryPort)

@@ -28,9 +28,14 @@ public final class NodeProcess: Sendable {
     /// overrides) a minimal one. The process dies with the test binary,
     /// even if that crashes (see `ChildLauncher`).
     /// `executable` replaces `lanchat` (a shell for tests of the launcher).
-    public init(executable: String = NodeProcess.binary.path, _ arguments: [String], environment: [String: String] = [:]) throws {
+    /// `descriptorLimit`: run under `ulimit -n` of that many descriptors.
+    public init(executable: String = NodeProcess.binary.path, _ arguments: [String], environment: [String: String] = [:], descriptorLimit: Int? = nil) throws {
         process = Process()
-        let command = ChildLauncher.command(executable, arguments)
+        let command = if let descriptorLimit {
+            ChildLauncher.command("/bin/sh", ["-c", "ulimit -n \(descriptorLimit) && exec \"$0\" \"$@\"", executable] + arguments)
+        } else {
+            ChildLauncher.command(executable, arguments)
+        }
         process.executableURL = command.executable
         process.arguments = command.arguments
         var env = ["PATH": "/usr/bin:/bin", "HOME": NSTemporaryDirectory(), "NO_COLOR": "1"]
