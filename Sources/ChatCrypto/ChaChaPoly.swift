@@ -6,6 +6,13 @@ import CCrypto
 /// little-endian counter.
 public enum ChaChaPoly {
     public static let keyByteCount = 32
+
+    /// Fetched once: EVP_chacha20_poly1305() makes every init look the
+    /// algorithm up in the provider store again. Safe to share across
+    /// threads: a fetched EVP_CIPHER is immutable and libcrypto documents
+    /// it for concurrent use; it lives for the process.
+    nonisolated(unsafe) private static let cipher: OpaquePointer? =
+        EVP_CIPHER_fetch(nil, "ChaCha20-Poly1305", nil) ?? EVP_chacha20_poly1305()
     public static let tagByteCount = 16
 
     /// The 12-byte nonce Noise uses for counter `n`.
@@ -76,7 +83,7 @@ public enum ChaChaPoly {
         guard let ctx = EVP_CIPHER_CTX_new() else { throw LibCrypto.failure("EVP_CIPHER_CTX_new") }
         let mode: Int32 = encrypt ? 1 : 0
         do {
-            try LibCrypto.check(EVP_CipherInit_ex(ctx, EVP_chacha20_poly1305(), nil, nil, nil, mode), "EVP_CipherInit_ex")
+            try LibCrypto.check(EVP_CipherInit_ex(ctx, cipher, nil, nil, nil, mode), "EVP_CipherInit_ex")
             try LibCrypto.check(EVP_CIPHER_CTX_ctrl(ctx, CCRYPTO_CTRL_AEAD_SET_IVLEN, 12, nil), "EVP_CTRL_AEAD_SET_IVLEN")
             try LibCrypto.check(EVP_CipherInit_ex(ctx, nil, nil, key, nonce, mode), "EVP_CipherInit_ex(key)")
         } catch {

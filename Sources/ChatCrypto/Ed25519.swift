@@ -20,7 +20,13 @@ public enum Ed25519 {
 
     public static func sign(_ message: [UInt8], seed: [UInt8]) throws(CryptoError) -> [UInt8] {
         try LibCrypto.requireLength(seed, seedByteCount, "Ed25519 seed")
-        return try EVPKey.withPrivate(CCRYPTO_PKEY_ED25519, seed) { key throws(CryptoError) in
+        return try sign(message, key: try EVPKey.privateHandle(CCRYPTO_PKEY_ED25519, seed))
+    }
+
+    /// Signs with a key already imported (IdentityKey keeps one).
+    static func sign(_ message: [UInt8], key handle: EVPKeyHandle) throws(CryptoError) -> [UInt8] {
+        let key = handle.key
+        return try withExtendedLifetime(handle) { () throws(CryptoError) -> [UInt8] in
             guard let ctx = EVP_MD_CTX_new() else { throw LibCrypto.failure("EVP_MD_CTX_new") }
             defer { EVP_MD_CTX_free(ctx) }
             try LibCrypto.check(EVP_DigestSignInit(ctx, nil, nil, nil, key), "EVP_DigestSignInit")

@@ -1,3 +1,4 @@
+import CCrypto
 import ChatCore
 
 /// A node's identity: an Ed25519 key pair. The public key is the identity;
@@ -9,22 +10,26 @@ import ChatCore
 public struct IdentityKey: Sendable {
     public let publicKey: Public
     private let seed: [UInt8]
+    private let signingKey: EVPKeyHandle
 
     /// A fresh key from libcrypto's keygen.
     public static func generate() throws(CryptoError) -> IdentityKey {
-        let (seed, publicKey) = try Ed25519.generate()
-        return IdentityKey(seed: seed, publicKey: Public(trusted: publicKey))
+        let handle = try EVPKey.generateHandle(CCRYPTO_PKEY_ED25519)
+        return IdentityKey(seed: try EVPKey.rawPrivate(handle.key), publicKey: Public(trusted: try EVPKey.rawPublic(handle.key)),
+                           signingKey: handle)
     }
 
-    private init(seed: [UInt8], publicKey: Public) {
+    private init(seed: [UInt8], publicKey: Public, signingKey: EVPKeyHandle) {
         self.seed = seed
         self.publicKey = publicKey
+        self.signingKey = signingKey
     }
 
     /// Rebuilds a key from its 32-byte seed.
     public init(seed: [UInt8]) throws(CryptoError) {
-        let publicKey = try Ed25519.publicKey(seed: seed)
-        self.init(seed: seed, publicKey: Public(trusted: publicKey))
+        try LibCrypto.requireLength(seed, Ed25519.seedByteCount, "Ed25519 seed")
+        let handle = try EVPKey.privateHandle(CCRYPTO_PKEY_ED25519, seed)
+        self.init(seed: seed, publicKey: Public(trusted: try EVPKey.rawPublic(handle.key)), signingKey: handle)
     }
 
     /// Parses `identity.key` contents: the raw 32-byte seed.
@@ -42,7 +47,7 @@ public struct IdentityKey: Sendable {
 
     /// A 64-byte Ed25519 signature over `message`.
     public func sign(_ message: [UInt8]) throws(CryptoError) -> [UInt8] {
-        try Ed25519.sign(message, seed: seed)
+        try Ed25519.sign(message, key: signingKey)
     }
 
     /// An Ed25519 public key: what peers know a node by.

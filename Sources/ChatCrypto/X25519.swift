@@ -7,25 +7,26 @@ public struct X25519KeyPair: Sendable {
 
     public let privateKey: [UInt8]
     public let publicKey: [UInt8]
+    private let handle: EVPKeyHandle
 
     /// A fresh key pair from EVP_PKEY_keygen.
     public static func generate() throws(CryptoError) -> X25519KeyPair {
-        let (privateKey, publicKey) = try EVPKey.generate(CCRYPTO_PKEY_X25519)
-        return X25519KeyPair(privateKey: privateKey, publicKey: publicKey)
+        let handle = try EVPKey.generateHandle(CCRYPTO_PKEY_X25519)
+        return X25519KeyPair(privateKey: try EVPKey.rawPrivate(handle.key), publicKey: try EVPKey.rawPublic(handle.key), handle: handle)
     }
 
-    private init(privateKey: [UInt8], publicKey: [UInt8]) {
+    private init(privateKey: [UInt8], publicKey: [UInt8], handle: EVPKeyHandle) {
         self.privateKey = privateKey
         self.publicKey = publicKey
+        self.handle = handle
     }
 
     /// Imports a raw 32-byte private key; the public key is computed by libcrypto.
     public init(privateKey: [UInt8]) throws(CryptoError) {
         try LibCrypto.requireLength(privateKey, Self.keyByteCount, "X25519 private key")
+        handle = try EVPKey.privateHandle(CCRYPTO_PKEY_X25519, privateKey)
         self.privateKey = privateKey
-        self.publicKey = try EVPKey.withPrivate(CCRYPTO_PKEY_X25519, privateKey) { key throws(CryptoError) in
-            try EVPKey.rawPublic(key)
-        }
+        self.publicKey = try EVPKey.rawPublic(handle.key)
     }
 
     /// The 32-byte shared secret with `peerPublicKey` (EVP_PKEY_derive).
@@ -33,7 +34,8 @@ public struct X25519KeyPair: Sendable {
     /// which libcrypto refuses.
     public func sharedSecret(with peerPublicKey: [UInt8]) throws(CryptoError) -> [UInt8] {
         try LibCrypto.requireLength(peerPublicKey, Self.keyByteCount, "X25519 public key")
-        return try EVPKey.withPrivate(CCRYPTO_PKEY_X25519, privateKey) { key throws(CryptoError) in
+        let key = handle.key
+        return try withExtendedLifetime(handle) { () throws(CryptoError) -> [UInt8] in
             try EVPKey.withPublic(CCRYPTO_PKEY_X25519, peerPublicKey) { peer throws(CryptoError) in
                 guard let ctx = EVP_PKEY_CTX_new(key, nil) else { throw LibCrypto.failure("EVP_PKEY_CTX_new") }
                 defer { EVP_PKEY_CTX_free(ctx) }
