@@ -2,7 +2,7 @@
 # Builds and runs the libFuzzer targets in Fuzz/ (swiftc -sanitize=fuzzer,address).
 #
 #   scripts/fuzz.sh TARGET SECONDS [libFuzzer options...]   fuzz one target
-#   scripts/fuzz.sh --ci                                   every target ~50 s (FUZZ_CI_SECONDS;
+#   scripts/fuzz.sh --ci                                   every target ~30 s (FUZZ_CI_SECONDS;
 #                                                          payload-differential ~30 s)
 #   scripts/fuzz.sh --build                                build every target, run nothing
 #   scripts/fuzz.sh --list                                 target names
@@ -139,7 +139,7 @@ case "${1:-}" in
         build_core
         for target in "${TARGETS[@]}"; do build_target "$target"; done ;;
     --ci)
-        seconds=${FUZZ_CI_SECONDS:-50}
+        seconds=${FUZZ_CI_SECONDS:-30}
         build_core
         for target in "${TARGETS[@]}"; do build_target "$target"; done
         status=0
