@@ -51,6 +51,11 @@ public struct P2PPayload: Hashable, Sendable, Codable {
     public var messages: [P2PPayload]?
     /// historyReply: whether more messages follow the last one sent.
     public var more: Bool?
+    /// historyRequest: where in the answering peer's own numbering to
+    /// continue (absent: first contact). historyReply: the position of the
+    /// last message included, for the next request. A nested object, so
+    /// such frames take the decoder's general path.
+    public var catchUp: CatchUpCursor?
 
     public static let protocolVersion = 1
 

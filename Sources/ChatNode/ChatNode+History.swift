@@ -29,10 +29,11 @@ extension ChatNode {
         let unread: Int
         do { unread = try await store.markRead(room, upTo: cursor) } catch { throw .store(error) }
         if unread == 0 {
-            let events: [ChatEvent]
-            switch room {
-            case .publicRoom: events = router.publicChat.markRead()
-            case .direct(let peer): events = router.directChat.markRead(peer)
+            let events = changeRouter { router in
+                switch room {
+                case .publicRoom: router.publicChat.markRead()
+                case .direct(let peer): router.directChat.markRead(peer)
+                }
             }
             events.forEach(report)
         }

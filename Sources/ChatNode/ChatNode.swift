@@ -21,7 +21,7 @@ public actor ChatNode {
     public nonisolated let events: AsyncStream<NodeEvent>
     let eventSink: AsyncStream<NodeEvent>.Continuation
     let transport: any PeerTransport
-    let store: ChatStore
+    let store: any ChatStoring
     let clock: any ChatClock
     let logger: ChatLogger
     var router: MessageRouter
@@ -37,10 +37,22 @@ public actor ChatNode {
     var catchUpBudget: [NodeNumber: TokenBucket] = [:]
     /// A catch-up request per peer waiting for budget.
     var deferredCatchUp: [NodeNumber: P2PPayload] = [:]
+    /// The one catch-up request per peer whose reply we wait for; a reply
+    /// that answers none of these is refused.
+    var catchUpOutstanding: [NodeNumber: CatchUpRequest] = [:]
+    /// Per peer, the last position in its store we have caught up to
+    /// (also kept in the store's meta table, committed with each page).
+    var catchUpCursors: [NodeNumber: CatchUpCursor] = [:]
     public private(set) var state = State.idle
     /// Transport events taken from the stream and not yet handled, in
-    /// arrival order (see ChatNode+Inbox.swift).
+    /// arrival order (see ChatNode+Pipeline.swift).
     var inbox = TransportInbox()
+    /// Commands waiting for the next step.
+    var commands: [PendingCommand] = []
+    /// Router changes made while a step commits, replayed on its copy.
+    var routerReplay: [@Sendable (inout MessageRouter) -> [ChatEvent]]?
+    /// Set while the store refuses writes (said once, see ChatNode+StoreHealth.swift).
+    var storeFailure: StoreError?
     /// The task handling `inbox`, while it has work.
     var drainer: Task<Void, Never>?
     private var pump: Task<Void, Never>?
@@ -48,7 +60,7 @@ public actor ChatNode {
     private var tickerParking: CheckedContinuation<Void, Never>?
 
     public init(
-        identity: NodeIdentity, transport: any PeerTransport, store: ChatStore,
+        identity: NodeIdentity, transport: any PeerTransport, store: any ChatStoring,
         clock: any ChatClock = SystemClock(), logger: ChatLogger = .disabled
     ) {
         (events, eventSink) = AsyncStream.makeStream(of: NodeEvent.self, bufferingPolicy: .unbounded)
@@ -157,9 +169,10 @@ public actor ChatNode {
             emit(.peerUpdated(peer, previous: previous))
         case .peerLeft(let number, let reason):
             linkLostAt[number] = lastHeard[number] ?? clock.nowMillis()
+            catchUpOutstanding[number] = nil
             if let peer = directory.remove(number) { emit(.peerLeft(peer, reason)) }
         case .received(let payload, let peer):
-            await receive(payload, from: peer)
+            await step(frames: [(payload, peer)], commands: [])
         }
     }
 }

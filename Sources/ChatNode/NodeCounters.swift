@@ -17,6 +17,10 @@ public struct NodeCounters: Hashable, Sendable, Codable {
     public var catchUpRefused = 0
     /// Frames inside history replies that were not valid public messages.
     public var catchUpInvalid = 0
+    /// History replies that answered no request of ours: refused.
+    public var catchUpUnsolicited = 0
+    /// Steps whose commit failed (nothing of them was applied).
+    public var commitFailures = 0
     public var acksSent = 0
     public var dmRetries = 0
 }

@@ -27,6 +27,12 @@ public actor ChatStore {
     public let path: String?
     private var database: SQLiteDatabase?
     let logger: ChatLogger
+    /// Random, made when the file is created: peers catching up from this
+    /// store tell a new store (a wiped or in-memory one) from the old one.
+    public nonisolated let epoch: String
+    /// Off the cooperative pool (see `StoreExecutor`).
+    private let executor = StoreExecutor(label: "lanchat.store")
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     /// Opens (creating if needed) the history at `path` and brings its
     /// schema up to date. `nil` keeps it in memory, gone when closed.
@@ -42,6 +48,7 @@ public actor ChatStore {
         let database = try SQLiteDatabase(path: path ?? ":memory:")
         try Self.configure(database, durability: durability, logger: self.logger)
         let found = try Schema.migrate(database)
+        epoch = try Self.loadEpoch(database)
         self.database = database
         if found == 0 {
             self.logger.debug("new history created (schema \(Schema.currentVersion))")
@@ -114,18 +121,13 @@ public actor ChatStore {
         let database = try db()
         if messages.isEmpty { return [] }
         return try database.transaction { () throws(StoreError) -> Set<MessageID> in
+            var seq = try lastSeq()
             var rooms: [RoomID: RoomSummary] = [:]
             var added = Set<MessageID>(minimumCapacity: messages.count)
             for message in messages {
                 let isNew = try database.withStatement(SQL.insertMessage) { statement throws(StoreError) -> Bool in
-                    try statement.bind(message.id, at: 1)
-                    try statement.bind(message.room.description, at: 2)
-                    try statement.bind(message.timestamp, at: 3)
-                    try statement.bind(Int64(bitPattern: message.senderNumber.rawValue), at: 4)
-                    try statement.bind(message.senderNickname, at: 5)
-                    try statement.bind(message.senderStage, at: 6)
-                    try statement.bind(message.content, at: 7)
-                    try statement.bind(message.automatic ? 1 : 0, at: 8)
+                    try Self.bind(message, to: statement)
+                    try statement.bind(seq + 1, at: 9)
                     try statement.run()
                     return database.changes == 1
                 }
@@ -134,6 +136,7 @@ public actor ChatStore {
                     continue
                 }
                 added.insert(message.id)
+                seq += 1
                 var summary: RoomSummary
                 if let loaded = rooms[message.room] {
                     summary = loaded
@@ -145,6 +148,26 @@ public actor ChatStore {
             }
             for summary in rooms.values { try save(summary) }
             return added
+        }
+    }
+
+    /// The highest arrival sequence number given so far (0: none).
+    public func lastSeq() throws(StoreError) -> Int64 {
+        try db().withStatement(SQL.lastSeq) { statement throws(StoreError) in
+            try statement.step() ? statement.int64(0) : 0
+        }
+    }
+
+    /// Up to `limit` public messages stored after arrival number `seq`, in
+    /// arrival order, each with its number: what a peer catching up gets.
+    public func publicMessages(afterSeq seq: Int64, limit: Int) throws(StoreError) -> [(seq: Int64, message: Message)] {
+        guard let limit = Self.clamped(limit) else { return [] }
+        return try db().withStatement(SQL.publicAfterSeq) { statement throws(StoreError) in
+            try statement.bind(seq, at: 1)
+            try statement.bind(limit, at: 2)
+            var rows: [(seq: Int64, message: Message)] = []
+            while try statement.step() { rows.append((statement.int64(8), try Self.message(from: statement))) }
+            return rows
         }
     }
 
@@ -199,6 +222,22 @@ public actor ChatStore {
         }
     }
 
+    /// The store's epoch, made on first open.
+    private static func loadEpoch(_ database: SQLiteDatabase) throws(StoreError) -> String {
+        let existing = try database.withStatement(SQL.metaValue) { statement throws(StoreError) in
+            try statement.bind("store.epoch", at: 1)
+            return try statement.step() ? statement.string(0) : nil
+        }
+        if let existing { return existing }
+        let epoch = UUID().uuidString.lowercased()
+        try database.withStatement(SQL.metaUpsert) { statement throws(StoreError) in
+            try statement.bind("store.epoch", at: 1)
+            try statement.bind(epoch, at: 2)
+            try statement.run()
+        }
+        return epoch
+    }
+
     // MARK: Health
 
     /// Runs SQLite's full integrity check; logs each problem and returns
@@ -215,6 +254,21 @@ public actor ChatStore {
     }
 
     // MARK: Rows
+    // The message row mapping lives here only: `bind` writes the columns of
+    // `SQL.insertMessage`, `message(from:)` reads `SQL.messageColumns`.
+    // Adding a column touches these two, SQL.swift and a migration.
+
+    /// Binds `message` to `SQL.insertMessage`'s parameters ?1...?8.
+    static func bind(_ message: Message, to statement: Statement) throws(StoreError) {
+        try statement.bind(message.id, at: 1)
+        try statement.bind(message.room.description, at: 2)
+        try statement.bind(message.timestamp, at: 3)
+        try statement.bind(Int64(bitPattern: message.senderNumber.rawValue), at: 4)
+        try statement.bind(message.senderNickname, at: 5)
+        try statement.bind(message.senderStage, at: 6)
+        try statement.bind(message.content, at: 7)
+        try statement.bind(message.automatic ? 1 : 0, at: 8)
+    }
 
     /// Decodes a row of `SQL.messageColumns`.
     static func message(from statement: Statement) throws(StoreError) -> Message {

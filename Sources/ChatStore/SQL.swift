@@ -9,8 +9,18 @@ enum SQL {
     static let messageColumns = "id, room, sent_at, sender, nickname, stage, content, automatic"
 
     static let insertMessage = """
-        INSERT INTO messages (id, room, sent_at, sender, nickname, stage, content, automatic)
-        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT (id) DO NOTHING
+        INSERT INTO messages (id, room, sent_at, sender, nickname, stage, content, automatic, seq)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) ON CONFLICT (id) DO NOTHING
+        """
+    static let lastSeq = "SELECT coalesce(max(seq), 0) FROM messages"
+    /// Public messages in arrival order after a sequence number (catch-up).
+    static let publicAfterSeq = """
+        SELECT \(messageColumns), seq FROM messages WHERE seq > ?1 AND room = 'public' ORDER BY seq LIMIT ?2
+        """
+    /// Delivery moves forward only (ranks as `DeliveryState.rank`).
+    static let moveDelivery = """
+        UPDATE messages SET delivery = ?1 WHERE id = ?2 AND (delivery IS NULL OR
+            (delivery IN ('queued', 'sent') AND (CASE delivery WHEN 'queued' THEN 0 ELSE 1 END) < ?3))
         """
     static let containsMessage = "SELECT 1 FROM messages WHERE id = ?1"
     static let messageByID = "SELECT \(messageColumns) FROM messages WHERE id = ?1"

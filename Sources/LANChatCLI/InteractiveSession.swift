@@ -65,6 +65,8 @@ public actor InteractiveSession: FrontEnd {
             if let previous, previous.nickname != peer.nickname {
                 await out.write(renderer.notice("\(renderer.safe(previous.nickname)) is now known as \(renderer.safe(peer.nickname))"))
             }
+        case .storage(let failure):
+            await out.write(failure.map { renderer.error("cannot store history: \(renderer.safe($0))") } ?? renderer.notice("history is stored again"))
         case .message, .unread, .rejected, .started, .stopped:
             break
         }

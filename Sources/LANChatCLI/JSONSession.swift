@@ -68,6 +68,8 @@ public actor JSONSession: FrontEnd {
             return ["event": "unread", "room": room.description, "count": count]
         case .rejected(let from, let reason):
             return ["event": "rejected", "from": from.rawValue, "reason": reason]
+        case .storage(let failure):
+            return ["event": "storage", "ok": failure == nil, "reason": failure ?? ""]
         }
     }
 
