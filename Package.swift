@@ -28,7 +28,7 @@ let package = Package(
         .executableTarget(name: "LANChatBench", dependencies: ["ChatNode", "ChatStore", "P2PTransport", "LANChatCLI"]),
 
         // Shared test helpers: manual clock, recording logger, in-memory network.
-        .target(name: "TestSupport", dependencies: ["ChatCore"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["ChatCore", "ChatStore"], path: "Tests/TestSupport"),
         .testTarget(name: "ChatCoreTests", dependencies: ["ChatCore", "TestSupport"]),
         .testTarget(name: "ChatStoreTests", dependencies: ["ChatStore", "TestSupport"]),
         .testTarget(name: "P2PTransportTests", dependencies: ["P2PTransport", "TestSupport"]),
