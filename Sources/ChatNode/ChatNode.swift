@@ -63,7 +63,7 @@ public actor ChatNode {
         identity: NodeIdentity, transport: any PeerTransport, store: any ChatStoring,
         clock: any ChatClock = SystemClock(), logger: ChatLogger = .disabled
     ) {
-        (events, eventSink) = AsyncStream.makeStream(of: NodeEvent.self, bufferingPolicy: .unbounded)
+        (events, eventSink) = AsyncStream.makeStream(of: NodeEvent.self, bufferingPolicy: .bufferingNewest(Self.eventBuffer))
         self.transport = transport
         self.store = store
         self.clock = clock
@@ -112,7 +112,13 @@ public actor ChatNode {
         eventSink.finish()
     }
 
-    func emit(_ event: NodeEvent) { eventSink.yield(event) }
+    /// Events held for a front end that does not read: beyond this the
+    /// oldest are dropped (and counted); messages stay in the history.
+    public static let eventBuffer = 65_536
+
+    func emit(_ event: NodeEvent) {
+        if case .dropped = eventSink.yield(event) { counters.eventsDropped += 1 }
+    }
 
     /// Suspends the outbox timer until something is queued (or the node stops).
     private func parkWhileOutboxEmpty() async {

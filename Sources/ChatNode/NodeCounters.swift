@@ -21,6 +21,8 @@ public struct NodeCounters: Hashable, Sendable, Codable {
     public var catchUpUnsolicited = 0
     /// Steps whose commit failed (nothing of them was applied).
     public var commitFailures = 0
+    /// Events dropped because the front end stopped reading (see `ChatNode.eventBuffer`).
+    public var eventsDropped = 0
     public var acksSent = 0
     public var dmRetries = 0
 }

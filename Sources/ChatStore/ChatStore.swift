@@ -30,6 +30,12 @@ public actor ChatStore {
     /// Random, made when the file is created: peers catching up from this
     /// store tell a new store (a wiped or in-memory one) from the old one.
     public nonisolated let epoch: String
+    /// An in-memory store keeps at most this many messages per room (the
+    /// oldest go first, never a DM still waiting for its ack), so its
+    /// memory stays flat under any flood. A file keeps everything.
+    public static let inMemoryWindow = 10_000
+    /// Messages per room since the last trim (in-memory stores only).
+    private var untrimmed: [RoomID: Int] = [:]
     /// Off the cooperative pool (see `StoreExecutor`).
     private let executor = StoreExecutor(label: "lanchat.store")
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
@@ -147,7 +153,21 @@ public actor ChatStore {
                 rooms[message.room] = summary
             }
             for summary in rooms.values { try save(summary) }
+            if path == nil { try trim(rooms.keys, adding: messages, added: added) }
             return added
+        }
+    }
+
+    /// Keeps an in-memory store's rooms within `inMemoryWindow` messages.
+    private func trim(_ rooms: Dictionary<RoomID, RoomSummary>.Keys, adding messages: [Message], added: Set<MessageID>) throws(StoreError) {
+        for message in messages where added.contains(message.id) { untrimmed[message.room, default: 0] += 1 }
+        for room in rooms where untrimmed[room, default: 0] > Self.inMemoryWindow + Self.inMemoryWindow / 10 {
+            try db().withStatement(SQL.trimRoom) { statement throws(StoreError) in
+                try statement.bind(room.description, at: 1)
+                try statement.bind(Self.inMemoryWindow, at: 2)
+                try statement.run()
+            }
+            untrimmed[room] = Self.inMemoryWindow
         }
     }
 

@@ -22,6 +22,13 @@ enum SQL {
         UPDATE messages SET delivery = ?1 WHERE id = ?2 AND (delivery IS NULL OR
             (delivery IN ('queued', 'sent') AND (CASE delivery WHEN 'queued' THEN 0 ELSE 1 END) < ?3))
         """
+    /// In-memory stores: drops a room's oldest messages beyond the newest ?2
+    /// (DMs still waiting for an acknowledgement stay).
+    static let trimRoom = """
+        DELETE FROM messages WHERE room = ?1 AND (delivery IS NULL OR delivery NOT IN ('queued', 'sent'))
+            AND (sent_at, id) < (SELECT sent_at, id FROM messages WHERE room = ?1
+                                 ORDER BY sent_at DESC, id DESC LIMIT 1 OFFSET ?2)
+        """
     static let containsMessage = "SELECT 1 FROM messages WHERE id = ?1"
     static let messageByID = "SELECT \(messageColumns) FROM messages WHERE id = ?1"
 

@@ -89,3 +89,27 @@ import TestSupport
         }
     }
 }
+
+@Suite struct InMemoryWindowTests {
+    @Test func anInMemoryStoreKeepsABoundedWindowPerRoom() async throws {
+        let store = try ChatStore(path: nil, localNumber: Fixtures.me)
+        let total = ChatStore.inMemoryWindow + ChatStore.inMemoryWindow / 5
+        let all = Fixtures.numbered(total)
+        var next = 0
+        while next < total {
+            try await store.insert(contentsOf: Array(all[next..<min(next + 1000, total)]))
+            next += 1000
+        }
+        var kept: [Message] = []
+        var cursor: HistoryCursor?
+        while true {
+            let page = try await store.page(.publicRoom, after: cursor, limit: 1000)
+            kept += page
+            guard let last = page.last, page.count == 1000 else { break }
+            cursor = HistoryCursor(last)
+        }
+        #expect(kept.count <= ChatStore.inMemoryWindow + ChatStore.inMemoryWindow / 10)
+        #expect(kept.count >= ChatStore.inMemoryWindow)
+        #expect(kept.last?.id == all.last?.id)  // the newest stay
+    }
+}
