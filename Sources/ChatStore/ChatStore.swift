@@ -47,12 +47,23 @@ public actor ChatStore {
         try self.init(path: path, localNumber: localNumber, durability: .full, logger: logger)
     }
 
-    public init(path: String?, localNumber: NodeNumber, durability: StoreDurability, logger: ChatLogger = .disabled) throws(StoreError) {
+    /// `maxBytes` caps the file (the total storage quota): past it every
+    /// write fails as a full disk does (`StoreError.io`, SQLITE_FULL), which
+    /// the node reports once and survives; nil for no cap.
+    public init(
+        path: String?, localNumber: NodeNumber, durability: StoreDurability, maxBytes: Int? = nil, logger: ChatLogger = .disabled
+    ) throws(StoreError) {
         self.path = path
         self.localNumber = localNumber
         self.logger = logger.labeled("store")
         let database = try SQLiteDatabase(path: path ?? ":memory:")
         try Self.configure(database, durability: durability, logger: self.logger)
+        if let maxBytes {
+            let pageSize = try database.withStatement("PRAGMA page_size") { statement throws(StoreError) in
+                try statement.step() ? max(512, Int(statement.int64(0))) : 4096
+            }
+            try database.execute("PRAGMA max_page_count = \(max(16, maxBytes / pageSize))")
+        }
         let found = try Schema.migrate(database)
         epoch = try Self.loadEpoch(database)
         self.database = database

@@ -113,3 +113,27 @@ import TestSupport
         #expect(kept.last?.id == all.last?.id)  // the newest stay
     }
 }
+
+@Suite struct StoreQuotaTests {
+    @Test func aCappedFileFailsLikeAFullDiskAndKeepsWhatItHas() async throws {
+        try await Fixtures.withTemporaryDirectory { directory in
+            let store = try ChatStore(path: directory.appendingPathComponent("h.sqlite").path, localNumber: Fixtures.me,
+                                      durability: .full, maxBytes: 256 * 1024)
+            var stored = 0
+            var failure: StoreError?
+            for batch in 0..<200 {
+                let messages = (0..<50).map { Fixtures.message(at: Fixtures.base + Int64(batch * 50 + $0), idBits: UInt64(batch * 50 + $0),
+                                                               text: String(repeating: "x", count: 200)) }
+                do { stored += try await store.insert(contentsOf: messages) } catch {
+                    failure = error as? StoreError
+                    break
+                }
+            }
+            guard case .io(_, let code, _)? = failure else { Issue.record("no SQLITE_FULL: \(String(describing: failure))"); return }
+            #expect(code & 0xFF == 13)
+            #expect(stored > 0)
+            #expect(try await store.page(.publicRoom, after: nil, limit: 1000).count == min(stored, 1000))
+            #expect(try await store.integrityCheck())
+        }
+    }
+}
