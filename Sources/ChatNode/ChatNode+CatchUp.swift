@@ -38,6 +38,7 @@ extension ChatNode {
         } else {
             request.limit = Self.catchUpFreshStart  // no cursor: the newest few
         }
+        noteCatchUpRequest(request, to: peer)
         await transport.send(request, to: peer)
     }
 
@@ -78,7 +79,7 @@ extension ChatNode {
         var bytes = 512
         var more = request.sinceTimestamp != nil && messages.count > limit
         for message in messages.prefix(limit) {
-            let frame = Self.payload(for: message)
+            let frame = Self.relayPayload(for: message)
             let size = P2PFrameCodec.encode(frame).count
             if bytes + size > Self.catchUpReplyBytes {
                 more = true
@@ -104,7 +105,7 @@ extension ChatNode {
     /// Merges a history reply: valid public messages we do not hold are
     /// stored in one transaction, added to the room in order, and reported.
     func absorbCatchUp(_ reply: P2PPayload, from peer: NodeNumber) async {
-        let frames = reply.messages ?? []
+        guard let frames = await admitCatchUp(reply, from: peer) else { return }
         let now = clock.nowMillis()
         var fresh: [Message] = []
         var seen = Set<MessageID>()
@@ -129,7 +130,7 @@ extension ChatNode {
             }
             emit(.caughtUp(from: peer, count: fresh.count))
         }
-        if reply.more == true, let last = frames.last {
+        if reply.more == true, let last = reply.messages?.last {
             await requestCatchUp(from: peer, after: HistoryCursor(timestamp: last.timestamp, id: last.messageId))
         }
     }

@@ -7,7 +7,7 @@ extension ChatNode {
     @discardableResult
     public func sendPublic(_ text: String, automatic: Bool = false) async throws(NodeError) -> Message {
         let composed: (payload: P2PPayload, message: Message)
-        do { composed = try router.publicChat.compose(text, at: clock.nowMillis(), automatic: automatic) } catch { throw .chat(error) }
+        do { composed = signed(try router.publicChat.compose(text, at: clock.nowMillis(), automatic: automatic)) } catch { throw .chat(error) }
         do { try await store.insert(composed.message) } catch { throw .store(error) }
         // Writing in a room means having read it up to here.
         _ = try? await store.markRead(.publicRoom, upTo: HistoryCursor(composed.message))

@@ -9,6 +9,7 @@ extension ChatNode {
         counters.receivedByType[payload.type.name, default: 0] += 1
         let now = clock.nowMillis()
         lastHeard[peer] = now
+        guard admitLive(payload, from: peer) else { return }
         if payload.type.carriesChatText {
             // A clock far ahead must not pin a message below everything else.
             if payload.timestamp > now + Self.maxClockSkew {

@@ -37,6 +37,9 @@ public actor ChatNode {
     var catchUpBudget: [NodeNumber: TokenBucket] = [:]
     /// A catch-up request per peer waiting for budget.
     var deferredCatchUp: [NodeNumber: P2PPayload] = [:]
+    /// Signs our public messages and checks others' (ChatNode+Signatures.swift).
+    let authenticator: (any MessageAuthenticator)?
+    var catchUpRequests = CatchUpRequests()
     public private(set) var state = State.idle
     /// Transport events taken from the stream and not yet handled, in
     /// arrival order (see ChatNode+Inbox.swift).
@@ -49,13 +52,15 @@ public actor ChatNode {
 
     public init(
         identity: NodeIdentity, transport: any PeerTransport, store: ChatStore,
-        clock: any ChatClock = SystemClock(), logger: ChatLogger = .disabled
+        clock: any ChatClock = SystemClock(), logger: ChatLogger = .disabled,
+        authenticator: (any MessageAuthenticator)? = nil
     ) {
         (events, eventSink) = AsyncStream.makeStream(of: NodeEvent.self, bufferingPolicy: .unbounded)
         self.transport = transport
         self.store = store
         self.clock = clock
         self.logger = logger
+        self.authenticator = authenticator
         router = MessageRouter(identity: identity)
     }
 
@@ -157,6 +162,7 @@ public actor ChatNode {
             emit(.peerUpdated(peer, previous: previous))
         case .peerLeft(let number, let reason):
             linkLostAt[number] = lastHeard[number] ?? clock.nowMillis()
+            catchUpRequests.linkLost(number)
             if let peer = directory.remove(number) { emit(.peerLeft(peer, reason)) }
         case .received(let payload, let peer):
             await receive(payload, from: peer)

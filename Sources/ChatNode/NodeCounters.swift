@@ -17,6 +17,13 @@ public struct NodeCounters: Hashable, Sendable, Codable {
     public var catchUpRefused = 0
     /// Frames inside history replies that were not valid public messages.
     public var catchUpInvalid = 0
+    /// Public messages (live or relayed) refused for their signature, per
+    /// `SignatureVerdict` name (unsigned, malformed, wrongAuthorKey, badSignature).
+    public var signatureRefusals: [String: Int] = [:]
+    /// History-reply entries claiming this node as author that it does not hold.
+    public var relayedClaimingSelf = 0
+    /// History replies that answered no request of ours.
+    public var unsolicitedHistoryReplies = 0
     public var acksSent = 0
     public var dmRetries = 0
 }

@@ -126,6 +126,8 @@ public actor ChatStore {
                     try statement.bind(message.senderStage, at: 6)
                     try statement.bind(message.content, at: 7)
                     try statement.bind(message.automatic ? 1 : 0, at: 8)
+                    try statement.bind(message.signature, at: 9)
+                    try statement.bind(message.authorKey, at: 10)
                     try statement.run()
                     return database.changes == 1
                 }
@@ -227,9 +229,12 @@ public actor ChatStore {
         guard let sender = NodeNumber(rawValue: UInt64(bitPattern: statement.int64(3))) else {
             throw .malformedRow(table: "messages", reason: "sender of \(id) is not a node number")
         }
-        return Message(
+        var message = Message(
             id: id, room: room, senderNumber: sender, senderNickname: statement.string(4) ?? "",
             senderStage: statement.string(5), content: statement.string(6) ?? "",
             timestamp: statement.int64(2), automatic: statement.int64(7) != 0)
+        message.signature = statement.string(8)
+        message.authorKey = statement.string(9)
+        return message
     }
 }

@@ -6,11 +6,11 @@
 /// turns into one range of the (room, sent_at, id) index: keyset paging,
 /// never OFFSET, and stable when many messages share a millisecond.
 enum SQL {
-    static let messageColumns = "id, room, sent_at, sender, nickname, stage, content, automatic"
+    static let messageColumns = "id, room, sent_at, sender, nickname, stage, content, automatic, signature, author_key"
 
     static let insertMessage = """
-        INSERT INTO messages (id, room, sent_at, sender, nickname, stage, content, automatic)
-        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT (id) DO NOTHING
+        INSERT INTO messages (id, room, sent_at, sender, nickname, stage, content, automatic, signature, author_key)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) ON CONFLICT (id) DO NOTHING
         """
     static let containsMessage = "SELECT 1 FROM messages WHERE id = ?1"
     static let messageByID = "SELECT \(messageColumns) FROM messages WHERE id = ?1"

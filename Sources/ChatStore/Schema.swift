@@ -49,6 +49,8 @@ enum Schema {
         """
         CREATE INDEX messages_pending ON messages (delivery) WHERE delivery IN ('queued', 'sent');
         """,
+        // 3: public messages keep their author's signature (Schema+Signatures.swift).
+        signatureColumns,
     ]
 
     static var currentVersion: Int32 { Int32(migrations.count) }

@@ -113,6 +113,9 @@ public actor JSONSession: FrontEnd {
                 reply["catchUpInvalid"] = counters.catchUpInvalid
                 reply["acksSent"] = counters.acksSent
                 reply["dmRetries"] = counters.dmRetries
+                reply["signatureRefusals"] = counters.signatureRefusals
+                reply["relayedClaimingSelf"] = counters.relayedClaimingSelf
+                reply["unsolicitedHistoryReplies"] = counters.unsolicitedHistoryReplies
             case .roomGroups(let groups):
                 reply["groups"] = groups.map { group in
                     ["title": group.title, "rooms": group.items.map(JSONEventEncoder.summary)] as [String: Any]
