@@ -45,6 +45,7 @@ extension ChatNode {
     /// in one call, routed in order, their messages stored in one
     /// transaction, then reported and acknowledged in order.
     func receive(_ frames: [(payload: P2PPayload, peer: NodeNumber)]) async {
+        let frames = admitLive(frames)
         guard !frames.isEmpty else { return }
         let now = clock.nowMillis()
         var payloads: [P2PPayload] = []

@@ -32,6 +32,18 @@ extension ChatNode {
         return true
     }
 
+    /// The frames of a received batch that may go on (see the one-frame
+    /// `admitLive`); refused ones still count as received.
+    func admitLive(_ frames: [(payload: P2PPayload, peer: NodeNumber)]) -> [(payload: P2PPayload, peer: NodeNumber)] {
+        guard authenticator != nil else { return frames }
+        return frames.filter { frame in
+            if admitLive(frame.payload, from: frame.peer) { return true }
+            counters.receivedByType[frame.payload.type.name, default: 0] += 1
+            lastHeard[frame.peer] = clock.nowMillis()
+            return false
+        }
+    }
+
     /// Notes a history request before it is sent, so its reply is expected.
     func noteCatchUpRequest(_ request: P2PPayload, to peer: NodeNumber) {
         catchUpRequests.sent(request.messageId, to: peer)
