@@ -12,6 +12,7 @@ extension ChatNode {
         guard let authenticator else { return composed }
         var (payload, message) = composed
         authenticator.sign(&payload)
+        if payload.signature == nil { logger.error("could not sign public message \(payload.messageId); peers will refuse it") }
         message.signature = payload.signature
         message.authorKey = payload.authorKey
         return (payload, message)
