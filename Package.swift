@@ -37,7 +37,7 @@ let package = Package(
         .testTarget(name: "ChatStoreTests", dependencies: ["ChatStore", "TestSupport"]),
         .testTarget(name: "ChatCryptoTests", dependencies: ["ChatCrypto", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "P2PTransportTests", dependencies: ["P2PTransport", "TestSupport"]),
-        .testTarget(name: "ChatNodeTests", dependencies: ["ChatNode", "ChatStore", "TestSupport"]),
+        .testTarget(name: "ChatNodeTests", dependencies: ["ChatNode", "ChatStore", "ChatCrypto", "TestSupport"]),
         // Runs the built `lanchat` binary end to end.
         .testTarget(name: "LANChatCLITests", dependencies: ["LANChatCLI", "ChatStore", "TestSupport"], exclude: ["Fixtures"]),
     ],
