@@ -105,12 +105,14 @@ extension ChatNode {
     /// Merges a history reply: valid public messages we do not hold are
     /// stored in one transaction, added to the room in order, and reported.
     func absorbCatchUp(_ reply: P2PPayload, from peer: NodeNumber) async {
-        guard let frames = await admitCatchUp(reply, from: peer) else { return }
+        guard acceptsCatchUpReply(reply, from: peer) else { return }
+        let frames = reply.messages ?? []
         let now = clock.nowMillis()
         var fresh: [Message] = []
         var seen = Set<MessageID>()
         let stored = (try? await store.storedIDs(among: frames.map(\.messageId))) ?? []
         for var frame in frames {
+            guard admitRelayed(frame, from: peer, stored: stored) else { continue }
             guard frame.type == .publicMessage, let message = try? Message(from: Self.clamped(&frame, now: now), localNumber: identity.number),
                   seen.insert(message.id).inserted else {
                 counters.catchUpInvalid += 1
@@ -130,7 +132,7 @@ extension ChatNode {
             }
             emit(.caughtUp(from: peer, count: fresh.count))
         }
-        if reply.more == true, let last = reply.messages?.last {
+        if reply.more == true, let last = frames.last {
             await requestCatchUp(from: peer, after: HistoryCursor(timestamp: last.timestamp, id: last.messageId))
         }
     }

@@ -50,54 +50,41 @@ extension ChatNode {
         catchUpRequests.sent(request.messageId, to: peer)
     }
 
-    /// The entries of a history reply that may be stored, in order; nil if
-    /// the reply answers no request of ours (then nothing in it is used).
-    /// Refused, and counted: a public message claiming this node as its
-    /// author that we do not already hold, and one whose signature fails
-    /// (unsigned included). Frames of other types pass on, for the caller's
-    /// own validity check.
-    func admitCatchUp(_ reply: P2PPayload, from peer: NodeNumber) async -> [P2PPayload]? {
+    /// Whether a history reply answers a request of ours; if not, it is
+    /// refused whole and counted (it could only plant messages).
+    func acceptsCatchUpReply(_ reply: P2PPayload, from peer: NodeNumber) -> Bool {
         guard catchUpRequests.answer(reply, from: peer) else {
             counters.unsolicitedHistoryReplies += 1
             logger.notice("refused a history reply from \(peer) that answers no request of ours")
             emit(.rejected(from: peer, reason: "history reply nobody asked for"))
-            return nil
+            return false
         }
-        let frames = reply.messages ?? []
-        let me = identity.number
-        // Our own messages come back inside the catch-up window: harmless
-        // if we hold them, a forgery if we do not.
-        let mine = frames.filter { $0.senderNumber == me }.map(\.messageId)
-        let held = mine.isEmpty ? [] : ((try? await store.storedIDs(among: mine)) ?? [])
-        var admitted: [P2PPayload] = []
-        var refused = 0
-        for frame in frames {
-            guard frame.type == .publicMessage else {
-                admitted.append(frame)
-                continue
-            }
-            if frame.senderNumber == me {
-                if !held.contains(frame.messageId) {
-                    counters.relayedClaimingSelf += 1
-                    refused += 1
-                }
-                continue  // held: nothing to store either way
-            }
-            if let authenticator {
-                let verdict = authenticator.verify(frame)
-                guard verdict.isValid else {
-                    counters.signatureRefusals[verdict.rawValue, default: 0] += 1
-                    refused += 1
-                    continue
-                }
-            }
-            admitted.append(frame)
+        return true
+    }
+
+    /// Whether one entry of a history reply may be stored, judged before
+    /// anything (timestamp clamping) changes it; `stored` holds the ids we
+    /// already have. Refused and counted: a public message claiming this
+    /// node as author that we do not hold (no one else can write ours; the
+    /// ones we hold come back inside the catch-up window and are harmless),
+    /// and one whose signature fails, unsigned included. Other types pass,
+    /// for the caller's own validity check.
+    func admitRelayed(_ frame: P2PPayload, from peer: NodeNumber, stored: Set<MessageID>) -> Bool {
+        guard frame.type == .publicMessage else { return true }
+        if frame.senderNumber == identity.number {
+            if stored.contains(frame.messageId) { return true }
+            counters.relayedClaimingSelf += 1
+            logger.debug("refused relayed \(frame.messageId) from \(peer): claims to be ours")
+            return false
         }
-        if refused > 0 {
-            logger.notice("refused \(refused) of \(frames.count) entries in a history reply from \(peer)")
-            emit(.rejected(from: peer, reason: "history reply: \(refused) entries failed verification"))
+        guard let authenticator else { return true }
+        let verdict = authenticator.verify(frame)
+        guard verdict.isValid else {
+            counters.signatureRefusals[verdict.rawValue, default: 0] += 1
+            logger.debug("refused relayed \(frame.messageId) from \(peer): \(verdict)")
+            return false
         }
-        return admitted
+        return true
     }
 
     /// The frame a stored public message is relayed as, with its author's

@@ -174,4 +174,25 @@ extension TestNode {
         #expect(try await bob.store.page(.publicRoom, before: nil, limit: 10).map(\.content) == ["wanted"])
         #expect(!bob.messages().contains { $0.content == "planted" })
     }
+
+    /// Our own message coming back inside a catch-up reply (as honest
+    /// peers send it within the window) is no refusal; one we never wrote is.
+    @Test func ownMessageComingBackIsFineAForgedOneIsNot() async throws {
+        let network = InMemoryNetwork()
+        let bob = try await TestNode(try TestSigner("bob"), on: network)
+        let mallory = try await Mallory(on: network)
+        let request = try await mallory.request(from: bob.identity.number)
+        try await bob.node.sendPublic("mine")
+        let mine = try await mallory.log.first("bob's message") {
+            if case .received(let payload, _) = $0, payload.type == .publicMessage { payload } else { nil }
+        }
+        var forged = mallory.publicMessage("bob never wrote this", as: bob.identity)
+        forged.signature = mine.signature  // a real signature of bob's, over other bytes
+        forged.authorKey = mine.authorKey
+        _ = await mallory.transport.send(mallory.reply(to: request.messageId, with: [mine, forged]), to: bob.identity.number)
+        try await waitUntil("forged self-claim counted") { await bob.node.statistics().relayedClaimingSelf == 1 }
+        let counters = await bob.node.statistics()
+        #expect(counters.signatureRefusals.isEmpty && counters.catchUpInvalid == 0)
+        #expect(try await bob.store.page(.publicRoom, before: nil, limit: 10).map(\.content) == ["mine"])
+    }
 }
