@@ -22,11 +22,11 @@ let package = Package(
         // Noise handshakes, AEAD records, identity keys: thin wrappers over libcrypto's EVP.
         .target(name: "ChatCrypto", dependencies: ["ChatCore", "CCrypto"]),
         // Sockets, discovery, peer links.
-        .target(name: "P2PTransport", dependencies: ["ChatCore"]),
+        .target(name: "P2PTransport", dependencies: ["ChatCore", "ChatCrypto"]),
         // The node actor: transport -> router -> models -> store.
         .target(name: "ChatNode", dependencies: ["ChatCore", "ChatStore", "P2PTransport"]),
         // Argument parsing, console, JSON-lines control, bots.
-        .target(name: "LANChatCLI", dependencies: ["ChatNode"]),
+        .target(name: "LANChatCLI", dependencies: ["ChatNode", "ChatCrypto"]),
         .executableTarget(name: "lanchat", dependencies: ["LANChatCLI"]),
         // `swift run -c release lanchat-bench`: figures beside same-run baselines.
         .executableTarget(name: "LANChatBench", dependencies: ["ChatNode", "ChatStore", "P2PTransport", "LANChatCLI"]),
@@ -39,7 +39,7 @@ let package = Package(
         .testTarget(name: "P2PTransportTests", dependencies: ["P2PTransport", "TestSupport"]),
         .testTarget(name: "ChatNodeTests", dependencies: ["ChatNode", "ChatStore", "ChatCrypto", "TestSupport"]),
         // Runs the built `lanchat` binary end to end.
-        .testTarget(name: "LANChatCLITests", dependencies: ["LANChatCLI", "ChatStore", "TestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "LANChatCLITests", dependencies: ["LANChatCLI", "ChatStore", "ChatCrypto", "TestSupport"], exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )
