@@ -24,6 +24,8 @@ public struct NodeCounters: Hashable, Sendable, Codable {
     public var relayedClaimingSelf = 0
     /// History replies that answered no request of ours.
     public var unsolicitedHistoryReplies = 0
+
+    public init() {}
     public var acksSent = 0
     public var dmRetries = 0
 }
