@@ -2,7 +2,7 @@
 import PackageDescription
 
 // No package dependencies by design: Foundation, Dispatch, Glibc, the
-// toolchain's test modules and the system SQLite library only.
+// toolchain's test modules and the system SQLite and libcrypto libraries only.
 let package = Package(
     name: "lanchat",
     platforms: [.macOS(.v15)],
@@ -17,12 +17,16 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
         // The history store.
         .target(name: "ChatStore", dependencies: ["ChatCore", "CSQLite"]),
+        // OpenSSL 3 libcrypto from the system (Debian: libssl-dev).
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
+        // Noise handshakes, AEAD records, identity keys: thin wrappers over libcrypto's EVP.
+        .target(name: "ChatCrypto", dependencies: ["ChatCore", "CCrypto"]),
         // Sockets, discovery, peer links.
-        .target(name: "P2PTransport", dependencies: ["ChatCore"]),
+        .target(name: "P2PTransport", dependencies: ["ChatCore", "ChatCrypto"]),
         // The node actor: transport -> router -> models -> store.
         .target(name: "ChatNode", dependencies: ["ChatCore", "ChatStore", "P2PTransport"]),
         // Argument parsing, console, JSON-lines control, bots.
-        .target(name: "LANChatCLI", dependencies: ["ChatNode"]),
+        .target(name: "LANChatCLI", dependencies: ["ChatNode", "ChatCrypto"]),
         .executableTarget(name: "lanchat", dependencies: ["LANChatCLI"]),
         // `swift run -c release lanchat-bench`: figures beside same-run baselines.
         .executableTarget(name: "LANChatBench", dependencies: ["ChatNode", "ChatStore", "P2PTransport", "LANChatCLI"]),
@@ -31,10 +35,11 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["ChatCore", "ChatStore"], path: "Tests/TestSupport"),
         .testTarget(name: "ChatCoreTests", dependencies: ["ChatCore", "TestSupport"]),
         .testTarget(name: "ChatStoreTests", dependencies: ["ChatStore", "TestSupport"]),
+        .testTarget(name: "ChatCryptoTests", dependencies: ["ChatCrypto", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "P2PTransportTests", dependencies: ["P2PTransport", "TestSupport"]),
-        .testTarget(name: "ChatNodeTests", dependencies: ["ChatNode", "ChatStore", "TestSupport"]),
+        .testTarget(name: "ChatNodeTests", dependencies: ["ChatNode", "ChatStore", "ChatCrypto", "TestSupport"]),
         // Runs the built `lanchat` binary end to end.
-        .testTarget(name: "LANChatCLITests", dependencies: ["LANChatCLI", "ChatStore", "TestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "LANChatCLITests", dependencies: ["LANChatCLI", "ChatStore", "ChatCrypto", "TestSupport"], exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -30,6 +30,7 @@ struct FastPayloadParser {
         var stage: String??, content: String?, timestamp: Int64?, target: NodeNumber??, refId: MessageID??
         var automatic: Bool??, instanceId: String??, listenPort: Int??, capabilities: [String]??
         var sinceTimestamp: Int64??, sinceId: MessageID??, limit: Int??, more: Bool??
+        var signature: String??, authorKey: String??
         var seen = Set<String>()
         skipSpace()
         if !take(UInt8(ascii: "}")) {
@@ -57,6 +58,8 @@ struct FastPayloadParser {
                 case "sinceId": guard let v = Self.optional(value, Self.id) else { return nil }; sinceId = v
                 case "limit": guard let v = Self.optional(value, Self.int) else { return nil }; limit = v
                 case "more": guard let v = Self.optional(value, Self.bool) else { return nil }; more = v
+                case "signature": guard let v = Self.optional(value, Self.text) else { return nil }; signature = v
+                case "authorKey": guard let v = Self.optional(value, Self.text) else { return nil }; authorKey = v
                 case "messages": return nil  // history replies: JSONDecoder
                 default: break  // unknown fields are skipped, as Codable does
                 }
@@ -79,6 +82,8 @@ struct FastPayloadParser {
         payload.sinceId = sinceId ?? nil
         payload.limit = limit ?? nil
         payload.more = more ?? nil
+        payload.signature = signature ?? nil
+        payload.authorKey = authorKey ?? nil
         return payload
     }
 

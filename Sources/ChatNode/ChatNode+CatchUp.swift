@@ -85,6 +85,8 @@ extension ChatNode {
         var fresh = 0
         var seen = Set<MessageID>()
         for var frame in reply.messages ?? [] {
+            // Judged as the author sent it, before the clamp changes it.
+            guard admitRelayed(frame, from: peer, stored: stored) else { continue }
             Self.clampTimestamp(&frame, now: now, counters: &counters)
             guard frame.type == .publicMessage, let message = try? Message(from: frame, localNumber: identity.number),
                   seen.insert(message.id).inserted else {
@@ -148,7 +150,7 @@ extension ChatNode {
         var last = start
         var more = rows.count > limit
         for (seq, message) in rows.prefix(limit) {
-            let frame = Self.payload(for: message)
+            let frame = Self.relayPayload(for: message)
             let size = P2PFrameCodec.encode(frame).count
             if bytes + size > Self.catchUpReplyBytes {
                 more = true

@@ -55,6 +55,8 @@ extension ChatNode {
 
     /// Plans, commits and applies one step.
     func step(frames: [(payload: P2PPayload, peer: NodeNumber)], commands: [PendingCommand]) async {
+        // Signatures are checked on the frames as sent, before the clamp.
+        let frames = admitLive(frames)
         let now = clock.nowMillis()
         var payloads: [P2PPayload] = []
         payloads.reserveCapacity(frames.count)

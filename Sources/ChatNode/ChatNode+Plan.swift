@@ -28,7 +28,7 @@ extension ChatNode {
         _ text: String, automatic: Bool, now: Int64, on scratch: inout MessageRouter, into plan: inout NodePlan
     ) throws(NodeError) -> Message {
         let composed: (payload: P2PPayload, message: Message)
-        do { composed = try scratch.publicChat.compose(text, at: now, automatic: automatic) } catch { throw .chat(error) }
+        do { composed = signed(try scratch.publicChat.compose(text, at: now, automatic: automatic)) } catch { throw .chat(error) }
         plan.changes.messages.append(composed.message)
         // Writing in a room means having read it up to here.
         plan.changes.markRead(.publicRoom, upTo: HistoryCursor(composed.message))

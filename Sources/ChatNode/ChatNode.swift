@@ -43,6 +43,8 @@ public actor ChatNode {
     /// Per peer, the last position in its store we have caught up to
     /// (also kept in the store's meta table, committed with each page).
     var catchUpCursors: [NodeNumber: CatchUpCursor] = [:]
+    /// Signs our public messages and checks others' (ChatNode+Signatures.swift).
+    let authenticator: (any MessageAuthenticator)?
     public private(set) var state = State.idle
     /// Transport events taken from the stream and not yet handled, in
     /// arrival order (see ChatNode+Pipeline.swift).
@@ -61,13 +63,15 @@ public actor ChatNode {
 
     public init(
         identity: NodeIdentity, transport: any PeerTransport, store: any ChatStoring,
-        clock: any ChatClock = SystemClock(), logger: ChatLogger = .disabled
+        clock: any ChatClock = SystemClock(), logger: ChatLogger = .disabled,
+        authenticator: (any MessageAuthenticator)? = nil
     ) {
         (events, eventSink) = AsyncStream.makeStream(of: NodeEvent.self, bufferingPolicy: .bufferingNewest(Self.eventBuffer))
         self.transport = transport
         self.store = store
         self.clock = clock
         self.logger = logger
+        self.authenticator = authenticator
         router = MessageRouter(identity: identity)
     }
 

@@ -23,6 +23,13 @@ public struct NodeCounters: Hashable, Sendable, Codable {
     public var commitFailures = 0
     /// Events dropped because the front end stopped reading (see `ChatNode.eventBuffer`).
     public var eventsDropped = 0
+    /// Public messages (live or relayed) refused for their signature, per
+    /// `SignatureVerdict` name (unsigned, malformed, wrongAuthorKey, badSignature).
+    public var signatureRefusals: [String: Int] = [:]
+    /// History-reply entries claiming this node as author that it does not hold.
+    public var relayedClaimingSelf = 0
     public var acksSent = 0
     public var dmRetries = 0
+
+    public init() {}
 }

@@ -197,7 +197,7 @@ public actor ChatStore {
             try statement.bind(seq, at: 1)
             try statement.bind(limit, at: 2)
             var rows: [(seq: Int64, message: Message)] = []
-            while try statement.step() { rows.append((statement.int64(8), try Self.message(from: statement))) }
+            while try statement.step() { rows.append((statement.int64(SQL.messageColumnCount), try Self.message(from: statement))) }
             return rows
         }
     }
@@ -289,7 +289,8 @@ public actor ChatStore {
     // `SQL.insertMessage`, `message(from:)` reads `SQL.messageColumns`.
     // Adding a column touches these two, SQL.swift and a migration.
 
-    /// Binds `message` to `SQL.insertMessage`'s parameters ?1...?8.
+    /// Binds `message` to `SQL.insertMessage`'s parameters ?1...?8 and
+    /// ?10...?11 (?9, the arrival sequence, is the caller's).
     static func bind(_ message: Message, to statement: Statement) throws(StoreError) {
         try statement.bind(message.id, at: 1)
         try statement.bind(message.room.description, at: 2)
@@ -299,6 +300,8 @@ public actor ChatStore {
         try statement.bind(message.senderStage, at: 6)
         try statement.bind(message.content, at: 7)
         try statement.bind(message.automatic ? 1 : 0, at: 8)
+        try statement.bind(message.signature, at: 10)
+        try statement.bind(message.authorKey, at: 11)
     }
 
     /// Decodes a row of `SQL.messageColumns`.
@@ -312,9 +315,12 @@ public actor ChatStore {
         guard let sender = NodeNumber(rawValue: UInt64(bitPattern: statement.int64(3))) else {
             throw .malformedRow(table: "messages", reason: "sender of \(id) is not a node number")
         }
-        return Message(
+        var message = Message(
             id: id, room: room, senderNumber: sender, senderNickname: statement.string(4) ?? "",
             senderStage: statement.string(5), content: statement.string(6) ?? "",
             timestamp: statement.int64(2), automatic: statement.int64(7) != 0)
+        message.signature = statement.string(8)
+        message.authorKey = statement.string(9)
+        return message
     }
 }

@@ -58,6 +58,8 @@ enum Schema {
             WHERE numbered.nid = messages.id;
         CREATE INDEX messages_seq ON messages (seq);
         """,
+        // 4: public messages keep their author's signature (Schema+Signatures.swift).
+        signatureColumns,
     ]
 
     static var currentVersion: Int32 { Int32(migrations.count) }

@@ -16,6 +16,7 @@ public struct CommandLineParser {
                 try Self.ipv4(String(item).trimmingWhitespace(), for: "LANCHAT_BROADCAST")
             }
         }
+        if let file = environment["LANCHAT_SECRET_FILE"], !file.isEmpty { options.secretFile = file }
         var broadcastFromFlags: [String] = []
         var rate: Double?
         var count: Int?
@@ -46,6 +47,7 @@ public struct CommandLineParser {
             case "--peer": options.staticPeers.append(try Self.hostPort(try value(), for: name))
             case "-d", "--data-dir": options.dataDirectory = try Self.nonEmpty(try value(), for: name)
             case "--in-memory": options.inMemory = true
+            case "--secret-file": options.secretFile = try Self.nonEmpty(try value(), for: name)
             case "--beacon-interval":
                 let text = try value()
                 guard let seconds = Double(text), seconds >= 0.05, seconds <= 3600 else {

@@ -6,9 +6,10 @@ import Glibc
 import Darwin
 #endif
 
-/// A node's data directory: `history.sqlite`, the node number that makes a
-/// restarted node the same node (`node-number`), and a lock so two
-/// processes never share one directory.
+/// A node's data directory: `history.sqlite`, the identity key that makes a
+/// restarted node the same node (`identity.key`, see
+/// DataDirectory+Identity.swift), and a lock so two processes never share
+/// one directory.
 public final class DataDirectory: Sendable {
     public let path: String
     private let lockDescriptor: Int32
@@ -56,22 +57,4 @@ public final class DataDirectory: Sendable {
     deinit { close(lockDescriptor) }
 
     public var historyPath: String { path + "/history.sqlite" }
-
-    /// The node number kept here, created on first use.
-    public func nodeNumber() throws(Failure) -> NodeNumber {
-        let file = path + "/node-number"
-        if let text = try? String(contentsOfFile: file, encoding: .utf8) {
-            guard let raw = UInt64(text.trimmingWhitespace()), let number = NodeNumber(rawValue: raw) else {
-                throw Failure(description: "\(file) does not hold a node number; remove it to get a new identity")
-            }
-            return number
-        }
-        let number = NodeNumber.random()
-        do {
-            try "\(number.rawValue)\n".write(toFile: file, atomically: true, encoding: .utf8)
-        } catch {
-            throw Failure(description: "cannot write \(file): \(error.localizedDescription)")
-        }
-        return number
-    }
 }

@@ -115,6 +115,9 @@ public actor JSONSession: FrontEnd {
                 reply["catchUpInvalid"] = counters.catchUpInvalid
                 reply["acksSent"] = counters.acksSent
                 reply["dmRetries"] = counters.dmRetries
+                reply["signatureRefusals"] = counters.signatureRefusals
+                reply["relayedClaimingSelf"] = counters.relayedClaimingSelf
+                reply["catchUpUnsolicited"] = counters.catchUpUnsolicited
             case .roomGroups(let groups):
                 reply["groups"] = groups.map { group in
                     ["title": group.title, "rooms": group.items.map(JSONEventEncoder.summary)] as [String: Any]

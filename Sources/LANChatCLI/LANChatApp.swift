@@ -1,4 +1,5 @@
 import ChatCore
+import ChatCrypto
 import ChatNode
 import ChatStore
 import Foundation
@@ -34,29 +35,41 @@ public enum LANChatApp {
         let isBot = options.mode == .echoBot || { if case .chatterBot = options.mode { true } else { false } }()
         let inMemory = options.inMemory || (isBot && options.dataDirectory == nil)
         let dataDirectory: DataDirectory?
-        let number: NodeNumber
+        let identityKey: IdentityKey
+        let groupSecret: GroupSecret?
         let store: ChatStore
         do {
             if inMemory {
                 dataDirectory = nil
-                number = .random()
+                identityKey = try IdentityKey.generate()  // a fresh identity per run
             } else {
                 let directory = try DataDirectory(path: options.dataDirectory ?? DataDirectory.defaultPath(nickname: nickname, environment: environment))
                 dataDirectory = directory
-                number = try directory.nodeNumber()
+                let loaded = try directory.identityKey()
+                identityKey = loaded.key
+                if let notice = loaded.migrationNotice { logger.notice(notice) }
             }
-            store = try ChatStore(path: dataDirectory?.historyPath, localNumber: number, logger: logger.labeled("store"))
+            groupSecret = try options.secretFile.map(loadGroupSecret)
+            store = try ChatStore(path: dataDirectory?.historyPath, localNumber: identityKey.nodeNumber, logger: logger.labeled("store"))
         } catch let error as DataDirectory.Failure {
             writeError("lanchat: \(error)")
+            return 1
+        } catch let error as CryptoError {
+            writeError("lanchat: cannot create an identity key: \(error)")
             return 1
         } catch {
             writeError("lanchat: cannot open history: \(error)")
             return 1
         }
         let locale = Locale(identifier: options.locale == "ko" ? "ko_KR" : "en_US")
-        let identity = NodeIdentity(number: number, nickname: nickname, stage: options.stage)
-        let service = P2PService(identity: identity, configuration: transportConfiguration(options), logger: logger.labeled("transport"))
-        let node = ChatNode(identity: identity, transport: service, store: store, logger: logger.labeled("node"))
+        logger.info("identity \(identityKey.publicKey.fingerprint), node \(identityKey.nodeNumber)")
+        let identity = NodeIdentity(number: identityKey.nodeNumber, nickname: nickname, stage: options.stage)
+        var configuration = transportConfiguration(options)
+        configuration.identityKey = identityKey
+        configuration.groupSecret = groupSecret
+        let service = P2PService(identity: identity, configuration: configuration, logger: logger.labeled("transport"))
+        let node = ChatNode(identity: identity, transport: service, store: store, logger: logger.labeled("node"),
+                            authenticator: Ed25519MessageAuthenticator(key: identityKey))
         let signals = SignalWatcher()
         do {
             try await node.start()
@@ -118,6 +131,18 @@ public enum LANChatApp {
         configuration.keepaliveInterval = min(.seconds(2), configuration.beaconInterval)
         configuration.deadPeerTimeout = max(.seconds(1), configuration.beaconInterval * 3)
         return configuration
+    }
+
+    /// Reads `--secret-file`; a missing or unusable file stops the start.
+    static func loadGroupSecret(_ path: String) throws(DataDirectory.Failure) -> GroupSecret {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw DataDirectory.Failure(description: "cannot read the group secret file \(path)")
+        }
+        do {
+            return try GroupSecret(fileContents: Array(data))
+        } catch {
+            throw DataDirectory.Failure(description: "\(path): \(error)")
+        }
     }
 
     static func defaultNickname(_ environment: [String: String]) -> String {

@@ -32,6 +32,8 @@ public struct LaunchOptions: Hashable, Sendable {
     public var inMemory = false
     public var beaconInterval: Double = 2
     public var locale = "en"
+    /// `--secret-file` / LANCHAT_SECRET_FILE: the private group's secret.
+    public var secretFile: String?
     public var logLevel = "notice"
 
     public init() {}

@@ -1,3 +1,5 @@
+import ChatCrypto
+
 /// How a `P2PService` finds peers and keeps its links. Defaults suit a LAN;
 /// tests shorten the intervals and always name `broadcastAddresses`.
 public struct P2PConfiguration: Sendable {
@@ -36,6 +38,12 @@ public struct P2PConfiguration: Sendable {
     public var capabilities: [String] = []
     /// Bounds on what peers and addresses may make this node do.
     public var limits = PeerLimits()
+    /// This node's Ed25519 identity (its node number derives from it). Nil:
+    /// the service makes a fresh one for this run, as `--in-memory` does.
+    public var identityKey: IdentityKey? = nil
+    /// The private group's secret (`--secret-file`): links use Noise XXpsk3
+    /// with its psk and beacons carry its tag. Nil: no group (plain XX).
+    public var groupSecret: GroupSecret? = nil
 
     public init() {}
 

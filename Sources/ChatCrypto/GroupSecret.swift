@@ -1,0 +1,42 @@
+/// A private group's shared secret, read from `--secret-file`. Nodes link
+/// only when their secrets match (the Noise XXpsk3 psk) and tag their
+/// beacons with it, so outsiders are not even dialled.
+///
+/// File format: any bytes, 1 byte to 64 KiB; one trailing "\n" or "\r\n"
+/// is ignored so `echo word > file` works. From the contents C:
+///
+///     psk        = SHA-256("lanchat group psk" || C)
+///     beacon key = SHA-256("lanchat group beacon" || C)
+///     beacon tag = HMAC-SHA256(beacon key, datagram)
+///
+/// Separate keys so a beacon tag reveals nothing about the psk.
+public struct GroupSecret: Sendable {
+    public static let maxFileLength = 64 * 1024
+    public static let tagByteCount = 32
+
+    /// The 32-byte Noise psk.
+    public let psk: [UInt8]
+    private let beaconKey: [UInt8]
+
+    public init(fileContents: [UInt8]) throws(CryptoError) {
+        var contents = fileContents
+        if contents.last == 0x0A { contents.removeLast() }
+        if contents.last == 0x0D, fileContents.last == 0x0A { contents.removeLast() }
+        guard !contents.isEmpty else { throw .malformedKeyFile("the group secret file is empty") }
+        guard fileContents.count <= Self.maxFileLength else {
+            throw .malformedKeyFile("the group secret file is over \(Self.maxFileLength) bytes")
+        }
+        psk = SHA256.hash(Array("lanchat group psk".utf8) + contents)
+        beaconKey = SHA256.hash(Array("lanchat group beacon".utf8) + contents)
+    }
+
+    /// A 32-byte HMAC-SHA256 tag that authenticates `datagram` to the group.
+    public func beaconTag(_ datagram: [UInt8]) -> [UInt8] {
+        SHA256.hmac(key: beaconKey, datagram)
+    }
+
+    /// Checks a beacon's tag in constant time.
+    public func isValidBeaconTag(_ tag: [UInt8], for datagram: [UInt8]) -> Bool {
+        SHA256.verifyHMAC(tag, key: beaconKey, datagram)
+    }
+}

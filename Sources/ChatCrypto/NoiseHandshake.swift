@@ -1,0 +1,179 @@
+/// A Noise HandshakeState (spec rev 34, section 5.3) for XX / XXpsk3 with
+/// 25519, ChaChaPoly and SHA256: a pure value with no I/O. Each side calls
+/// `writeMessage` and `readMessage` in turn (initiator writes first) until
+/// `isFinished`, then `split()` gives the transport ciphers.
+///
+/// Any error leaves the handshake unusable; the caller drops the link.
+/// Messages are at most 65535 bytes (`maxMessageLength`).
+public struct NoiseHandshake: Sendable {
+    public static let maxMessageLength = 65_535
+    static let dhLength = 32
+
+    public enum Role: Sendable { case initiator, responder }
+
+    public let pattern: NoisePattern
+    public let role: Role
+    private var symmetric: SymmetricState
+    private let localStatic: X25519KeyPair
+    private var localEphemeral: X25519KeyPair?
+    private let psk: [UInt8]?
+    public private(set) var remoteStaticKey: [UInt8]?
+    private var remoteEphemeral: [UInt8]?
+    /// Index of the next message in the pattern.
+    private var messageIndex = 0
+    private var failed = false
+    /// The handshake hash just before the payload of the last message
+    /// written or read was encrypted: what a payload signature binds to.
+    public private(set) var payloadHandshakeHash: [UInt8] = []
+
+    /// - Parameters:
+    ///   - prologue: bytes both sides must agree on (mixed into the hash).
+    ///   - staticKey: this node's Noise static key.
+    ///   - psk: 32 bytes, required by (and only allowed with) `.XXpsk3`.
+    ///   - ephemeralKey: for test vectors only; normally generated.
+    public init(pattern: NoisePattern, role: Role, prologue: [UInt8] = [], staticKey: X25519KeyPair,
+                psk: [UInt8]? = nil) throws(CryptoError) {
+        try self.init(pattern: pattern, role: role, prologue: prologue, staticKey: staticKey, psk: psk, ephemeralKey: nil)
+    }
+
+    init(pattern: NoisePattern, role: Role, prologue: [UInt8], staticKey: X25519KeyPair,
+         psk: [UInt8]?, ephemeralKey: X25519KeyPair?) throws(CryptoError) {
+        if pattern.usesPSK {
+            guard let psk else { throw .missingKey("\(pattern.rawValue) needs a 32-byte psk") }
+            try LibCrypto.requireLength(psk, 32, "psk")
+        } else if psk != nil {
+            throw .missingKey("\(pattern.rawValue) takes no psk")
+        }
+        self.pattern = pattern
+        self.role = role
+        self.localStatic = staticKey
+        self.localEphemeral = ephemeralKey
+        self.psk = psk
+        symmetric = SymmetricState(protocolName: pattern.protocolName)
+        symmetric.mixHash(prologue)
+    }
+
+    /// True when it is this side's turn to call `writeMessage`.
+    public var isMyTurnToWrite: Bool {
+        !isFinished && (messageIndex % 2 == 0) == (role == .initiator)
+    }
+
+    public var isFinished: Bool { messageIndex == pattern.messages.count }
+
+    /// The handshake hash h: after the handshake, a unique id of the session.
+    public var handshakeHash: [UInt8] { symmetric.handshakeHash }
+
+    public var localStaticPublicKey: [UInt8] { localStatic.publicKey }
+
+    /// Writes the next message carrying `payload`.
+    public mutating func writeMessage(_ payload: [UInt8] = []) throws(CryptoError) -> [UInt8] {
+        try writeMessage { _ throws(CryptoError) in payload }
+    }
+
+    /// Writes the next message; `payload` is given the handshake hash at the
+    /// point the payload is encrypted, so it can sign it (HandshakeIdentity).
+    public mutating func writeMessage(payload: ([UInt8]) throws(CryptoError) -> [UInt8]) throws(CryptoError) -> [UInt8] {
+        guard !failed else { throw .handshakeOutOfOrder("the handshake already failed") }
+        guard isMyTurnToWrite else { throw .handshakeOutOfOrder("not this side's turn to write") }
+        failed = true
+        var message: [UInt8] = []
+        for token in pattern.messages[messageIndex] {
+            switch token {
+            case .e:
+                let ephemeral: X25519KeyPair
+                if let fixed = localEphemeral { ephemeral = fixed } else { ephemeral = try X25519KeyPair.generate() }
+                localEphemeral = ephemeral
+                message += ephemeral.publicKey
+                symmetric.mixHash(ephemeral.publicKey)
+                if pattern.usesPSK { symmetric.mixKey(ephemeral.publicKey) }
+            case .s:
+                message += try symmetric.encryptAndHash(localStatic.publicKey)
+            case .psk:
+                symmetric.mixKeyAndHash(psk!)
+            default:
+                symmetric.mixKey(try dh(token))
+            }
+        }
+        payloadHandshakeHash = symmetric.handshakeHash
+        message += try symmetric.encryptAndHash(try payload(payloadHandshakeHash))
+        guard message.count <= Self.maxMessageLength else {
+            throw .messageTooLarge(limit: Self.maxMessageLength, got: message.count)
+        }
+        messageIndex += 1
+        failed = false
+        return message
+    }
+
+    /// Reads the peer's next message and returns its payload.
+    public mutating func readMessage(_ message: [UInt8]) throws(CryptoError) -> [UInt8] {
+        guard !failed else { throw .handshakeOutOfOrder("the handshake already failed") }
+        guard !isFinished, !isMyTurnToWrite else { throw .handshakeOutOfOrder("not this side's turn to read") }
+        guard message.count <= Self.maxMessageLength else {
+            throw .messageTooLarge(limit: Self.maxMessageLength, got: message.count)
+        }
+        failed = true
+        var offset = 0
+        func take(_ count: Int) throws(CryptoError) -> [UInt8] {
+            guard message.count - offset >= count else { throw .messageTooShort(expected: offset + count, got: message.count) }
+            defer { offset += count }
+            return Array(message[offset..<(offset + count)])
+        }
+        for token in pattern.messages[messageIndex] {
+            switch token {
+            case .e:
+                let ephemeral = try take(Self.dhLength)
+                remoteEphemeral = ephemeral
+                symmetric.mixHash(ephemeral)
+                if pattern.usesPSK { symmetric.mixKey(ephemeral) }
+            case .s:
+                let length = Self.dhLength + (symmetric.hasKey ? ChaChaPoly.tagByteCount : 0)
+                remoteStaticKey = try symmetric.decryptAndHash(try take(length))
+            case .psk:
+                symmetric.mixKeyAndHash(psk!)
+            default:
+                symmetric.mixKey(try dh(token))
+            }
+        }
+        payloadHandshakeHash = symmetric.handshakeHash
+        let rest = Array(message[offset...])
+        if symmetric.hasKey, rest.count < ChaChaPoly.tagByteCount {
+            throw .messageTooShort(expected: offset + ChaChaPoly.tagByteCount, got: message.count)
+        }
+        let payload = try symmetric.decryptAndHash(rest)
+        messageIndex += 1
+        failed = false
+        return payload
+    }
+
+    /// The transport ciphers, once the handshake is finished.
+    public func split() throws(CryptoError) -> NoiseTransport {
+        guard isFinished, !failed else { throw .handshakeOutOfOrder("split before the handshake finished") }
+        let keys = symmetric.split()
+        switch role {
+        case .initiator:
+            return NoiseTransport(sender: RecordCipher(key: keys.initiatorToResponder),
+                                  receiver: RecordCipher(key: keys.responderToInitiator), handshakeHash: handshakeHash)
+        case .responder:
+            return NoiseTransport(sender: RecordCipher(key: keys.responderToInitiator),
+                                  receiver: RecordCipher(key: keys.initiatorToResponder), handshakeHash: handshakeHash)
+        }
+    }
+
+    private func dh(_ token: NoisePattern.Token) throws(CryptoError) -> [UInt8] {
+        let initiator = role == .initiator
+        // es: initiator's e with responder's s; se: initiator's s with responder's e.
+        let useLocalEphemeral: Bool
+        let useRemoteEphemeral: Bool
+        switch token {
+        case .ee: (useLocalEphemeral, useRemoteEphemeral) = (true, true)
+        case .es: (useLocalEphemeral, useRemoteEphemeral) = (initiator, !initiator)
+        case .se: (useLocalEphemeral, useRemoteEphemeral) = (!initiator, initiator)
+        case .ss: (useLocalEphemeral, useRemoteEphemeral) = (false, false)
+        default: preconditionFailure("not a DH token")
+        }
+        let local = useLocalEphemeral ? localEphemeral : localStatic
+        let remote = useRemoteEphemeral ? remoteEphemeral : remoteStaticKey
+        guard let local, let remote else { throw .handshakeOutOfOrder("DH before both keys are known") }
+        return try local.sharedSecret(with: remote)
+    }
+}

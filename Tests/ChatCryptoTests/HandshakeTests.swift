@@ -1,0 +1,160 @@
+import Testing
+@testable import ChatCrypto
+
+/// Full handshakes with identities between two in-memory sides, and the
+/// ways a hostile peer could try to get one accepted.
+@Suite struct HandshakeTests {
+    struct Side {
+        var noise: NoiseHandshake
+        let identity: IdentityKey
+    }
+
+    static func pair(_ pattern: NoisePattern = .XX, initiatorPSK: [UInt8]? = nil, responderPSK: [UInt8]? = nil,
+                     prologue: [UInt8] = Array("lanchat/2".utf8)) throws -> (Side, Side) {
+        let initiator = Side(noise: try NoiseHandshake(pattern: pattern, role: .initiator, prologue: prologue,
+                                                       staticKey: .generate(), psk: initiatorPSK), identity: try .generate())
+        let responder = Side(noise: try NoiseHandshake(pattern: pattern, role: .responder, prologue: prologue,
+                                                       staticKey: .generate(), psk: responderPSK), identity: try .generate())
+        return (initiator, responder)
+    }
+
+    /// Runs the three XX messages; returns what each side verified.
+    static func run(_ i: inout Side, _ r: inout Side) throws -> (ofResponder: HandshakeIdentity.Verified, ofInitiator: HandshakeIdentity.Verified) {
+        let m1 = try i.noise.writeMessage()
+        #expect(try r.noise.readMessage(m1) == [])
+        let m2 = try r.noise.writeMessage(identity: r.identity, hello: Array("hello from r".utf8))
+        let ofResponder = try i.noise.readIdentityMessage(m2)
+        let m3 = try i.noise.writeMessage(identity: i.identity, hello: Array("hello from i".utf8))
+        let ofInitiator = try r.noise.readIdentityMessage(m3)
+        return (ofResponder, ofInitiator)
+    }
+
+    @Test(arguments: NoisePattern.allCases)
+    func identitiesAreExchangedAndVerified(_ pattern: NoisePattern) throws {
+        let psk: [UInt8]? = pattern == .XXpsk3 ? try SecureRandom.bytes(32) : nil
+        var (i, r) = try Self.pair(pattern, initiatorPSK: psk, responderPSK: psk)
+        let (ofResponder, ofInitiator) = try Self.run(&i, &r)
+        #expect(ofResponder.identity == r.identity.publicKey)
+        #expect(ofResponder.hello == Array("hello from r".utf8))
+        #expect(ofInitiator.identity == i.identity.publicKey)
+        #expect(ofInitiator.hello == Array("hello from i".utf8))
+        #expect(i.noise.isFinished && r.noise.isFinished)
+        #expect(i.noise.remoteStaticKey == r.noise.localStaticPublicKey)
+        var it = try i.noise.split()
+        var rt = try r.noise.split()
+        #expect(it.handshakeHash == rt.handshakeHash)
+        #expect(try rt.open(it.seal([1, 2, 3])) == [1, 2, 3])
+        #expect(try it.open(rt.seal([4])) == [4])
+    }
+
+    @Test func differentGroupSecretsNeverFinish() throws {
+        var (i, r) = try Self.pair(.XXpsk3, initiatorPSK: [UInt8](repeating: 1, count: 32),
+                                   responderPSK: [UInt8](repeating: 2, count: 32))
+        // With psk3 the mismatch surfaces at message 2 already (e is mixed as a key).
+        #expect(throws: CryptoError.authenticationFailed) { try Self.run(&i, &r) }
+    }
+
+    @Test func pskPatternNeedsAPSKAndXXRefusesOne() {
+        #expect(throws: CryptoError.self) { try NoiseHandshake(pattern: .XXpsk3, role: .initiator, staticKey: .generate()) }
+        #expect(throws: CryptoError.self) {
+            try NoiseHandshake(pattern: .XX, role: .initiator, staticKey: .generate(), psk: [UInt8](repeating: 0, count: 32))
+        }
+        #expect(throws: CryptoError.self) {
+            try NoiseHandshake(pattern: .XXpsk3, role: .initiator, staticKey: .generate(), psk: [1, 2])
+        }
+    }
+
+    @Test func differentProloguesFail() throws {
+        var (i, _) = try Self.pair(prologue: [1])
+        var (_, r) = try Self.pair(prologue: [2])
+        _ = try r.noise.readMessage(try i.noise.writeMessage())
+        let m2 = try r.noise.writeMessage(identity: r.identity, hello: [])
+        #expect(throws: CryptoError.authenticationFailed) { try i.noise.readIdentityMessage(m2) }
+    }
+
+    @Test func everyBitFlipInMessagesTwoAndThreeIsRefused() throws {
+        var (i, r) = try Self.pair()
+        _ = try r.noise.readMessage(try i.noise.writeMessage())
+        let m2 = try r.noise.writeMessage(identity: r.identity, hello: [9])
+        for index in m2.indices {
+            var copy = i
+            var bent = m2
+            bent[index] ^= 0x01
+            #expect(throws: CryptoError.self) { try copy.noise.readIdentityMessage(bent) }
+        }
+        _ = try i.noise.readIdentityMessage(m2)
+        let m3 = try i.noise.writeMessage(identity: i.identity, hello: [])
+        for index in stride(from: 0, to: m3.count, by: 7) {
+            var copy = r
+            var bent = m3
+            bent[index] ^= 0x80
+            #expect(throws: CryptoError.self) { try copy.noise.readIdentityMessage(bent) }
+        }
+    }
+
+    @Test func truncatedAndOversizeMessagesAreRefused() throws {
+        var (i, r) = try Self.pair()
+        let m1 = try i.noise.writeMessage()
+        var copy = r
+        #expect(throws: CryptoError.messageTooShort(expected: 32, got: 31)) { try copy.noise.readMessage(Array(m1.prefix(31))) }
+        copy = r
+        #expect(throws: CryptoError.messageTooLarge(limit: 65_535, got: 65_536)) {
+            try copy.noise.readMessage([UInt8](repeating: 0, count: 65_536))
+        }
+        _ = try r.noise.readMessage(m1)
+        let m2 = try r.noise.writeMessage(identity: r.identity, hello: [])
+        #expect(throws: CryptoError.self) { try i.noise.readIdentityMessage(Array(m2.prefix(90))) }
+        // A failed handshake is not usable again, even with the right bytes.
+        #expect(throws: CryptoError.self) { try i.noise.readIdentityMessage(m2) }
+    }
+
+    @Test func outOfTurnCallsThrow() throws {
+        var (i, r) = try Self.pair()
+        #expect(throws: CryptoError.self) { try r.noise.writeMessage() }
+        #expect(throws: CryptoError.self) { try i.noise.readMessage([UInt8](repeating: 0, count: 32)) }
+        #expect(throws: CryptoError.self) { try i.noise.split() }
+        #expect(i.noise.isMyTurnToWrite && !r.noise.isMyTurnToWrite)
+        _ = try Self.run(&i, &r)
+        #expect(throws: CryptoError.self) { try i.noise.writeMessage() }
+        #expect(!i.noise.isMyTurnToWrite)
+    }
+
+    @Test func oversizePayloadIsRefusedWhenWriting() throws {
+        var (i, _) = try Self.pair()
+        #expect(throws: CryptoError.messageTooLarge(limit: 65_535, got: 65_536)) {
+            try i.noise.writeMessage([UInt8](repeating: 0, count: 65_536 - 32))
+        }
+    }
+
+    @Test func identityPayloadFromAnotherSessionIsRefused() throws {
+        // A peer replays a payload recorded from an earlier session with the
+        // same static key: the handshake hash differs, the signature fails.
+        let staticKey = try X25519KeyPair.generate()
+        let identity = try IdentityKey.generate()
+        let recorded = try HandshakeIdentity.payload(identity: identity, staticKey: staticKey.publicKey,
+                                                     handshakeHash: [UInt8](repeating: 7, count: 32), hello: [])
+        var i = try NoiseHandshake(pattern: .XX, role: .initiator, staticKey: .generate())
+        var r = try NoiseHandshake(pattern: .XX, role: .responder, staticKey: staticKey)
+        _ = try r.readMessage(try i.writeMessage())
+        let m2 = try r.writeMessage(recorded)
+        #expect(throws: CryptoError.invalidSignature) { try i.readIdentityMessage(m2) }
+    }
+
+    @Test func identityBoundToAnotherStaticKeyIsRefused() throws {
+        var (i, r) = try Self.pair()
+        _ = try r.noise.readMessage(try i.noise.writeMessage())
+        let other = try X25519KeyPair.generate()
+        let identity = r.identity
+        let m2 = try r.noise.writeMessage { hash throws(CryptoError) in
+            try HandshakeIdentity.payload(identity: identity, staticKey: other.publicKey, handshakeHash: hash, hello: [])
+        }
+        #expect(throws: CryptoError.invalidSignature) { try i.noise.readIdentityMessage(m2) }
+    }
+
+    @Test func shortIdentityPayloadIsMalformed() throws {
+        #expect(throws: CryptoError.self) {
+            try HandshakeIdentity.verify([UInt8](repeating: 0, count: 95), remoteStaticKey: [UInt8](repeating: 0, count: 32),
+                                         handshakeHash: [UInt8](repeating: 0, count: 32))
+        }
+    }
+}
