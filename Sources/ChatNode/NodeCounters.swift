@@ -23,6 +23,8 @@ public struct NodeCounters: Hashable, Sendable, Codable {
     public var commitFailures = 0
     /// Events dropped because the front end stopped reading (see `ChatNode.eventBuffer`).
     public var eventsDropped = 0
+    /// Times the node asked the transport to stop reading (it lagged).
+    public var backpressure = 0
     public var acksSent = 0
     public var dmRetries = 0
 }
