@@ -120,7 +120,11 @@ extension ChatNode {
         var scratch = scratch
         routerReplay = []
         let outcome: Result<StoreCommitResult, StoreError>
-        do { outcome = .success(try await store.commit(plan.changes)) } catch { outcome = .failure(error) }
+        if plan.changes.isEmpty {
+            outcome = .success(StoreCommitResult())  // acks, replies, answers: nothing to write
+        } else {
+            do { outcome = .success(try await store.commit(plan.changes)) } catch { outcome = .failure(error) }
+        }
         let replay = routerReplay ?? []
         routerReplay = nil
         switch outcome {
