@@ -20,10 +20,40 @@ extension ChatNode {
     /// Most frames and commands planned and committed together.
     static let maxCommitBatch = 1024
 
+    /// Transport events waiting before the node asks the transport to stop
+    /// reading its peers, and the level at which it reads again.
+    static let inboxHighWater = 8 * maxCommitBatch
+    static let inboxLowWater = maxCommitBatch
+
     /// Takes one event from the transport; starts the drainer if idle.
-    func accept(_ event: TransportEvent) {
+    func accept(_ event: TransportEvent) async {
         inbox.append(event)
         startDrainer()
+        if !readingPaused, inbox.count >= Self.inboxHighWater {
+            readingPaused = true
+            counters.backpressure += 1
+            await tellTransport()
+        }
+    }
+
+    /// Resumes reading once the inbox has drained enough.
+    private func releaseBackpressure() async {
+        guard readingPaused, inbox.count <= Self.inboxLowWater else { return }
+        readingPaused = false
+        await tellTransport()
+    }
+
+    /// Brings the transport to `readingPaused`, one call at a time, so two
+    /// calls in flight cannot land in the wrong order.
+    private func tellTransport() async {
+        guard !tellingTransport else { return }
+        tellingTransport = true
+        while transportPaused != readingPaused {
+            let paused = readingPaused
+            await transport.pauseReading(paused)
+            transportPaused = paused
+        }
+        tellingTransport = false
     }
 
     /// Queues a command for the next step and waits for its commit.
@@ -48,9 +78,11 @@ extension ChatNode {
             let frames = inbox.takeFrames(limit: Self.maxCommitBatch)
             let taken = Array(commands.prefix(Self.maxCommitBatch))
             commands.removeFirst(taken.count)
+            await releaseBackpressure()
             await step(frames: frames, commands: taken)
         }
         drainer = nil
+        await releaseBackpressure()
     }
 
     /// Plans, commits and applies one step.
@@ -90,7 +122,11 @@ extension ChatNode {
         var scratch = scratch
         routerReplay = []
         let outcome: Result<StoreCommitResult, StoreError>
-        do { outcome = .success(try await store.commit(plan.changes)) } catch { outcome = .failure(error) }
+        if plan.changes.isEmpty {
+            outcome = .success(StoreCommitResult())  // acks, replies, answers: nothing to write
+        } else {
+            do { outcome = .success(try await store.commit(plan.changes)) } catch { outcome = .failure(error) }
+        }
         let replay = routerReplay ?? []
         routerReplay = nil
         switch outcome {

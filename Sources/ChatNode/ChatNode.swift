@@ -49,6 +49,11 @@ public actor ChatNode {
     /// Transport events taken from the stream and not yet handled, in
     /// arrival order (see ChatNode+Pipeline.swift).
     var inbox = TransportInbox()
+    /// Whether the transport was asked to stop reading (the inbox is long).
+    var readingPaused = false
+    /// What the transport was last told, and whether telling is under way.
+    var transportPaused = false
+    var tellingTransport = false
     /// Commands waiting for the next step.
     var commands: [PendingCommand] = []
     /// Router changes made while a step commits, replayed on its copy.

@@ -23,6 +23,8 @@ public struct NodeCounters: Hashable, Sendable, Codable {
     public var commitFailures = 0
     /// Events dropped because the front end stopped reading (see `ChatNode.eventBuffer`).
     public var eventsDropped = 0
+    /// Times the node asked the transport to stop reading (it lagged).
+    public var backpressure = 0
     /// Public messages (live or relayed) refused for their signature, per
     /// `SignatureVerdict` name (unsigned, malformed, wrongAuthorKey, badSignature).
     public var signatureRefusals: [String: Int] = [:]
