@@ -36,12 +36,12 @@ let package = Package(
         .executableTarget(name: "LANChatBench", dependencies: ["ChatCore", "CSQLite", "ChatNode", "ChatStore", "P2PTransport", "LANChatCLI", "ChatScreen", "ChatCrypto", "CCrypto"]),
 
         // Shared test helpers: manual clock, recording logger, in-memory network.
-        .target(name: "TestSupport", dependencies: ["ChatCore"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["ChatCore", "ChatStore"], path: "Tests/TestSupport"),
         .testTarget(name: "ChatCoreTests", dependencies: ["ChatCore", "TestSupport"]),
         .testTarget(name: "ChatStoreTests", dependencies: ["ChatCore", "ChatStore", "TestSupport"]),
         .testTarget(name: "ChatCryptoTests", dependencies: ["ChatCore", "ChatCrypto", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "P2PTransportTests", dependencies: ["ChatCore", "P2PTransport", "ChatCrypto", "TestSupport"]),
-        .testTarget(name: "ChatNodeTests", dependencies: ["ChatCore", "ChatNode", "ChatStore", "TestSupport"]),
+        .testTarget(name: "ChatNodeTests", dependencies: ["ChatCore", "ChatNode", "ChatStore", "ChatCrypto", "TestSupport"]),
         .testTarget(name: "ChatScreenTests", dependencies: ["ChatCore", "ChatScreen", "TestSupport"]),
         // Runs the built `lanchat` binary end to end.
         .testTarget(name: "LANChatCLITests", dependencies: ["ChatCore", "ChatNode", "LANChatCLI", "ChatStore", "ChatCrypto", "TestSupport"], exclude: ["Fixtures"]),

@@ -41,6 +41,7 @@ struct FastPayloadParser: JSONByteReader {
         var stage: String??, content: String?, timestamp: Int64?, target: NodeNumber??, refId: MessageID??
         var automatic: Bool??, instanceId: String??, listenPort: Int??, capabilities: [String]??
         var sinceTimestamp: Int64??, sinceId: MessageID??, limit: Int??, more: Bool??
+        var signature: String??, authorKey: String??
         var seen = Set<String>(), duplicate: String?
         skipSpace()
         if !take(UInt8(ascii: "}")) {
@@ -71,6 +72,8 @@ struct FastPayloadParser: JSONByteReader {
                 case "sinceId": guard let v = Self.optional(value, Self.id) else { return nil }; sinceId = v
                 case "limit": guard let v = Self.optional(value, Self.int) else { return nil }; limit = v
                 case "more": guard let v = Self.optional(value, Self.bool) else { return nil }; more = v
+                case "signature": guard let v = Self.optional(value, Self.text) else { return nil }; signature = v
+                case "authorKey": guard let v = Self.optional(value, Self.text) else { return nil }; authorKey = v
                 case "messages": return nil  // history replies: JSONDecoder
                 default: return nil  // JSONDecoder decides, so no field is dropped here
                 }
@@ -95,6 +98,8 @@ struct FastPayloadParser: JSONByteReader {
         payload.sinceId = sinceId ?? nil
         payload.limit = limit ?? nil
         payload.more = more ?? nil
+        payload.signature = signature ?? nil
+        payload.authorKey = authorKey ?? nil
         return .payload(payload)
     }
 

@@ -16,6 +16,10 @@ public struct Message: Hashable, Sendable, Identifiable, Codable {
     public var timestamp: Int64
     /// Sent by a bot.
     public var automatic: Bool
+    /// Public messages: the author's signature and public key as they
+    /// arrived (base64), kept so catch-up can relay them; nil if unsigned.
+    public var signature: String?
+    public var authorKey: String?
 
     public init(
         id: MessageID, room: RoomID, senderNumber: NodeNumber, senderNickname: String,
@@ -46,6 +50,8 @@ public struct Message: Hashable, Sendable, Identifiable, Codable {
             content: try MessageText.validated(payload.content),
             timestamp: payload.timestamp,
             automatic: payload.automatic ?? false)
+        signature = payload.signature
+        authorKey = payload.authorKey
     }
 
     public var sentAt: Date { Timestamp.date(fromMillis: timestamp) }

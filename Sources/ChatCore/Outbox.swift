@@ -10,6 +10,27 @@ public enum DeliveryState: String, Hashable, Sendable, Codable, CaseIterable {
     case failed
 }
 
+extension DeliveryState {
+    /// Rank in queued < sent < delivered; failed is final.
+    public var rank: Int {
+        switch self {
+        case .queued: 0
+        case .sent: 1
+        case .delivered: 2
+        case .failed: 3
+        }
+    }
+
+    /// Whether a DM in this state may move to `next`: forward only, and
+    /// neither delivered nor failed moves again.
+    public func canMove(to next: DeliveryState) -> Bool {
+        switch self {
+        case .queued, .sent: next.rank > rank
+        case .delivered, .failed: false
+        }
+    }
+}
+
 /// Outgoing DMs waiting for their acknowledgement, with the retry schedule:
 /// a frame is re-sent after 1 s, 2 s, 4 s … up to 30 s while unacknowledged,
 /// and at once when its peer links up again. Pure: the caller passes the

@@ -13,6 +13,12 @@
 /// `targetNumber` are in 1...2^53-1; `timestamp` is milliseconds since 1970
 /// between 2000 and 9999. Chat text rules (240 characters) are the chat
 /// models' job, since they apply on send too.
+///
+/// Public messages carry their author's `signature` and `authorKey`
+/// (standard base64 of the 64-byte Ed25519 signature and the 32-byte public
+/// key) over `PublicMessageSignature.canonicalBytes(of:)`; a history reply
+/// relays them unchanged, so a receiver can check a message it did not get
+/// from its author (see PROTOCOL.md, "Signed public messages").
 public struct P2PPayload: Hashable, Sendable, Codable {
     /// Protocol version of the sender; this build speaks `P2PPayload.protocolVersion`.
     public var version: Int
@@ -51,6 +57,18 @@ public struct P2PPayload: Hashable, Sendable, Codable {
     public var messages: [P2PPayload]?
     /// historyReply: whether more messages follow the last one sent.
     public var more: Bool?
+    /// historyRequest: where in the answering peer's own numbering to
+    /// continue (absent: first contact). historyReply: the position of the
+    /// last message included, for the next request. A nested object, so
+    /// such frames take the decoder's general path.
+    public var catchUp: CatchUpCursor?
+
+    /// publicMessage: the author's Ed25519 signature over the canonical
+    /// bytes (base64, 64 bytes decoded).
+    public var signature: String?
+    /// publicMessage: the author's Ed25519 public key (base64, 32 bytes
+    /// decoded); the sender number must derive from it.
+    public var authorKey: String?
 
     public static let protocolVersion = 1
 

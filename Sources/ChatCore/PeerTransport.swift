@@ -62,8 +62,13 @@ public protocol PeerTransport: Sendable {
     /// The transport's own counters (rejections, limits hit), by name, for
     /// `/stats` and `--json`.
     func diagnostics() async -> [String: Int]
+    /// Backpressure: the node cannot keep up, so stop (true) or resume
+    /// (false) reading linked peers' frames; TCP flow control makes them
+    /// wait instead of the node queueing without limit.
+    func pauseReading(_ paused: Bool) async
 }
 
 extension PeerTransport {
     public func diagnostics() async -> [String: Int] { [:] }
+    public func pauseReading(_ paused: Bool) async {}
 }

@@ -1,44 +1,112 @@
 import ChatCore
+import ChatStore
 import Foundation
 
-/// Catch-up of missed public messages: when a peer links up (first time or
-/// after a gap), ask it for public messages since shortly before the newest
-/// one we hold; it answers in bounded pages, rate-limited.
+/// One catch-up request in flight to a peer.
+struct CatchUpRequest: Sendable {
+    var id: MessageID
+    /// Where to continue in the peer's numbering; nil on first contact.
+    var cursor: CatchUpCursor?
+}
+
+/// Catch-up of missed public messages, independent of clocks: each peer
+/// numbers the messages it stores in arrival order (`seq`, under a random
+/// store `epoch`), and the asker remembers, per peer, the last number it got
+/// from that peer (committed with the page). When a peer links up, the node
+/// asks it for everything after that number, page by page; a page whose
+/// commit fails is asked again. Timestamps only order the display.
 extension ChatNode {
     /// Most messages in one history reply.
     static let catchUpPageSize = 200
     /// A reply is kept under this many bytes of JSON, well inside the line limit.
     static let catchUpReplyBytes = 48 * 1024
-    /// A node that holds nothing asks for this many recent messages.
-    static let catchUpFreshStart = ChatLimits.roomCapacity
+    /// First contact (or a peer whose store is new): its newest this many
+    /// stored messages, at most.
+    static let catchUpFirstContact: Int64 = 1000
     /// Each peer may make us answer this many requests at once, refilled at
     /// `catchUpRefillPerSecond`.
     static let catchUpBurst = 8.0
     static let catchUpRefillPerSecond = 2.0
+    /// A page that could not be stored is asked again after this.
+    static let catchUpRetry = Duration.seconds(1)
 
-    /// Asks `peer` for what we missed. The cursor goes back
-    /// `maxClockSkew` before the newest message we hold, or before the
-    /// moment our link to this peer dropped if that is earlier, so slightly
-    /// skewed clocks and split groups still converge; duplicates are free.
-    func requestCatchUp(from peer: NodeNumber, after cursor: HistoryCursor? = nil) async {
-        var request = P2PPayload(
-            type: .historyRequest, messageId: MessageID(millis: clock.nowMillis(), random: (.random(in: 0...UInt64.max), .random(in: 0...UInt64.max))),
+    static func catchUpKey(_ peer: NodeNumber) -> String { "catchup.\(peer.rawValue)" }
+
+    /// Asks `peer` for what we missed since the last page we got from it.
+    func requestCatchUp(from peer: NodeNumber) async {
+        var cursor = catchUpCursors[peer]
+        if cursor == nil, let stored = try? await store.value(forKey: Self.catchUpKey(peer)) {
+            cursor = CatchUpCursor(stored: stored)
+            catchUpCursors[peer] = cursor
+        }
+        await sendCatchUp(CatchUpRequest(id: Self.randomID(at: clock.nowMillis()), cursor: cursor), to: peer)
+    }
+
+    /// Sends `request` (under a fresh id) as the one outstanding for `peer`.
+    func sendCatchUp(_ request: CatchUpRequest, to peer: NodeNumber) async {
+        var request = request
+        request.id = Self.randomID(at: clock.nowMillis())
+        catchUpOutstanding[peer] = request
+        var frame = P2PPayload(
+            type: .historyRequest, messageId: request.id,
             senderNumber: identity.number, senderNickname: identity.nickname, senderStage: identity.stage,
             timestamp: clock.nowMillis())
-        if let cursor {
-            request.sinceTimestamp = cursor.timestamp
-            request.sinceId = cursor.id
-            request.limit = Self.catchUpPageSize
-        } else if let newest = try? await store.newestCursor(.publicRoom) {
-            let since = min(newest.timestamp, linkLostAt[peer] ?? .max) - Self.maxClockSkew
-            let start = HistoryCursor.justBefore(millis: max(0, since))
-            request.sinceTimestamp = start.timestamp
-            request.sinceId = start.id
-            request.limit = Self.catchUpPageSize
-        } else {
-            request.limit = Self.catchUpFreshStart  // no cursor: the newest few
+        frame.catchUp = request.cursor ?? CatchUpCursor(epoch: "", seq: 0)
+        frame.limit = Self.catchUpPageSize
+        await transport.send(frame, to: peer)
+    }
+
+    /// The page for `request` could not be stored: ask again shortly, if
+    /// it is still the one outstanding and the peer still linked.
+    func retryCatchUp(_ request: CatchUpRequest, from peer: NodeNumber) {
+        Task { [weak self] in
+            try? await Task.sleep(for: Self.catchUpRetry)
+            await self?.resendCatchUp(request, to: peer)
         }
-        await transport.send(request, to: peer)
+    }
+
+    private func resendCatchUp(_ request: CatchUpRequest, to peer: NodeNumber) async {
+        guard state == .running, directory[peer] != nil, catchUpOutstanding[peer]?.id == request.id else { return }
+        await sendCatchUp(request, to: peer)
+    }
+
+    /// Plans the merge of a history reply: valid public messages we do not
+    /// hold join the room and the step's commit, with the peer's cursor.
+    func planCatchUpReply(
+        _ reply: P2PPayload, from peer: NodeNumber, stored: Set<MessageID>, now: Int64,
+        on scratch: inout MessageRouter, into plan: inout NodePlan
+    ) {
+        guard let outstanding = catchUpOutstanding[peer], reply.refId == outstanding.id,
+              !plan.catchUpPages.contains(where: { $0.peer == peer }) else {
+            counters.catchUpUnsolicited += 1
+            logger.notice("refused a history reply from \(peer) that answers no request")
+            return
+        }
+        var fresh = 0
+        var seen = Set<MessageID>()
+        for var frame in reply.messages ?? [] {
+            // Judged as the author sent it, before the clamp changes it.
+            guard admitRelayed(frame, from: peer, stored: stored) else { continue }
+            Self.clampTimestamp(&frame, now: now, counters: &counters)
+            guard frame.type == .publicMessage, let message = try? Message(from: frame, localNumber: identity.number),
+                  seen.insert(message.id).inserted else {
+                counters.catchUpInvalid += 1
+                continue
+            }
+            if stored.contains(message.id) { continue }
+            let events = scratch.publicChat.add(message)
+            if events.contains(where: { if case .message = $0 { true } else { false } }) {
+                plan.changes.messages.append(message)
+                fresh += 1
+            }
+            for event in events { plan.effects.append(.report(event)) }
+        }
+        var cursor = reply.catchUp
+        if let given = cursor, given.epoch.utf8.count > CatchUpCursor.maxEpochBytes || given.seq < 0 { cursor = nil }
+        if let cursor { plan.changes.settings[Self.catchUpKey(peer)] = cursor.stored }
+        let next = reply.more == true && cursor != nil ? CatchUpRequest(id: outstanding.id, cursor: cursor) : nil
+        plan.catchUpPages.append((peer, outstanding))
+        plan.effects.append(.caughtUp(from: peer, count: fresh, cursor: cursor, next: next))
     }
 
     /// Answers a history request from `peer`, within its rate budget.
@@ -62,23 +130,27 @@ extension ChatNode {
             return
         }
         let limit = max(1, min(request.limit ?? Self.catchUpPageSize, Self.catchUpPageSize))
-        let messages: [Message]
+        let rows: [(seq: Int64, message: Message)]
+        let start: Int64
         do {
-            if let since = request.sinceTimestamp {
-                let cursor = HistoryCursor(timestamp: since, id: request.sinceId ?? MessageID(uuid: UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))))
-                messages = try await store.messages(in: .publicRoom, after: cursor, limit: limit + 1)
+            let asked = request.catchUp
+            if let asked, asked.epoch == store.epoch, asked.seq >= 0 {
+                start = asked.seq
             } else {
-                messages = try await store.page(.publicRoom, before: nil, limit: limit)
+                // First contact, or the asker knew an earlier store of ours.
+                start = max(0, try await store.lastSeq() - Self.catchUpFirstContact)
             }
+            rows = try await store.publicMessages(afterSeq: start, limit: limit + 1)
         } catch {
             logger.error("catch-up for \(peer) failed: \(error)")
             return
         }
         var frames: [P2PPayload] = []
         var bytes = 512
-        var more = request.sinceTimestamp != nil && messages.count > limit
-        for message in messages.prefix(limit) {
-            let frame = Self.payload(for: message)
+        var last = start
+        var more = rows.count > limit
+        for (seq, message) in rows.prefix(limit) {
+            let frame = Self.relayPayload(for: message)
             let size = P2PFrameCodec.encode(frame).count
             if bytes + size > Self.catchUpReplyBytes {
                 more = true
@@ -86,57 +158,21 @@ extension ChatNode {
             }
             bytes += size
             frames.append(frame)
+            last = seq
         }
         var reply = P2PPayload(
-            type: .historyReply, messageId: MessageID(millis: clock.nowMillis(), random: (.random(in: 0...UInt64.max), .random(in: 0...UInt64.max))),
+            type: .historyReply, messageId: Self.randomID(at: clock.nowMillis()),
             senderNumber: identity.number, senderNickname: identity.nickname, senderStage: identity.stage,
             timestamp: clock.nowMillis(), targetNumber: peer, refId: request.messageId)
         reply.messages = frames
         reply.more = more
+        reply.catchUp = CatchUpCursor(epoch: store.epoch, seq: last)
         await transport.send(reply, to: peer)
     }
 
     private func answerDeferredCatchUp(from peer: NodeNumber) async {
         guard let request = deferredCatchUp.removeValue(forKey: peer), directory[peer] != nil, state == .running else { return }
         await answerCatchUp(request, from: peer)
-    }
-
-    /// Merges a history reply: valid public messages we do not hold are
-    /// stored in one transaction, added to the room in order, and reported.
-    func absorbCatchUp(_ reply: P2PPayload, from peer: NodeNumber) async {
-        let frames = reply.messages ?? []
-        let now = clock.nowMillis()
-        var fresh: [Message] = []
-        var seen = Set<MessageID>()
-        let stored = (try? await store.storedIDs(among: frames.map(\.messageId))) ?? []
-        for var frame in frames {
-            guard frame.type == .publicMessage, let message = try? Message(from: Self.clamped(&frame, now: now), localNumber: identity.number),
-                  seen.insert(message.id).inserted else {
-                counters.catchUpInvalid += 1
-                continue
-            }
-            if !stored.contains(message.id) { fresh.append(message) }
-        }
-        if !fresh.isEmpty {
-            do {
-                try await store.insert(contentsOf: fresh)
-            } catch {
-                logger.error("could not store catch-up from \(peer): \(error)")
-                return
-            }
-            for message in fresh.sorted(by: Message.displayOrder) {
-                for event in router.publicChat.add(message) { report(event) }
-            }
-            emit(.caughtUp(from: peer, count: fresh.count))
-        }
-        if reply.more == true, let last = frames.last {
-            await requestCatchUp(from: peer, after: HistoryCursor(timestamp: last.timestamp, id: last.messageId))
-        }
-    }
-
-    static func clamped(_ frame: inout P2PPayload, now: Int64) -> P2PPayload {
-        if frame.timestamp > now + maxClockSkew { frame.timestamp = now }
-        return frame
     }
 
     /// The public frame a stored message arrived as.

@@ -3,18 +3,11 @@ import ChatCore
 /// What the user (console, script, bot) can ask the node to do.
 extension ChatNode {
     /// Sends `text` to the public room: stored, then written to every link.
-    /// Refused text sends nothing.
+    /// Refused text sends nothing. Commands arriving while a step commits
+    /// share the next step's transaction; this returns after that commit.
     @discardableResult
     public func sendPublic(_ text: String, automatic: Bool = false) async throws(NodeError) -> Message {
-        let composed: (payload: P2PPayload, message: Message)
-        do { composed = try router.publicChat.compose(text, at: clock.nowMillis(), automatic: automatic) } catch { throw .chat(error) }
-        do { try await store.insert(composed.message) } catch { throw .store(error) }
-        // Writing in a room means having read it up to here, unless unread
-        // messages the reader was never shown lie before it.
-        _ = try? await markRead(.publicRoom, shownFrom: composed.message.cursor, upTo: composed.message.cursor)
-        await transport.broadcast(composed.payload)
-        emit(.message(composed.message))
-        return composed.message
+        try await submit(.sendPublic(text, automatic: automatic)).get()!
     }
 
     /// Sends `text` to the peer `name` names (nickname, `name#tag`, or
@@ -25,75 +18,52 @@ extension ChatNode {
         try await sendDirect(text, to: try lookUpAnyone(name), automatic: automatic)
     }
 
+    /// Queues a DM: the message and its "queued" state are committed in one
+    /// transaction, and it is written to the link only after that.
     @discardableResult
     public func sendDirect(_ text: String, to peer: NodeNumber, automatic: Bool = false) async throws(NodeError) -> Message {
-        let nickname = directory[peer]?.nickname ?? router.directChat.conversation(with: peer)?.peerNickname ?? "\(peer)"
-        let composed: (payloads: [P2PPayload], events: [ChatEvent])
-        do {
-            composed = try router.directChat.compose(text, to: peer, peerNickname: nickname, at: clock.nowMillis(), automatic: automatic)
-        } catch { throw .chat(error) }
-        let sent = composed.payloads.last!
-        try await enqueue(sent)
-        await persistConversation(peer)
-        // An accept that precedes a reply is a control frame, not queued.
-        for frame in composed.payloads.dropLast() { await transport.send(frame, to: peer) }
-        for event in composed.events { report(event) }
-        let message = try! Message(from: sent, localNumber: identity.number)  // composed from validated text
-        _ = try? await markRead(message.room, shownFrom: message.cursor, upTo: message.cursor)
-        emit(.message(message))
-        emit(.delivery(message.id, room: message.room, .queued))
-        await pumpOutbox()
-        return message
+        try await submit(.sendDirect(text, to: peer, automatic: automatic)).get()!
     }
 
     public func accept(_ name: String) async throws(NodeError) {
-        try await answer(name, accepting: true)
+        _ = try await submit(.answer(try lookUpAnyone(name), accepting: true)).get()
     }
 
     public func decline(_ name: String) async throws(NodeError) {
-        try await answer(name, accepting: false)
+        _ = try await submit(.answer(try lookUpAnyone(name), accepting: false)).get()
     }
 
-    private func answer(_ name: String, accepting: Bool) async throws(NodeError) {
-        let peer = try lookUpAnyone(name)
-        let answer: (payload: P2PPayload?, events: [ChatEvent])
-        do {
-            answer = accepting ? try router.directChat.accept(peer, at: clock.nowMillis())
-                               : try router.directChat.decline(peer, at: clock.nowMillis())
-        } catch { throw .chat(error) }
-        await persistConversation(peer)
-        if !accepting { await failOutbox(for: peer) }
-        if let payload = answer.payload { await transport.send(payload, to: peer) }
-        for event in answer.events { report(event) }
-    }
-
-    /// Makes `room` the one being read: its unread count clears (in memory
-    /// and in the store), and the previously active room counts again.
+    /// Makes `room` the one being read: its unread count clears (in the
+    /// store, then in memory), and the previously active room counts again.
     public func activate(_ room: RoomID) async {
-        if let previous = activeRoom, previous != room {
-            switch previous {
-            case .publicRoom: router.publicChat.deactivate()
-            case .direct(let peer): router.directChat.deactivate(peer)
+        let previous = activeRoom
+        activeRoom = room
+        _ = try? await store.markAllRead(room)
+        let events = changeRouter { router in
+            if let previous, previous != room { Self.deactivate(previous, in: &router) }
+            switch room {
+            case .publicRoom: return router.publicChat.activate()
+            case .direct(let peer): return router.directChat.activate(peer)
             }
         }
-        activeRoom = room
-        let events: [ChatEvent]
-        switch room {
-        case .publicRoom: events = router.publicChat.activate()
-        case .direct(let peer): events = router.directChat.activate(peer)
-        }
-        _ = try? await store.markAllRead(room)
         events.forEach(report)
     }
 
     /// No room is being read (the reader looks at the room list).
     public func deactivate() {
-        switch activeRoom {
+        guard let room = activeRoom else { return }
+        activeRoom = nil
+        changeRouter { router in
+            Self.deactivate(room, in: &router)
+            return []
+        }
+    }
+
+    static func deactivate(_ room: RoomID, in router: inout MessageRouter) {
+        switch room {
         case .publicRoom: router.publicChat.deactivate()
         case .direct(let peer): router.directChat.deactivate(peer)
-        case nil: break
         }
-        activeRoom = nil
     }
 
     /// Resolves a room name: "public", "dm:<number>", or a peer's name.
@@ -150,7 +120,11 @@ extension ChatNode {
             updated.nickname = try NodeName.validated(nickname)
             if let stage { updated.stage = try stage.map { name throws(NameValidationError) in try NodeName.validated(name) } }
         } catch { throw .invalidName(error) }
-        router.identity = updated
+        let renamed = updated
+        changeRouter { router in
+            router.identity = renamed
+            return []
+        }
         await transport.updateIdentity(updated)
     }
 

@@ -1,117 +1,107 @@
 import ChatCore
 import ChatStore
 
-/// The receive path: frame -> duplicate check against the store -> router
-/// -> store -> events, acknowledgements and replies.
+/// Planning the receive path: frame -> duplicate check (against the store,
+/// looked up for the whole step) -> router (on the step's copy) -> rows to
+/// commit and effects for after the commit.
 extension ChatNode {
-    func receive(_ incoming: P2PPayload, from peer: NodeNumber) async {
-        var payload = incoming
-        counters.receivedByType[payload.type.name, default: 0] += 1
-        let now = clock.nowMillis()
-        lastHeard[peer] = now
-        if payload.type.carriesChatText {
-            // A clock far ahead must not pin a message below everything else.
-            if payload.timestamp > now + Self.maxClockSkew {
-                payload.timestamp = now
-                counters.clampedTimestamps += 1
-            }
-            // Stored before (a replay, a retry whose ack was lost): only
-            // acknowledge again, so the sender stops retrying.
-            if (try? await store.contains(payload.messageId)) == true, payload.senderNumber == peer {
-                counters.duplicates += 1
-                if payload.type.isDirect { await acknowledge(payload, to: peer) }
-                return
-            }
+    func planReceive(
+        _ payload: P2PPayload, from peer: NodeNumber, stored: Set<MessageID>, now: Int64,
+        on scratch: inout MessageRouter, into plan: inout NodePlan
+    ) {
+        // Stored before (a replay, a retry whose ack was lost): only
+        // acknowledge again, so the sender stops retrying.
+        if payload.type.carriesChatText, stored.contains(payload.messageId), payload.senderNumber == peer {
+            counters.duplicates += 1
+            if payload.type.isDirect { plan.effects.append(.acknowledge(payload, to: peer)) }
+            return
         }
-        let result = router.route(payload, from: peer, at: now)
+        let result = scratch.route(payload, from: peer, at: now)
         for event in result.events {
-            await apply(event, from: peer, payload: payload)
-        }
-        for reply in result.replies { await transport.send(reply, to: peer) }
-    }
-
-    /// Stores and reports one chat-core event caused by `payload`.
-    func apply(_ event: ChatEvent, from peer: NodeNumber, payload: P2PPayload) async {
-        switch event {
-        case .message(let message):
-            guard await persist(message) else { return }
-            report(event)
-            if message.room.peer != nil && message.senderNumber == peer { await acknowledge(payload, to: peer) }
-        case .dmStateChanged(let number, let state):
-            await persistConversation(number)
-            if state == .declinedByPeer { await failOutbox(for: number) }
-            report(event)
-        case .control(let control):
-            await handleControl(control, from: peer)
-        case .rejected(_, .dmNotAccepted(let sender)) where router.directChat.state(with: sender) == .declinedByMe:
-            // Tell a declined peer again, so its outbox stops retrying.
-            if let frame = router.directChat.repeatDecline(to: sender, at: clock.nowMillis()) {
-                await transport.send(frame, to: sender)
+            switch event {
+            case .message(let message):
+                plan.changes.messages.append(message)
+                // The room being read is read up to here.
+                if activeRoom == message.room { plan.changes.markRead(message.room, upTo: HistoryCursor(message)) }
+                plan.effects.append(.report(event))
+                if message.room.peer != nil && message.senderNumber == peer {
+                    plan.effects.append(.acknowledge(payload, to: peer))
+                }
+            case .dmStateChanged(let number, let state):
+                planConversation(number, on: scratch, into: &plan)
+                if state == .declinedByPeer { planFailOutbox(number, into: &plan) }
+                plan.effects.append(.report(event))
+            case .control(let control):
+                planControl(control, from: peer, stored: stored, now: now, on: &scratch, into: &plan)
+            case .rejected(_, .dmNotAccepted(let sender)) where scratch.directChat.state(with: sender) == .declinedByMe:
+                // Tell a declined peer again, so its outbox stops retrying.
+                if let frame = scratch.directChat.repeatDecline(to: sender, at: now) {
+                    plan.effects.append(.send(frame, to: sender))
+                }
+                counters.rejected += 1
+                plan.effects.append(.report(event))
+            case .rejected:
+                counters.rejected += 1
+                plan.effects.append(.report(event))
+            case .unknownType:
+                counters.unknownType += 1
+                plan.effects.append(.report(event))
+            default:
+                plan.effects.append(.report(event))
             }
-            counters.rejected += 1
-            report(event)
-        case .rejected:
-            counters.rejected += 1
-            report(event)
-        case .unknownType:
-            counters.unknownType += 1
-            report(event)
+        }
+        for reply in result.replies { plan.effects.append(.send(reply, to: peer)) }
+    }
+
+    /// Link and delivery frames the router hands back.
+    private func planControl(
+        _ payload: P2PPayload, from peer: NodeNumber, stored: Set<MessageID>, now: Int64,
+        on scratch: inout MessageRouter, into plan: inout NodePlan
+    ) {
+        switch payload.type {
+        case .ack:
+            guard let id = payload.refId, let entry = outbox.entries[id], entry.payload.targetNumber == peer else { return }
+            plan.changes.setDelivery(.delivered, for: id)
+            plan.effects.append(.delivered(id, peer: peer))
+        case .historyRequest:
+            plan.effects.append(.answerCatchUp(payload, from: peer))
+        case .historyReply:
+            planCatchUpReply(payload, from: peer, stored: stored, now: now, on: &scratch, into: &plan)
+        case .leave:
+            plan.effects.append(.linkLost(peer))
         default:
-            report(event)
+            break  // hello, ping, pong: the transport's business
         }
     }
 
-    /// Writes `message` to the store; false if it could not be stored (then
-    /// it is not shown or acknowledged: the sender will retry).
-    func persist(_ message: Message) async -> Bool {
-        do {
-            let isNew = try await store.insert(message)
-            if activeRoom == message.room { try await store.markRead(message.room, upTo: HistoryCursor(message)) }
-            return isNew
-        } catch {
-            logger.error("could not store message \(message.id): \(error)")
-            return false
-        }
-    }
-
-    func persistConversation(_ peer: NodeNumber) async {
-        guard let conversation = router.directChat.conversation(with: peer) else { return }
+    /// The conversation's row as `scratch` has it.
+    func planConversation(_ peer: NodeNumber, on scratch: MessageRouter, into plan: inout NodePlan) {
+        guard let conversation = scratch.directChat.conversation(with: peer) else { return }
         let nickname = directory[peer]?.nickname ?? conversation.peerNickname
-        do {
-            try await store.setConversation(peer: peer, nickname: nickname, state: conversation.state)
-        } catch {
-            logger.error("could not store conversation with \(peer): \(error)")
-        }
+        plan.changes.conversations[peer] = ConversationRow(nickname: nickname, state: conversation.state)
+    }
+
+    /// The peer declined (or I did): its waiting DMs, including those this
+    /// step queues, fail for good.
+    func planFailOutbox(_ peer: NodeNumber, into plan: inout NodePlan) {
+        let waiting = outbox.entries.values.filter { $0.payload.targetNumber == peer }.map(\.payload.messageId)
+        for id in waiting + (plan.queued[peer] ?? []) { plan.changes.setDelivery(.failed, for: id) }
+        plan.effects.append(.failOutbox(peer))
     }
 
     /// Acknowledges a stored DM-kind frame.
     func acknowledge(_ payload: P2PPayload, to peer: NodeNumber) async {
         guard payload.type.carriesChatText else { return }
         let ack = P2PPayload(
-            type: .ack, messageId: MessageID(millis: clock.nowMillis(), random: (.random(in: 0...UInt64.max), .random(in: 0...UInt64.max))),
+            type: .ack, messageId: Self.randomID(at: clock.nowMillis()),
             senderNumber: identity.number, senderNickname: identity.nickname, senderStage: identity.stage,
             timestamp: clock.nowMillis(), targetNumber: peer, refId: payload.messageId)
         counters.acksSent += 1
         await transport.send(ack, to: peer)
     }
 
-    /// Link and delivery frames the router hands back.
-    func handleControl(_ payload: P2PPayload, from peer: NodeNumber) async {
-        switch payload.type {
-        case .ack:
-            guard let id = payload.refId, let entry = outbox.entries[id], entry.payload.targetNumber == peer else { return }
-            outbox.acknowledge(id)
-            try? await store.setDelivery(.delivered, for: id)
-            emit(.delivery(id, room: .direct(peer), .delivered))
-        case .historyRequest:
-            await answerCatchUp(payload, from: peer)
-        case .historyReply:
-            await absorbCatchUp(payload, from: peer)
-        case .leave:
-            linkLostAt[peer] = lastHeard[peer] ?? clock.nowMillis()
-        default:
-            break  // hello, ping, pong: the transport's business
-        }
+    static func randomID(at millis: Int64) -> MessageID {
+        MessageID(millis: millis, random: (.random(in: 0...UInt64.max), .random(in: 0...UInt64.max)))
     }
 
     /// Turns a chat-core event into what the front end sees.

@@ -21,7 +21,7 @@ public actor ChatNode {
     public nonisolated let events: AsyncStream<NodeEvent>
     let eventSink: AsyncStream<NodeEvent>.Continuation
     let transport: any PeerTransport
-    let store: ChatStore
+    let store: any ChatStoring
     let clock: any ChatClock
     let logger: ChatLogger
     var router: MessageRouter
@@ -37,10 +37,29 @@ public actor ChatNode {
     var catchUpBudget: [NodeNumber: TokenBucket] = [:]
     /// A catch-up request per peer waiting for budget.
     var deferredCatchUp: [NodeNumber: P2PPayload] = [:]
+    /// The one catch-up request per peer whose reply we wait for; a reply
+    /// that answers none of these is refused.
+    var catchUpOutstanding: [NodeNumber: CatchUpRequest] = [:]
+    /// Per peer, the last position in its store we have caught up to
+    /// (also kept in the store's meta table, committed with each page).
+    var catchUpCursors: [NodeNumber: CatchUpCursor] = [:]
+    /// Signs our public messages and checks others' (ChatNode+Signatures.swift).
+    let authenticator: (any MessageAuthenticator)?
     public private(set) var state = State.idle
     /// Transport events taken from the stream and not yet handled, in
-    /// arrival order (see ChatNode+Inbox.swift).
+    /// arrival order (see ChatNode+Pipeline.swift).
     var inbox = TransportInbox()
+    /// Whether the transport was asked to stop reading (the inbox is long).
+    var readingPaused = false
+    /// What the transport was last told, and whether telling is under way.
+    var transportPaused = false
+    var tellingTransport = false
+    /// Commands waiting for the next step.
+    var commands: [PendingCommand] = []
+    /// Router changes made while a step commits, replayed on its copy.
+    var routerReplay: [@Sendable (inout MessageRouter) -> [ChatEvent]]?
+    /// Set while the store refuses writes (said once, see ChatNode+StoreHealth.swift).
+    var storeFailure: StoreError?
     /// The task handling `inbox`, while it has work.
     var drainer: Task<Void, Never>?
     private var pump: Task<Void, Never>?
@@ -48,14 +67,16 @@ public actor ChatNode {
     private var tickerParking: CheckedContinuation<Void, Never>?
 
     public init(
-        identity: NodeIdentity, transport: any PeerTransport, store: ChatStore,
-        clock: any ChatClock = SystemClock(), logger: ChatLogger = .disabled
+        identity: NodeIdentity, transport: any PeerTransport, store: any ChatStoring,
+        clock: any ChatClock = SystemClock(), logger: ChatLogger = .disabled,
+        authenticator: (any MessageAuthenticator)? = nil
     ) {
-        (events, eventSink) = AsyncStream.makeStream(of: NodeEvent.self, bufferingPolicy: .unbounded)
+        (events, eventSink) = AsyncStream.makeStream(of: NodeEvent.self, bufferingPolicy: .bufferingNewest(Self.eventBuffer))
         self.transport = transport
         self.store = store
         self.clock = clock
         self.logger = logger
+        self.authenticator = authenticator
         router = MessageRouter(identity: identity)
     }
 
@@ -100,7 +121,13 @@ public actor ChatNode {
         eventSink.finish()
     }
 
-    func emit(_ event: NodeEvent) { eventSink.yield(event) }
+    /// Events held for a front end that does not read: beyond this the
+    /// oldest are dropped (and counted); messages stay in the history.
+    public static let eventBuffer = 65_536
+
+    func emit(_ event: NodeEvent) {
+        if case .dropped = eventSink.yield(event) { counters.eventsDropped += 1 }
+    }
 
     /// Suspends the outbox timer until something is queued (or the node stops).
     private func parkWhileOutboxEmpty() async {
@@ -157,9 +184,10 @@ public actor ChatNode {
             emit(.peerUpdated(peer, previous: previous))
         case .peerLeft(let number, let reason):
             linkLostAt[number] = lastHeard[number] ?? clock.nowMillis()
+            catchUpOutstanding[number] = nil
             if let peer = directory.remove(number) { emit(.peerLeft(peer, reason)) }
         case .received(let payload, let peer):
-            await receive(payload, from: peer)
+            await step(frames: [(payload, peer)], commands: [])
         }
     }
 }

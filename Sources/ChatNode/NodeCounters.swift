@@ -17,6 +17,21 @@ public struct NodeCounters: Hashable, Sendable, Codable {
     public var catchUpRefused = 0
     /// Frames inside history replies that were not valid public messages.
     public var catchUpInvalid = 0
+    /// History replies that answered no request of ours: refused.
+    public var catchUpUnsolicited = 0
+    /// Steps whose commit failed (nothing of them was applied).
+    public var commitFailures = 0
+    /// Events dropped because the front end stopped reading (see `ChatNode.eventBuffer`).
+    public var eventsDropped = 0
+    /// Times the node asked the transport to stop reading (it lagged).
+    public var backpressure = 0
+    /// Public messages (live or relayed) refused for their signature, per
+    /// `SignatureVerdict` name (unsigned, malformed, wrongAuthorKey, badSignature).
+    public var signatureRefusals: [String: Int] = [:]
+    /// History-reply entries claiming this node as author that it does not hold.
+    public var relayedClaimingSelf = 0
     public var acksSent = 0
     public var dmRetries = 0
+
+    public init() {}
 }

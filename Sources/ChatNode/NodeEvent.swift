@@ -24,4 +24,7 @@ public enum NodeEvent: Hashable, Sendable {
     case rejected(from: NodeNumber, reason: String)
     /// The node is shutting down.
     case stopped
+    /// The history store stopped taking writes (the reason, safe to show),
+    /// or took them again (nil). Said once per change, not per message.
+    case storage(failure: String?)
 }

@@ -11,21 +11,20 @@ struct TransportInbox: Sendable {
 
     mutating func append(_ event: TransportEvent) { events.append(event) }
 
-    /// The next event to handle alone, or nil when the next one is a chat
-    /// frame (take those with `takeChatFrames`).
+    /// The next event to handle alone (a peer joining, updating or
+    /// leaving), or nil when the next one is a frame (take those with
+    /// `takeFrames`).
     mutating func takeSingle() -> TransportEvent? {
         guard !isEmpty else { return nil }
-        if case .received(let payload, _) = events[head], payload.type.carriesChatText { return nil }
+        if case .received = events[head] { return nil }
         defer { advance(1) }
         return events[head]
     }
 
-    /// The run of chat frames (public messages, DMs, DM requests) at the
-    /// front, at most `limit`, in arrival order.
-    mutating func takeChatFrames(limit: Int) -> [(payload: P2PPayload, peer: NodeNumber)] {
+    /// The run of received frames at the front, at most `limit`, in arrival order.
+    mutating func takeFrames(limit: Int) -> [(payload: P2PPayload, peer: NodeNumber)] {
         var frames: [(payload: P2PPayload, peer: NodeNumber)] = []
-        while frames.count < limit, !isEmpty,
-              case .received(let payload, let peer) = events[head], payload.type.carriesChatText {
+        while frames.count < limit, !isEmpty, case .received(let payload, let peer) = events[head] {
             frames.append((payload, peer))
             advance(1)
         }

@@ -3,11 +3,21 @@ import ChatCore
 /// Delivery state of outgoing DMs: the persistent half of the outbox, so a
 /// restarted sender resumes where it stopped.
 extension ChatStore {
-    /// Records where an outgoing message stands (nil: not tracked).
+    /// Records where an outgoing message stands. Forward only: a message
+    /// not yet tracked may take any state; queued < sent < delivered, and
+    /// delivered and failed are final (a late `sent` after `delivered` is
+    /// ignored). nil stops tracking.
     public func setDelivery(_ state: DeliveryState?, for id: MessageID) throws(StoreError) {
-        try db().withStatement("UPDATE messages SET delivery = ?1 WHERE id = ?2") { statement throws(StoreError) in
-            try statement.bind(state?.rawValue, at: 1)
+        guard let state else {
+            return try db().withStatement("UPDATE messages SET delivery = NULL WHERE id = ?1") { statement throws(StoreError) in
+                try statement.bind(id, at: 1)
+                try statement.run()
+            }
+        }
+        try db().withStatement(SQL.moveDelivery) { statement throws(StoreError) in
+            try statement.bind(state.rawValue, at: 1)
             try statement.bind(id, at: 2)
+            try statement.bind(state.rank, at: 3)
             try statement.run()
         }
     }

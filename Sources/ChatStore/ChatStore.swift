@@ -27,6 +27,18 @@ public actor ChatStore {
     public let path: String?
     private var database: SQLiteDatabase?
     let logger: ChatLogger
+    /// Random, made when the file is created: peers catching up from this
+    /// store tell a new store (a wiped or in-memory one) from the old one.
+    public nonisolated let epoch: String
+    /// An in-memory store keeps at most this many messages per room (the
+    /// oldest go first, never a DM still waiting for its ack), so its
+    /// memory stays flat under any flood. A file keeps everything.
+    public static let inMemoryWindow = 10_000
+    /// Messages per room since the last trim (in-memory stores only).
+    var untrimmed: [RoomID: Int] = [:]
+    /// Off the cooperative pool (see `StoreExecutor`).
+    private let executor = StoreExecutor(label: "lanchat.store")
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     /// Opens (creating if needed) the history at `path` and brings its
     /// schema up to date. `nil` keeps it in memory, gone when closed.
@@ -35,13 +47,25 @@ public actor ChatStore {
         try self.init(path: path, localNumber: localNumber, durability: .full, logger: logger)
     }
 
-    public init(path: String?, localNumber: NodeNumber, durability: StoreDurability, logger: ChatLogger = .disabled) throws(StoreError) {
+    /// `maxBytes` caps the file (the total storage quota): past it every
+    /// write fails as a full disk does (`StoreError.io`, SQLITE_FULL), which
+    /// the node reports once and survives; nil for no cap.
+    public init(
+        path: String?, localNumber: NodeNumber, durability: StoreDurability, maxBytes: Int? = nil, logger: ChatLogger = .disabled
+    ) throws(StoreError) {
         self.path = path
         self.localNumber = localNumber
         self.logger = logger.labeled("store")
         let database = try SQLiteDatabase(path: path ?? ":memory:")
         try Self.configure(database, durability: durability, logger: self.logger)
+        if let maxBytes {
+            let pageSize = try database.withStatement("PRAGMA page_size") { statement throws(StoreError) in
+                try statement.step() ? max(512, Int(statement.int64(0))) : 4096
+            }
+            try database.execute("PRAGMA max_page_count = \(max(16, maxBytes / pageSize))")
+        }
         let found = try Schema.migrate(database)
+        epoch = try Self.loadEpoch(database)
         self.database = database
         if found == 0 {
             self.logger.debug("new history created (schema \(Schema.currentVersion))")
@@ -114,18 +138,13 @@ public actor ChatStore {
         let database = try db()
         if messages.isEmpty { return [] }
         return try database.transaction { () throws(StoreError) -> Set<MessageID> in
+            var seq = try lastSeq()
             var rooms: [RoomID: RoomSummary] = [:]
             var added = Set<MessageID>(minimumCapacity: messages.count)
             for message in messages {
                 let isNew = try database.withStatement(SQL.insertMessage) { statement throws(StoreError) -> Bool in
-                    try statement.bind(message.id, at: 1)
-                    try statement.bind(message.room.description, at: 2)
-                    try statement.bind(message.timestamp, at: 3)
-                    try statement.bind(Int64(bitPattern: message.senderNumber.rawValue), at: 4)
-                    try statement.bind(message.senderNickname, at: 5)
-                    try statement.bind(message.senderStage, at: 6)
-                    try statement.bind(message.content, at: 7)
-                    try statement.bind(message.automatic ? 1 : 0, at: 8)
+                    try Self.bind(message, to: statement)
+                    try statement.bind(seq + 1, at: 9)
                     try statement.run()
                     return database.changes == 1
                 }
@@ -134,6 +153,7 @@ public actor ChatStore {
                     continue
                 }
                 added.insert(message.id)
+                seq += 1
                 var summary: RoomSummary
                 if let loaded = rooms[message.room] {
                     summary = loaded
@@ -144,6 +164,7 @@ public actor ChatStore {
                 rooms[message.room] = summary
             }
             for summary in rooms.values { try save(summary) }
+            if path == nil { try trim(rooms.keys, adding: messages, added: added) }
             return added
         }
     }
@@ -215,6 +236,24 @@ public actor ChatStore {
     }
 
     // MARK: Rows
+    // The message row mapping lives here only: `bind` writes the columns of
+    // `SQL.insertMessage`, `message(from:)` reads `SQL.messageColumns`.
+    // Adding a column touches these two, SQL.swift and a migration.
+
+    /// Binds `message` to `SQL.insertMessage`'s parameters ?1...?8 and
+    /// ?10...?11 (?9, the arrival sequence, is the caller's).
+    static func bind(_ message: Message, to statement: Statement) throws(StoreError) {
+        try statement.bind(message.id, at: 1)
+        try statement.bind(message.room.description, at: 2)
+        try statement.bind(message.timestamp, at: 3)
+        try statement.bind(Int64(bitPattern: message.senderNumber.rawValue), at: 4)
+        try statement.bind(message.senderNickname, at: 5)
+        try statement.bind(message.senderStage, at: 6)
+        try statement.bind(message.content, at: 7)
+        try statement.bind(message.automatic ? 1 : 0, at: 8)
+        try statement.bind(message.signature, at: 10)
+        try statement.bind(message.authorKey, at: 11)
+    }
 
     /// Decodes a row of `SQL.messageColumns`.
     static func message(from statement: Statement) throws(StoreError) -> Message {
@@ -227,9 +266,12 @@ public actor ChatStore {
         guard let sender = NodeNumber(rawValue: UInt64(bitPattern: statement.int64(3))) else {
             throw .malformedRow(table: "messages", reason: "sender of \(id) is not a node number")
         }
-        return Message(
+        var message = Message(
             id: id, room: room, senderNumber: sender, senderNickname: statement.string(4) ?? "",
             senderStage: statement.string(5), content: statement.string(6) ?? "",
             timestamp: statement.int64(2), automatic: statement.int64(7) != 0)
+        message.signature = statement.string(8)
+        message.authorKey = statement.string(9)
+        return message
     }
 }

@@ -6,11 +6,31 @@
 /// turns into one range of the (room, sent_at, id) index: keyset paging,
 /// never OFFSET, and stable when many messages share a millisecond.
 enum SQL {
-    static let messageColumns = "id, room, sent_at, sender, nickname, stage, content, automatic"
+    static let messageColumns = "id, room, sent_at, sender, nickname, stage, content, automatic, signature, author_key"
+    /// How many columns `messageColumns` names: a column selected after
+    /// them is read at this index.
+    static let messageColumnCount: Int32 = 10
 
     static let insertMessage = """
-        INSERT INTO messages (id, room, sent_at, sender, nickname, stage, content, automatic)
-        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT (id) DO NOTHING
+        INSERT INTO messages (id, room, sent_at, sender, nickname, stage, content, automatic, seq, signature, author_key)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) ON CONFLICT (id) DO NOTHING
+        """
+    static let lastSeq = "SELECT coalesce(max(seq), 0) FROM messages"
+    /// Public messages in arrival order after a sequence number (catch-up).
+    static let publicAfterSeq = """
+        SELECT \(messageColumns), seq FROM messages WHERE seq > ?1 AND room = 'public' ORDER BY seq LIMIT ?2
+        """
+    /// Delivery moves forward only (ranks as `DeliveryState.rank`).
+    static let moveDelivery = """
+        UPDATE messages SET delivery = ?1 WHERE id = ?2 AND (delivery IS NULL OR
+            (delivery IN ('queued', 'sent') AND (CASE delivery WHEN 'queued' THEN 0 ELSE 1 END) < ?3))
+        """
+    /// In-memory stores: drops a room's oldest messages beyond the newest ?2
+    /// (DMs still waiting for an acknowledgement stay).
+    static let trimRoom = """
+        DELETE FROM messages WHERE room = ?1 AND (delivery IS NULL OR delivery NOT IN ('queued', 'sent'))
+            AND (sent_at, id) < (SELECT sent_at, id FROM messages WHERE room = ?1
+                                 ORDER BY sent_at DESC, id DESC LIMIT 1 OFFSET ?2)
         """
     static let containsMessage = "SELECT 1 FROM messages WHERE id = ?1"
     static let messageByID = "SELECT \(messageColumns) FROM messages WHERE id = ?1"

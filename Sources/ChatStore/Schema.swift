@@ -49,6 +49,17 @@ enum Schema {
         """
         CREATE INDEX messages_pending ON messages (delivery) WHERE delivery IN ('queued', 'sent');
         """,
+        // 3: arrival sequence, the clock-free catch-up cursor peers ask by.
+        // Rows of older files are numbered in display order.
+        """
+        ALTER TABLE messages ADD COLUMN seq INTEGER;
+        UPDATE messages SET seq = numbered.n
+            FROM (SELECT id AS nid, row_number() OVER (ORDER BY sent_at, id) AS n FROM messages) AS numbered
+            WHERE numbered.nid = messages.id;
+        CREATE INDEX messages_seq ON messages (seq);
+        """,
+        // 4: public messages keep their author's signature (Schema+Signatures.swift).
+        signatureColumns,
     ]
 
     static var currentVersion: Int32 { Int32(migrations.count) }

@@ -50,7 +50,17 @@ final class Statement {
 
     func bind(_ value: String?, at index: Int32) throws(StoreError) {
         guard let value else { return try check(sqlite3_bind_null(handle, index)) }
-        try check(sqlite3_bind_text(handle, index, value, -1, Self.transient))
+        // An explicit byte length: text is stored byte-exact, NUL included
+        // (-1 would stop at the first NUL).
+        var text = value
+        let code = text.withUTF8 { bytes -> Int32 in
+            guard let base = bytes.baseAddress, bytes.count > 0 else {
+                return sqlite3_bind_text(handle, index, "", 0, Self.transient)  // empty, not NULL
+            }
+            return sqlite3_bind_text(handle, index, UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self),
+                                     Int32(bytes.count), Self.transient)
+        }
+        try check(code)
     }
 
     /// Binds a message id as its 16 big-endian bytes, so SQLite's memcmp

@@ -100,7 +100,7 @@ enum NetworkRows {
             key: onDisk ? "dm-disk" : "dm", figure: "DM send to acknowledgement, \(stores), p50 / p99",
             value: "\(Measure.ms(p50)) / \(Measure.ms(p99))",
             baseline: "C round trip: \(Measure.ms(base.p50)) / \(Measure.ms(base.p99))",
-            target: onDisk ? "-" : "p99 < 2 ms", met: onDisk ? nil : lost == 0 && p99 < 2000,
+            target: "p99 < 2 ms", met: lost == 0 && p99 < 2000,
             numbers: ["p50_us": p50, "p99_us": p99, "baseline_p50_us": base.p50, "baseline_p99_us": base.p99,
                       "messages": Double(count), "lost": Double(lost)])
         if lost > 0 { row.note = "\(lost) DMs not acknowledged within 5 s" }
@@ -165,6 +165,9 @@ enum NetworkRows {
         return row
     }
 
+    /// Sends in flight at once in the send row.
+    static let sendWindow = 256
+
     private static func sending(quick: Bool, baselines: CBaselines, onDisk: Bool) async throws -> BenchRow {
         let count = onDisk ? (quick ? 5_000 : 20_000) : (quick ? 20_000 : 50_000)
         let peerCount = 10
@@ -186,7 +189,21 @@ enum NetworkRows {
             Task { await onThread { peer.drain(lines: count, containing: #""type":"publicMessage""#, deadline: deadline) } }
         }
         let start = ContinuousClock.now
-        for index in 0..<count { try await member.node.sendPublic(text(index)) }
+        // Many callers at once (a bot, a script, several users' commands):
+        // sends arriving while a commit is in flight share the next one.
+        let node = member.node
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            var inFlight = 0
+            for index in 0..<count {
+                if inFlight >= sendWindow {
+                    try await group.next()
+                    inFlight -= 1
+                }
+                group.addTask { try await node.sendPublic(text(index)) }
+                inFlight += 1
+            }
+            try await group.waitForAll()
+        }
         let originated = ContinuousClock.now
         var delivered = 0
         for drain in drains { delivered += await drain.value }
@@ -195,7 +212,7 @@ enum NetworkRows {
         let rate = Double(count) / Measure.seconds(end - start)
         let base = try baselines.fanoutRate(peers: peerCount, messages: count, bytes: frameBytes)
         var row = BenchRow(
-            key: "send", figure: "one node sending to 10 peers (on disk, synchronous=FULL), messages originated",
+            key: "send", figure: "one node sending to 10 peers (on disk, synchronous=FULL, \(sendWindow) sends in flight), messages originated",
             value: Measure.rate(rate), baseline: "C fan-out writer: \(Measure.rate(base))",
             target: "> 10k/s and ≥ half the baseline", met: delivered == count * peerCount && rate > 10_000 && rate >= base / 2,
             numbers: ["per_second": rate, "baseline_per_second": base, "messages": Double(count),

@@ -73,6 +73,8 @@ extension ConsoleRenderer {
                 + "clamped timestamps \(counters.clampedTimestamps)"),
             notice("acks sent \(counters.acksSent), DM retries \(counters.dmRetries), "
                 + "catch-up deferred \(counters.catchUpDeferred), refused \(counters.catchUpRefused), invalid catch-up frames \(counters.catchUpInvalid)"),
+            notice("signatures refused: \(counters.signatureRefusals.isEmpty ? "none" : counters.signatureRefusals.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")), "
+                + "relayed as mine \(counters.relayedClaimingSelf), unsolicited history replies \(counters.catchUpUnsolicited)"),
             notice("transport: " + transport.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")),
         ]
     }

@@ -75,6 +75,8 @@ public actor FullScreenSession: FrontEnd {
             if let line = ConsoleRenderer(useColor: false).dmState(dmState, peer: name) {
                 await apply(.notice(String(line.dropFirst(3))))
             }
+        case .storage(let failure):
+            await apply(.notice(failure.map { "cannot store history: \(TerminalText.sanitize($0))" } ?? "history is stored again"))
         case .caughtUp(_, let count):
             await refreshRooms()
             await apply(.notice("caught up on \(count) missed message\(count == 1 ? "" : "s")"))

@@ -43,6 +43,8 @@ extension InteractiveSession {
                 let different = former.map { " (a different \(renderer.safe(peer.nickname)) than #\($0.shortTag) before)" } ?? ""
                 screen.write(renderer.notice("\(renderer.safe(previous.nickname))#\(peer.number.shortTag) is now known as \(renderer.bold(renderer.safe(peer.nickname)))\(different)"))
             }
+        case .storage(let failure):
+            screen.write(failure.map { renderer.error("cannot store history: \(renderer.safe($0))") } ?? renderer.notice("history is stored again"))
         case .unread, .rejected, .started, .stopped:
             break
         }

@@ -68,6 +68,8 @@ public actor JSONSession: FrontEnd {
             return ["event": "unread", "room": room.description, "count": count]
         case .rejected(let from, let reason):
             return ["event": "rejected", "from": from.rawValue, "reason": reason]
+        case .storage(let failure):
+            return ["event": "storage", "ok": failure == nil, "reason": failure ?? ""]
         }
     }
 
@@ -111,6 +113,9 @@ public actor JSONSession: FrontEnd {
                 reply["catchUpInvalid"] = counters.catchUpInvalid
                 reply["acksSent"] = counters.acksSent
                 reply["dmRetries"] = counters.dmRetries
+                reply["signatureRefusals"] = counters.signatureRefusals
+                reply["relayedClaimingSelf"] = counters.relayedClaimingSelf
+                reply["catchUpUnsolicited"] = counters.catchUpUnsolicited
             case .roomGroups(let groups):
                 reply["groups"] = groups.map { group in
                     ["title": group.title, "rooms": group.items.map(JSONEventEncoder.summary)] as [String: Any]

@@ -68,7 +68,8 @@ public enum LANChatApp {
         configuration.identityKey = identityKey
         configuration.groupSecret = groupSecret
         let service = P2PService(identity: identity, configuration: configuration, logger: logger.labeled("transport"))
-        let node = ChatNode(identity: identity, transport: service, store: store, logger: logger.labeled("node"))
+        let node = ChatNode(identity: identity, transport: service, store: store, logger: logger.labeled("node"),
+                            authenticator: Ed25519MessageAuthenticator(key: identityKey))
         let signals = SignalWatcher()
         do {
             try await node.start()

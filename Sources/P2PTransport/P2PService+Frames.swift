@@ -8,7 +8,7 @@ extension P2PService {
 
     func readFrames(from link: PeerLink) {
         // A throttled link is read again once its budget refills (`tick`).
-        guard !link.isThrottled else { return }
+        guard !link.isThrottled, !waitsForNode(link) else { return }
         for _ in 0..<Self.readsPerWakeup {
             let outcome: ReadOutcome
             do {
@@ -33,7 +33,7 @@ extension P2PService {
                     return
                 }
                 decodeFrames(on: link)
-                if link.isClosed || link.isThrottled { return }
+                if link.isClosed || link.isThrottled || waitsForNode(link) { return }
             }
         }
         loop?.arm(link.fd, read: true)
@@ -45,8 +45,21 @@ extension P2PService {
         guard link.isThrottled, !link.isClosed else { return }
         link.isThrottled = false
         decodeFrames(on: link)
-        if !link.isClosed, !link.isThrottled { loop?.arm(link.fd, read: true) }
+        if !link.isClosed, !link.isThrottled, !waitsForNode(link) { loop?.arm(link.fd, read: true) }
     }
+
+    /// Backpressure from the node: while paused, linked peers are not read
+    /// (handshakes still are), as a throttled link is not.
+    public func pauseReading(_ paused: Bool) {
+        guard paused != readingPaused else { return }
+        readingPaused = paused
+        guard !paused else { return }
+        for link in links.values where link.peer != nil && !link.isClosed && !link.isThrottled {
+            loop?.arm(link.fd, read: true)
+        }
+    }
+
+    func waitsForNode(_ link: PeerLink) -> Bool { readingPaused && link.peer != nil }
 
     /// Decodes the complete lines received so far, as far as the link's
     /// budget (`PeerLimits.framesPerSecond`) pays for them. A line it cannot

@@ -51,6 +51,8 @@ public actor P2PService: PeerTransport {
         didSet { linkDescriptors = Set(links.values.map(\.fd)) }
     }
     var linkDescriptors: Set<Int32> = []
+    /// The node asked us to stop reading linked peers (see `pauseReading`).
+    var readingPaused = false
     /// The one established link per peer.
     var established: [NodeNumber: PeerLink] = [:]
     var directory: PeerDirectory

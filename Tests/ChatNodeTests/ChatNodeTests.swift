@@ -11,13 +11,16 @@ struct TestNode {
     let log: EventLog<NodeEvent>
     let identity: NodeIdentity
     let store: ChatStore
+    /// The node's view of `store`, which can be made to fail.
+    let faults: FaultyStore
 
     /// A node with its own store: in memory, or the SQLite file at `path`.
     init(_ nickname: String, number: UInt64, on network: InMemoryNetwork, clock: any ChatClock = SystemClock(), path: String? = nil) async throws {
         identity = NodeIdentity(number: NodeNumber(rawValue: number)!, nickname: nickname)
         transport = network.transport(for: identity)
         store = try ChatStore(path: path, localNumber: identity.number)
-        node = ChatNode(identity: identity, transport: transport, store: store, clock: clock)
+        faults = FaultyStore(store)
+        node = ChatNode(identity: identity, transport: transport, store: faults, clock: clock)
         log = EventLog(node.events)
         try await node.start()
     }

@@ -1,3 +1,5 @@
+import ChatCore
+import ChatCrypto
 import Foundation
 import Synchronization
 import Testing
@@ -205,11 +207,22 @@ import TestSupport
 
         let eve = try RawPeer(port: tcpPort)
         let now = Int(Date().timeIntervalSince1970 * 1000)
+        // Eve holds a real key: her public messages pass the signature
+        // check, so what is tested is the terminal, not the signature.
+        let eveKey = try IdentityKey.generate()
+        let eveNumber = eveKey.nodeNumber
         func frame(_ type: String, id: Int, nickname: String, content: String = "", extra: String = "") -> String {
             let uuid = String(format: "01934c04-c000-7a1b-809a-%012x", id)
+            var extra = extra
+            if type == "publicMessage" {
+                var payload = P2PPayload(type: .publicMessage, messageId: MessageID(uuid)!, senderNumber: eveNumber,
+                                         senderNickname: nickname, content: content, timestamp: Int64(now))
+                Ed25519MessageAuthenticator(key: eveKey).sign(&payload)
+                extra += #","signature":"\#(payload.signature!)","authorKey":"\#(payload.authorKey!)""#
+            }
             let escapedNick = nickname.unicodeScalars.map { $0.value < 0x20 ? String(format: "\\u%04x", $0.value) : String($0) }.joined()
             let escapedContent = content.unicodeScalars.map { $0.value < 0x20 ? String(format: "\\u%04x", $0.value) : String($0) }.joined()
-            return #"{"version":1,"type":"\#(type)","messageId":"\#(uuid)","senderNumber":666,"senderNickname":"\#(escapedNick)","content":"\#(escapedContent)","timestamp":\#(now)\#(extra)}"#
+            return #"{"version":1,"type":"\#(type)","messageId":"\#(uuid)","senderNumber":\#(eveNumber),"senderNickname":"\#(escapedNick)","content":"\#(escapedContent)","timestamp":\#(now)\#(extra)}"#
         }
         try eve.send(frame("hello", id: 1, nickname: "eve", extra: #","instanceId":"e0e0e0e0-0000-4000-8000-000000000001","listenPort":9"#))
         #expect(eve.readLine() != nil, "bob answers the hello")

@@ -1,0 +1,39 @@
+/// Signs the public messages this node authors and checks those it
+/// receives. ChatCore only defines the contract; the Ed25519
+/// implementation lives in ChatCrypto (`Ed25519MessageAuthenticator`), so
+/// the core stays free of system libraries.
+public protocol MessageAuthenticator: Sendable {
+    /// Sets `signature` and `authorKey` on a public message this node
+    /// authored (its `senderNumber` is the node's own).
+    func sign(_ payload: inout P2PPayload)
+    /// Whether `payload` was written by the node its `senderNumber` names:
+    /// `authorKey` must derive that number, and `signature` must verify
+    /// over `PublicMessageSignature.canonicalBytes(of:)` with that key.
+    func verify(_ payload: P2PPayload) -> SignatureVerdict
+}
+
+/// The outcome of checking a public message's signature. Every case but
+/// `.valid` means the message is not shown as its claimed author's.
+public enum SignatureVerdict: String, Hashable, Sendable, CustomStringConvertible {
+    case valid
+    /// No signature or no author key.
+    case unsigned
+    /// A field is not base64, or decodes to the wrong length.
+    case malformed
+    /// The author key does not derive the sender number.
+    case wrongAuthorKey
+    /// The signature does not verify over the canonical bytes.
+    case badSignature
+
+    public var isValid: Bool { self == .valid }
+
+    public var description: String {
+        switch self {
+        case .valid: "valid signature"
+        case .unsigned: "unsigned"
+        case .malformed: "malformed signature or author key"
+        case .wrongAuthorKey: "author key does not derive the sender number"
+        case .badSignature: "signature does not verify"
+        }
+    }
+}

@@ -1,0 +1,38 @@
+import ChatCore
+import Foundation
+
+/// Signs public messages with the node's Ed25519 identity key and checks
+/// others' against the key they carry (see `PublicMessageSignature` for the
+/// bytes signed, and PROTOCOL.md, "Signed public messages").
+///
+/// Verifying needs no state: the key comes with the message, and it is
+/// trusted only because it derives the claimed sender number.
+public struct Ed25519MessageAuthenticator: MessageAuthenticator {
+    private let key: IdentityKey
+    private let encodedKey: String
+
+    public init(key: IdentityKey) {
+        self.key = key
+        encodedKey = Data(key.publicKey.rawValue).base64EncodedString()
+    }
+
+    /// Leaves the payload unsigned only if libcrypto fails to sign with a
+    /// key it loaded (the node logs that; peers will refuse the message).
+    public func sign(_ payload: inout P2PPayload) {
+        payload.signature = nil
+        payload.authorKey = nil
+        guard let signature = try? key.sign(PublicMessageSignature.canonicalBytes(of: payload)) else { return }
+        payload.signature = Data(signature).base64EncodedString()
+        payload.authorKey = encodedKey
+    }
+
+    public func verify(_ payload: P2PPayload) -> SignatureVerdict {
+        guard let signatureText = payload.signature, let keyText = payload.authorKey else { return .unsigned }
+        guard let signature = Data(base64Encoded: signatureText), signature.count == PublicMessageSignature.signatureBytes,
+              let keyBytes = Data(base64Encoded: keyText),
+              let author = try? IdentityKey.Public(rawValue: Array(keyBytes)) else { return .malformed }
+        guard author.nodeNumber == payload.senderNumber else { return .wrongAuthorKey }
+        let signed = PublicMessageSignature.canonicalBytes(of: payload)
+        return author.isValidSignature(Array(signature), for: signed) ? .valid : .badSignature
+    }
+}

@@ -1,0 +1,204 @@
+import ChatCore
+import ChatStore
+
+/// Plan, commit once, then apply.
+///
+/// The pump only appends transport events to `inbox`, and commands only
+/// append to `commands`; one drainer task takes them in order. Frames at
+/// the front of the inbox and the waiting commands are planned together on
+/// a copy of the router (`NodePlan`), committed in one transaction (one
+/// fsync with `.full` durability), and only after the commit returns does
+/// the node adopt the copy, report events, acknowledge, send, and answer
+/// the commands. A failed commit changes nothing: ids stay unseen, so the
+/// sender's retry is stored once the cause is gone.
+///
+/// While a step commits, the node is free and the pump keeps filling the
+/// inbox, so the next step is whatever arrived meanwhile: one message alone
+/// commits at once, a flood commits in large batches. Peer joins and leaves
+/// end a run and are handled on their own, so events keep their order.
+extension ChatNode {
+    /// Most frames and commands planned and committed together.
+    static let maxCommitBatch = 1024
+
+    /// Transport events waiting before the node asks the transport to stop
+    /// reading its peers, and the level at which it reads again.
+    static let inboxHighWater = 8 * maxCommitBatch
+    static let inboxLowWater = maxCommitBatch
+
+    /// Takes one event from the transport; starts the drainer if idle.
+    func accept(_ event: TransportEvent) async {
+        inbox.append(event)
+        startDrainer()
+        if !readingPaused, inbox.count >= Self.inboxHighWater {
+            readingPaused = true
+            counters.backpressure += 1
+            await tellTransport()
+        }
+    }
+
+    /// Resumes reading once the inbox has drained enough.
+    private func releaseBackpressure() async {
+        guard readingPaused, inbox.count <= Self.inboxLowWater else { return }
+        readingPaused = false
+        await tellTransport()
+    }
+
+    /// Brings the transport to `readingPaused`, one call at a time, so two
+    /// calls in flight cannot land in the wrong order.
+    private func tellTransport() async {
+        guard !tellingTransport else { return }
+        tellingTransport = true
+        while transportPaused != readingPaused {
+            let paused = readingPaused
+            await transport.pauseReading(paused)
+            transportPaused = paused
+        }
+        tellingTransport = false
+    }
+
+    /// Queues a command for the next step and waits for its commit.
+    func submit(_ command: NodeCommand) async -> Result<Message?, NodeError> {
+        await withCheckedContinuation { reply in
+            commands.append(PendingCommand(command: command, reply: reply))
+            startDrainer()
+        }
+    }
+
+    private func startDrainer() {
+        guard drainer == nil else { return }
+        drainer = Task { await self.drain() }
+    }
+
+    private func drain() async {
+        while !inbox.isEmpty || !commands.isEmpty {
+            if let event = inbox.takeSingle() {
+                await handle(event)
+                continue
+            }
+            let frames = inbox.takeFrames(limit: Self.maxCommitBatch)
+            let taken = Array(commands.prefix(Self.maxCommitBatch))
+            commands.removeFirst(taken.count)
+            await releaseBackpressure()
+            await step(frames: frames, commands: taken)
+        }
+        drainer = nil
+        await releaseBackpressure()
+    }
+
+    /// Plans, commits and applies one step.
+    func step(frames: [(payload: P2PPayload, peer: NodeNumber)], commands: [PendingCommand]) async {
+        // Signatures are checked on the frames as sent, before the clamp.
+        let frames = admitLive(frames)
+        let now = clock.nowMillis()
+        var payloads: [P2PPayload] = []
+        payloads.reserveCapacity(frames.count)
+        var lookUp: [MessageID] = []
+        for (incoming, peer) in frames {
+            counters.receivedByType[incoming.type.name, default: 0] += 1
+            lastHeard[peer] = now
+            var payload = incoming
+            if payload.type.carriesChatText {
+                Self.clampTimestamp(&payload, now: now, counters: &counters)
+                lookUp.append(payload.messageId)
+            }
+            lookUp.append(contentsOf: payload.messages?.map(\.messageId) ?? [])
+            payloads.append(payload)
+        }
+        let stored = lookUp.isEmpty ? [] : ((try? await store.storedIDs(among: lookUp)) ?? [])
+
+        // Plan on a copy: nothing the node holds changes until the commit.
+        var scratch = router
+        var plan = NodePlan()
+        for (payload, (_, peer)) in zip(payloads, frames) {
+            planReceive(payload, from: peer, stored: stored, now: now, on: &scratch, into: &plan)
+        }
+        for command in commands { planCommand(command, now: now, on: &scratch, into: &plan) }
+        await commitAndApply(plan, scratch: scratch)
+    }
+
+    /// Commits `plan`; on success adopts `scratch` and performs the effects,
+    /// on failure drops both and answers the commands with the error.
+    func commitAndApply(_ plan: NodePlan, scratch: MessageRouter) async {
+        var scratch = scratch
+        routerReplay = []
+        let outcome: Result<StoreCommitResult, StoreError>
+        if plan.changes.isEmpty {
+            outcome = .success(StoreCommitResult())  // acks, replies, answers: nothing to write
+        } else {
+            do { outcome = .success(try await store.commit(plan.changes)) } catch { outcome = .failure(error) }
+        }
+        let replay = routerReplay ?? []
+        routerReplay = nil
+        switch outcome {
+        case .success(let result):
+            storeHealthy()
+            // Changes made while the commit ran (a room activated) apply to the copy too.
+            for change in replay { _ = change(&scratch) }
+            router = scratch
+            var pump = false
+            for effect in plan.effects { pump = await perform(effect, added: result.added) || pump }
+            if pump { await pumpOutbox() }
+        case .failure(let error):
+            storeFailed(error, what: "\(plan.changes.messages.count) messages")
+            for command in plan.commands { command.resume(.failure(.store(error))) }
+            for page in plan.catchUpPages { retryCatchUp(page.request, from: page.peer) }
+        }
+    }
+
+    /// Performs one effect; returns whether the outbox has new work.
+    private func perform(_ effect: NodeEffect, added: Set<MessageID>) async -> Bool {
+        switch effect {
+        case .report(let event):
+            if case .message(let message) = event, !added.contains(message.id) { return false }
+            if case .dmRequested(_, _, let message) = event, !added.contains(message.id) { return false }
+            report(event)
+        case .emit(let event):
+            emit(event)
+        case .send(let frame, let peer):
+            await transport.send(frame, to: peer)
+        case .broadcast(let frame):
+            await transport.broadcast(frame)
+        case .acknowledge(let payload, let peer):
+            await acknowledge(payload, to: peer)
+        case .enqueue(let payload):
+            outbox.enqueue(payload, at: clock.uptime())
+            wakeTicker()
+            return true
+        case .delivered(let id, let peer):
+            guard outbox.acknowledge(id) != nil else { return false }
+            emit(.delivery(id, room: .direct(peer), .delivered))
+        case .failOutbox(let peer):
+            for id in outbox.drop(peer: peer) { emit(.delivery(id, room: .direct(peer), .failed)) }
+        case .answerCatchUp(let request, let peer):
+            await answerCatchUp(request, from: peer)
+        case .caughtUp(let peer, let count, let cursor, let next):
+            if let cursor { catchUpCursors[peer] = cursor }
+            catchUpOutstanding[peer] = nil
+            if count > 0 { emit(.caughtUp(from: peer, count: count)) }
+            if let next { await sendCatchUp(next, to: peer) }
+        case .linkLost(let peer):
+            linkLostAt[peer] = lastHeard[peer] ?? clock.nowMillis()
+        case .resume(let command, let result):
+            command.resume(result)
+        }
+        return false
+    }
+
+    /// Changes the router outside a step (activate, mark read, rename).
+    /// If a step is committing meanwhile, the change is replayed on its
+    /// copy before the copy is adopted, so it is not lost.
+    @discardableResult
+    func changeRouter(_ change: @escaping @Sendable (inout MessageRouter) -> [ChatEvent]) -> [ChatEvent] {
+        routerReplay?.append(change)
+        return change(&router)
+    }
+
+    /// A clock far ahead must not pin a message below everything else:
+    /// the one place the documented clamp is applied.
+    static func clampTimestamp(_ payload: inout P2PPayload, now: Int64, counters: inout NodeCounters) {
+        if payload.timestamp > now + maxClockSkew {
+            payload.timestamp = now
+            counters.clampedTimestamps += 1
+        }
+    }
+}

@@ -1,0 +1,79 @@
+import ChatCore
+import ChatStore
+
+/// Planning the user's commands (send, DM, accept, decline) on the step's
+/// copy of the router. A refused command is answered at once and plans
+/// nothing; the others are answered after the commit.
+extension ChatNode {
+    func planCommand(_ command: PendingCommand, now: Int64, on scratch: inout MessageRouter, into plan: inout NodePlan) {
+        do throws(NodeError) {
+            switch command.command {
+            case .sendPublic(let text, let automatic):
+                let message = try planPublic(text, automatic: automatic, now: now, on: &scratch, into: &plan)
+                plan.effects.append(.resume(command, .success(message)))
+            case .sendDirect(let text, let peer, let automatic):
+                let message = try planDirect(text, to: peer, automatic: automatic, now: now, on: &scratch, into: &plan)
+                plan.effects.append(.resume(command, .success(message)))
+            case .answer(let peer, let accepting):
+                try planAnswer(peer, accepting: accepting, now: now, on: &scratch, into: &plan)
+                plan.effects.append(.resume(command, .success(nil)))
+            }
+            plan.commands.append(command)
+        } catch {
+            command.resume(.failure(error))
+        }
+    }
+
+    private func planPublic(
+        _ text: String, automatic: Bool, now: Int64, on scratch: inout MessageRouter, into plan: inout NodePlan
+    ) throws(NodeError) -> Message {
+        let composed: (payload: P2PPayload, message: Message)
+        do { composed = signed(try scratch.publicChat.compose(text, at: now, automatic: automatic)) } catch { throw .chat(error) }
+        plan.changes.messages.append(composed.message)
+        // Writing in a room means having read it up to here.
+        plan.changes.markRead(.publicRoom, upTo: HistoryCursor(composed.message))
+        plan.effects.append(.broadcast(composed.payload))
+        plan.effects.append(.report(.message(composed.message)))
+        return composed.message
+    }
+
+    private func planDirect(
+        _ text: String, to peer: NodeNumber, automatic: Bool, now: Int64, on scratch: inout MessageRouter, into plan: inout NodePlan
+    ) throws(NodeError) -> Message {
+        let nickname = directory[peer]?.nickname ?? scratch.directChat.conversation(with: peer)?.peerNickname ?? "\(peer)"
+        let composed: (payloads: [P2PPayload], events: [ChatEvent])
+        do {
+            composed = try scratch.directChat.compose(text, to: peer, peerNickname: nickname, at: now, automatic: automatic)
+        } catch { throw .chat(error) }
+        let sent = composed.payloads.last!
+        let message = try! Message(from: sent, localNumber: identity.number)  // composed from validated text
+        // The DM and its delivery state in the same transaction: no kill
+        // can leave one without the other.
+        plan.changes.messages.append(message)
+        plan.changes.setDelivery(.queued, for: message.id)
+        plan.changes.markRead(message.room, upTo: HistoryCursor(message))
+        plan.queued[peer, default: []].append(message.id)
+        planConversation(peer, on: scratch, into: &plan)
+        // An accept that precedes a reply is a control frame, not queued.
+        for frame in composed.payloads.dropLast() { plan.effects.append(.send(frame, to: peer)) }
+        for event in composed.events { plan.effects.append(.report(event)) }
+        plan.effects.append(.report(.message(message)))
+        // "queued" is said before the outbox can say "sent".
+        plan.effects.append(.emit(.delivery(message.id, room: message.room, .queued)))
+        plan.effects.append(.enqueue(sent))
+        return message
+    }
+
+    private func planAnswer(
+        _ peer: NodeNumber, accepting: Bool, now: Int64, on scratch: inout MessageRouter, into plan: inout NodePlan
+    ) throws(NodeError) {
+        let answer: (payload: P2PPayload?, events: [ChatEvent])
+        do {
+            answer = accepting ? try scratch.directChat.accept(peer, at: now) : try scratch.directChat.decline(peer, at: now)
+        } catch { throw .chat(error) }
+        planConversation(peer, on: scratch, into: &plan)
+        if !accepting { planFailOutbox(peer, into: &plan) }
+        if let payload = answer.payload { plan.effects.append(.send(payload, to: peer)) }
+        for event in answer.events { plan.effects.append(.report(event)) }
+    }
+}

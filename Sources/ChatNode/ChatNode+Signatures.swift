@@ -1,0 +1,81 @@
+import ChatCore
+
+/// Signed public messages: the node signs each public message it writes,
+/// and shows a received one as its author's only when the author's key
+/// signed it (live from the author, or relayed in a catch-up reply).
+/// Without an authenticator (tests of v1 behaviour) nothing is signed or
+/// checked.
+extension ChatNode {
+    /// A freshly composed public message, signed; the stored copy keeps
+    /// the signature so catch-up can relay it.
+    func signed(_ composed: (payload: P2PPayload, message: Message)) -> (payload: P2PPayload, message: Message) {
+        guard let authenticator else { return composed }
+        var (payload, message) = composed
+        authenticator.sign(&payload)
+        if payload.signature == nil { logger.error("could not sign public message \(payload.messageId); peers will refuse it") }
+        message.signature = payload.signature
+        message.authorKey = payload.authorKey
+        return (payload, message)
+    }
+
+    /// Whether a frame that came over `peer`'s link may go on to the
+    /// router: a public message must carry a valid signature. Checked
+    /// before anything (timestamp clamping) changes the frame.
+    func admitLive(_ payload: P2PPayload, from peer: NodeNumber) -> Bool {
+        guard payload.type == .publicMessage, let authenticator else { return true }
+        let verdict = authenticator.verify(payload)
+        guard verdict.isValid else {
+            counters.signatureRefusals[verdict.rawValue, default: 0] += 1
+            logger.notice("refused public message \(payload.messageId) from \(peer): \(verdict)")
+            emit(.rejected(from: peer, reason: "public message: \(verdict)"))
+            return false
+        }
+        return true
+    }
+
+    /// The frames of a received batch that may go on (see the one-frame
+    /// `admitLive`); refused ones still count as received.
+    func admitLive(_ frames: [(payload: P2PPayload, peer: NodeNumber)]) -> [(payload: P2PPayload, peer: NodeNumber)] {
+        guard authenticator != nil else { return frames }
+        return frames.filter { frame in
+            if admitLive(frame.payload, from: frame.peer) { return true }
+            counters.receivedByType[frame.payload.type.name, default: 0] += 1
+            lastHeard[frame.peer] = clock.nowMillis()
+            return false
+        }
+    }
+
+    /// Whether one entry of a history reply may be stored, judged before
+    /// anything (timestamp clamping) changes it; `stored` holds the ids we
+    /// already have. Refused and counted: a public message claiming this
+    /// node as author that we do not hold (no one else can write ours; the
+    /// ones we hold come back inside the catch-up window and are harmless),
+    /// and one whose signature fails, unsigned included. Other types pass,
+    /// for the caller's own validity check.
+    func admitRelayed(_ frame: P2PPayload, from peer: NodeNumber, stored: Set<MessageID>) -> Bool {
+        guard frame.type == .publicMessage else { return true }
+        if frame.senderNumber == identity.number {
+            if stored.contains(frame.messageId) { return true }
+            counters.relayedClaimingSelf += 1
+            logger.debug("refused relayed \(frame.messageId) from \(peer): claims to be ours")
+            return false
+        }
+        guard let authenticator else { return true }
+        let verdict = authenticator.verify(frame)
+        guard verdict.isValid else {
+            counters.signatureRefusals[verdict.rawValue, default: 0] += 1
+            logger.debug("refused relayed \(frame.messageId) from \(peer): \(verdict)")
+            return false
+        }
+        return true
+    }
+
+    /// The frame a stored public message is relayed as, with its author's
+    /// signature and key.
+    static func relayPayload(for message: Message) -> P2PPayload {
+        var frame = payload(for: message)
+        frame.signature = message.signature
+        frame.authorKey = message.authorKey
+        return frame
+    }
+}

@@ -1,0 +1,58 @@
+import ChatCore
+import ChatStore
+
+/// One step of the node, computed before anything changes: the rows to
+/// commit, and what to do once (and only if) they are committed.
+struct NodePlan {
+    /// Written in one transaction.
+    var changes = StoreChanges()
+    /// Done in order after the commit returns, never before.
+    var effects: [NodeEffect] = []
+    /// Commands answered only after the commit (their outcome is in `effects`).
+    var commands: [PendingCommand] = []
+    /// Outgoing DMs this plan queues, per peer (a decline in the same
+    /// step fails them too).
+    var queued: [NodeNumber: [MessageID]] = [:]
+    /// A catch-up page being merged: asked again if the commit fails.
+    var catchUpPages: [(peer: NodeNumber, request: CatchUpRequest)] = []
+}
+
+/// Something the node does after a commit.
+enum NodeEffect {
+    /// Report a chat event; a `.message` only if its row was new.
+    case report(ChatEvent)
+    case emit(NodeEvent)
+    case send(P2PPayload, to: NodeNumber)
+    case broadcast(P2PPayload)
+    /// Acknowledge a DM-kind frame: it is stored.
+    case acknowledge(P2PPayload, to: NodeNumber)
+    /// Start retrying an outgoing DM.
+    case enqueue(P2PPayload)
+    /// The peer acknowledged a DM.
+    case delivered(MessageID, peer: NodeNumber)
+    /// The conversation was declined: drop the peer's DMs from the outbox.
+    case failOutbox(NodeNumber)
+    case answerCatchUp(P2PPayload, from: NodeNumber)
+    /// A catch-up page was merged: remember where it ended, report it,
+    /// ask for the next.
+    case caughtUp(from: NodeNumber, count: Int, cursor: CatchUpCursor?, next: CatchUpRequest?)
+    case linkLost(NodeNumber)
+    /// Answer a command.
+    case resume(PendingCommand, Result<Message?, NodeError>)
+}
+
+/// What the user asked the node to do; planned with the received frames of
+/// the same step and committed with them (group commit).
+enum NodeCommand: Sendable {
+    case sendPublic(String, automatic: Bool)
+    case sendDirect(String, to: NodeNumber, automatic: Bool)
+    case answer(NodeNumber, accepting: Bool)
+}
+
+/// A command waiting for its step's commit.
+struct PendingCommand: Sendable {
+    let command: NodeCommand
+    let reply: CheckedContinuation<Result<Message?, NodeError>, Never>
+
+    func resume(_ result: Result<Message?, NodeError>) { reply.resume(returning: result) }
+}

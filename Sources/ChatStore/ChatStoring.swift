@@ -1,0 +1,34 @@
+import ChatCore
+
+/// What the node needs from its history store: one transactional write
+/// (`commit`) and the reads for start-up, duplicate checks, catch-up and
+/// paging. `ChatStore` is the real one; tests wrap it to inject faults
+/// (a failing commit, a full disk, a slow fsync).
+public protocol ChatStoring: Actor {
+    /// Writes all of `changes` or none of them (see `StoreChanges`).
+    func commit(_ changes: StoreChanges) async throws(StoreError) -> StoreCommitResult
+    func storedIDs(among ids: [MessageID]) async throws(StoreError) -> Set<MessageID>
+    func rooms() async throws(StoreError) -> [RoomSummary]
+    func conversations() async throws(StoreError) -> [(peer: NodeNumber, nickname: String, state: DMState)]
+    func page(_ room: RoomID, before cursor: HistoryCursor?, limit: Int) async throws(StoreError) -> [Message]
+    func messages(in room: RoomID, after cursor: HistoryCursor?, limit: Int) async throws(StoreError) -> [Message]
+    func newestCursor(_ room: RoomID) async throws(StoreError) -> HistoryCursor?
+    /// Outgoing DMs still waiting for an acknowledgement, with their state.
+    func undelivered() async throws(StoreError) -> [Message]
+    func delivery(of id: MessageID) async throws(StoreError) -> DeliveryState?
+    func pageAroundReadMarker(_ room: RoomID, limit: Int) async throws(StoreError) -> HistoryPage
+    func historyPage(_ room: RoomID, before cursor: HistoryCursor?, limit: Int) async throws(StoreError) -> HistoryPage
+    func historyPage(_ room: RoomID, after cursor: HistoryCursor?, limit: Int) async throws(StoreError) -> HistoryPage
+    func markRead(_ room: RoomID, upTo cursor: HistoryCursor) async throws(StoreError) -> Int
+    /// Moves the marker over a run the reader was shown, unless an unseen gap precedes it.
+    func markRead(_ room: RoomID, shownFrom start: HistoryCursor, upTo cursor: HistoryCursor) async throws(StoreError) -> Int
+    func markAllRead(_ room: RoomID) async throws(StoreError) -> Int
+    func integrityCheck() async throws(StoreError) -> Bool
+    /// Random per store file (see `ChatStore.epoch`).
+    nonisolated var epoch: String { get }
+    func lastSeq() async throws(StoreError) -> Int64
+    func publicMessages(afterSeq seq: Int64, limit: Int) async throws(StoreError) -> [(seq: Int64, message: Message)]
+    func value(forKey key: String) async throws(StoreError) -> String?
+}
+
+extension ChatStore: ChatStoring {}

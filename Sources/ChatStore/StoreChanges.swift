@@ -1,0 +1,57 @@
+import ChatCore
+
+/// Everything one node step writes, committed by `ChatStore.commit(_:)` in
+/// one transaction: all of it or none of it. The node computes this from
+/// its current state, commits it, and only then changes its memory (see
+/// ChatNode+Pipeline.swift).
+public struct StoreChanges: Sendable {
+    /// Messages to insert; ids already stored are skipped (first copy wins).
+    public var messages: [Message] = []
+    /// Delivery states of outgoing DMs, applied after `messages` (so a DM
+    /// and its "queued" land together). Moves forward only.
+    public var deliveries: [MessageID: DeliveryState] = [:]
+    /// DM conversations whose nickname or request state changed.
+    public var conversations: [NodeNumber: ConversationRow] = [:]
+    /// Read markers to move forward (never back), applied after `messages`.
+    public var readMarkers: [RoomID: HistoryCursor] = [:]
+    /// Node settings (the meta table), e.g. a peer's catch-up cursor,
+    /// committed with the page it belongs to.
+    public var settings: [String: String] = [:]
+
+    public init() {}
+
+    public var isEmpty: Bool {
+        messages.isEmpty && deliveries.isEmpty && conversations.isEmpty && readMarkers.isEmpty && settings.isEmpty
+    }
+
+    /// Moves `room`'s marker to `cursor` if that is further on than what is planned.
+    public mutating func markRead(_ room: RoomID, upTo cursor: HistoryCursor) {
+        if let planned = readMarkers[room], planned >= cursor { return }
+        readMarkers[room] = cursor
+    }
+
+    /// Plans `state` for `id` unless a later state is already planned.
+    public mutating func setDelivery(_ state: DeliveryState, for id: MessageID) {
+        if let planned = deliveries[id], !planned.canMove(to: state) { return }
+        deliveries[id] = state
+    }
+}
+
+/// A DM conversation's row in the rooms table.
+public struct ConversationRow: Hashable, Sendable {
+    public var nickname: String
+    public var state: DMState
+    public init(nickname: String, state: DMState) {
+        self.nickname = nickname
+        self.state = state
+    }
+}
+
+/// What a commit did.
+public struct StoreCommitResult: Sendable {
+    /// Ids of `messages` that were new (the others were stored before).
+    public var added: Set<MessageID> = []
+    /// Unread counts after the commit's read-marker moves.
+    public var unread: [RoomID: Int] = [:]
+    public init() {}
+}

@@ -1,0 +1,127 @@
+import ChatCore
+import ChatNode
+import ChatStore
+import Foundation
+import Testing
+import TestSupport
+
+/// Plan, commit once, then apply: a commit that fails changes nothing, so
+/// what its sender retries is stored once the cause is gone.
+@Suite struct CommitFaultTests {
+    static func storageEvents(_ node: TestNode) -> [String?] {
+        node.log.events.compactMap { if case .storage(let failure) = $0 { failure } else { nil } }
+    }
+
+    @Test func dmsRefusedByAFullDiskAreStoredOnRetryWithoutARestart() async throws {
+        let network = InMemoryNetwork()
+        let clock = ManualClock()
+        let alice = try await TestNode("alice", number: 1, on: network, clock: clock)
+        let bob = try await TestNode("bob", number: 2, on: network, clock: clock)
+        try await alice.waitForPeers(1)
+        try await DeliveryTests.openConversation(alice, bob)
+
+        await bob.faults.setDiskFull(true)
+        for n in 1...20 { try await alice.node.sendDirect("dm \(n)", to: bob.identity.number) }
+        try await waitUntil("bob's commits fail") { await bob.faults.failures >= 1 }
+        try await bob.log.first("one storage error") { if case .storage(let failure?) = $0 { failure } else { nil } }
+        #expect(await alice.node.pendingDeliveries == 20)  // nothing acknowledged
+
+        await bob.faults.setDiskFull(false)
+        try await DeliveryTests.retryUntil("every DM acknowledged", clock: clock) { await alice.node.pendingDeliveries == 0 }
+        let received = try await DeliveryTests.storedDMs(bob, from: alice)
+        #expect(received == ["hello bob"] + (1...20).map { "dm \($0)" })
+        let shown = bob.messages().filter { $0.senderNumber == alice.identity.number }.map(\.id)
+        #expect(shown.count == 21 && Set(shown).count == 21)
+        // One error while it lasted, one notice when it ended.
+        let storage = Self.storageEvents(bob)
+        #expect(storage.count == 2 && storage.first! != nil && storage.last! == nil)
+    }
+
+    @Test func publicMessagesMissedWhileTheDiskWasFullComeBackByCatchUp() async throws {
+        let network = InMemoryNetwork()
+        let alice = try await TestNode("alice", number: 1, on: network)
+        let bob = try await TestNode("bob", number: 2, on: network)
+        try await alice.waitForPeers(1)
+        try await alice.node.sendPublic("before")
+        _ = try await bob.waitForMessage("before")
+
+        await bob.faults.setDiskFull(true)
+        for n in 1...10 { try await alice.node.sendPublic("while full \(n)") }
+        try await waitUntil("bob's commits fail") { await bob.faults.failures >= 1 }
+        await bob.faults.setDiskFull(false)
+        // The next link-up asks alice for everything after what bob got from her.
+        await network.cut(alice.identity.number, bob.identity.number)
+        try await waitUntil("link down") { await bob.node.peers().isEmpty }
+        await network.heal(alice.identity.number, bob.identity.number)
+        try await waitUntil("all ten stored") {
+            try await DeliveryTests.storedPublic(bob).count == 11
+        }
+        try await bob.log.until("all ten shown") { events in
+            events.filter { if case .message(let m) = $0 { m.content.hasPrefix("while full") } else { false } }.count >= 10
+        }
+        #expect(bob.messages().filter { $0.content.hasPrefix("while full") }.count == 10)
+    }
+
+    @Test func aSendWhoseCommitFailsLeavesNoTrace() async throws {
+        let network = InMemoryNetwork()
+        let alice = try await TestNode("alice", number: 1, on: network)
+        let bob = try await TestNode("bob", number: 2, on: network)
+        try await alice.waitForPeers(1)
+        try await DeliveryTests.openConversation(alice, bob)
+
+        await alice.faults.failCommit(1)
+        await #expect(throws: NodeError.self) { try await alice.node.sendPublic("lost public") }
+        await alice.faults.failCommit(1)
+        await #expect(throws: NodeError.self) { try await alice.node.sendDirect("lost dm", to: bob.identity.number) }
+        // Neither stored, held, queued, shown nor sent: no DM is stranded.
+        #expect(await alice.node.pendingDeliveries == 0)
+        #expect(try await alice.store.undelivered().isEmpty)
+        #expect(await alice.node.recentMessages(in: .publicRoom).isEmpty)
+        #expect(!alice.messages().contains { $0.content.hasPrefix("lost") })
+        try await alice.node.sendPublic("kept")
+        _ = try await bob.waitForMessage("kept")
+        #expect(!bob.messages().contains { $0.content.hasPrefix("lost") })
+        // A DM and its "queued" state were one commit: the next DM works.
+        try await alice.node.sendDirect("next dm", to: bob.identity.number)
+        _ = try await bob.waitForMessage("next dm")
+    }
+
+    @Test func catchUpIgnoresClocksAnHourOff() async throws {
+        let network = InMemoryNetwork()
+        let slow = ManualClock(now: Date(timeIntervalSince1970: 1_732_147_200 - 3600))
+        let fast = ManualClock(now: Date(timeIntervalSince1970: 1_732_147_200 + 3600))
+        let alice = try await TestNode("alice", number: 1, on: network, clock: slow)
+        let bob = try await TestNode("bob", number: 2, on: network, clock: fast)
+        try await alice.waitForPeers(1)
+        try await alice.node.sendPublic("seen live")
+        _ = try await bob.waitForMessage("seen live")
+        try await bob.node.sendPublic("bob's newest")
+        _ = try await alice.waitForMessage("bob's newest")
+
+        await network.cut(alice.identity.number, bob.identity.number)
+        try await waitUntil("link down") { await bob.node.peers().isEmpty }
+        for n in 1...20 { try await alice.node.sendPublic("missed \(n)") }
+        await network.heal(alice.identity.number, bob.identity.number)
+        try await waitUntil("all twenty caught up") { try await DeliveryTests.storedPublic(bob).count == 22 }
+        // Caught up from alice once: nothing fetched twice.
+        try await bob.log.until("all twenty shown") { events in
+            events.filter { if case .message(let m) = $0 { m.content.hasPrefix("missed") } else { false } }.count >= 20
+        }
+        #expect(bob.messages().filter { $0.content.hasPrefix("missed") }.count == 20)
+    }
+
+    @Test func aHistoryReplyNobodyAskedForIsRefused() async throws {
+        let network = InMemoryNetwork()
+        let alice = try await TestNode("alice", number: 1, on: network)
+        let bob = try await TestNode("bob", number: 2, on: network)
+        try await alice.waitForPeers(1)
+        try await waitUntil("first catch-up done") { await bob.node.statistics().receivedByType["historyReply"] == 1 }
+        var reply = P2PPayload(type: .historyReply, messageId: MessageID(millis: 1_732_147_200_000, random: (1, 1)), senderNumber: alice.identity.number,
+                               senderNickname: "alice", timestamp: 1_732_147_200_000, targetNumber: bob.identity.number)
+        reply.messages = [P2PPayload(type: .publicMessage, messageId: MessageID(millis: 1_732_147_200_000, random: (2, 2)), senderNumber: alice.identity.number,
+                                     senderNickname: "alice", content: "planted", timestamp: 1_732_147_200_000)]
+        _ = await alice.transport.send(reply, to: bob.identity.number)
+        try await waitUntil("refused") { await bob.node.statistics().catchUpUnsolicited == 1 }
+        #expect(try await DeliveryTests.storedPublic(bob).isEmpty)
+    }
+}

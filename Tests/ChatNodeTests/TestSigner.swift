@@ -1,0 +1,15 @@
+import ChatCore
+import ChatCrypto
+
+/// A node identity whose number derives from a fresh Ed25519 key, with the
+/// authenticator that signs for it (the real one the CLI uses).
+struct TestSigner {
+    let identity: NodeIdentity
+    let authenticator: any MessageAuthenticator
+
+    init(_ nickname: String) throws {
+        let key = try IdentityKey.generate()
+        identity = NodeIdentity(number: key.nodeNumber, nickname: nickname)
+        authenticator = Ed25519MessageAuthenticator(key: key)
+    }
+}
