@@ -67,7 +67,7 @@ import Testing
     /// A key the fast path does not know (a field added later) is never
     /// skipped there: it steps aside and JSONDecoder reads the frame.
     @Test func unknownKeysStepAside() {
-        let line = #"{"version":1,"type":"ping","messageId":"01934c04-c009-7a00-9b00-000000000008","senderNumber":4711,"senderNickname":"a","content":"","timestamp":1732147200009,"signature":"abc"}"#
+        let line = #"{"version":1,"type":"ping","messageId":"01934c04-c009-7a00-9b00-000000000008","senderNumber":4711,"senderNickname":"a","content":"","timestamp":1732147200009,"addedLater":"abc"}"#
         #expect(Self.fast(Array(line.utf8)) == nil)
         #expect((try? Self.slow(Array(line.utf8)).get())?.senderNickname == "a")
     }
