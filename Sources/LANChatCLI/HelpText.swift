@@ -42,6 +42,8 @@ public enum HelpText {
       -d, --data-dir PATH      history and identity (default:
                                $XDG_DATA_HOME/lanchat/NICK, ~/.local/share/...)
           --in-memory          keep no history on disk (the default for bots)
+          --max-history MIB    cap the history file; past it new messages are
+                               refused as on a full disk (default: no cap)
           --beacon-interval S  seconds between beacons (default: 2)
           --locale en|ko       language of dates and group labels (default: en)
           --log-level LEVEL    trace, debug, info, notice, warning, error

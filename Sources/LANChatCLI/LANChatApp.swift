@@ -45,7 +45,8 @@ public enum LANChatApp {
                 dataDirectory = directory
                 number = try directory.nodeNumber()
             }
-            store = try ChatStore(path: dataDirectory?.historyPath, localNumber: number, logger: logger.labeled("store"))
+            store = try ChatStore(path: dataDirectory?.historyPath, localNumber: number, durability: .full,
+                                  maxBytes: options.maxHistoryMiB.map { $0 * 1_048_576 }, logger: logger.labeled("store"))
         } catch let error as DataDirectory.Failure {
             writeError("lanchat: \(error)")
             return 1
