@@ -26,6 +26,7 @@ extension ChatNode {
         guard !firsts.isEmpty else { return }
         do {
             _ = try await store.commit(firsts)
+            storeHealthy()
         } catch {
             storeFailed(error, what: "delivery states")
             return

@@ -50,6 +50,12 @@ public struct CommandLineParser {
             case "-d", "--data-dir": options.dataDirectory = try Self.nonEmpty(try value(), for: name)
             case "--in-memory": options.inMemory = true
             case "--secret-file": options.secretFile = try Self.nonEmpty(try value(), for: name)
+            case "--max-history":
+                let text = try value()
+                guard let mib = Int(text), mib >= 1, mib <= 1_048_576 else {
+                    throw UsageError("--max-history wants MiB between 1 and 1048576, not '\(text)'")
+                }
+                options.maxHistoryMiB = mib
             case "--beacon-interval":
                 let text = try value()
                 guard let seconds = Double(text), seconds >= 0.05, seconds <= 3600 else {

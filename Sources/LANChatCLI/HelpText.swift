@@ -51,6 +51,8 @@ public enum HelpText {
           --in-memory          keep no history on disk (the default for bots)
           --secret-file PATH   private group: link only to nodes with the same
                                secret file (also LANCHAT_SECRET_FILE=PATH)
+          --max-history MIB    cap the history file; past it new messages are
+                               refused as on a full disk (default: no cap)
           --beacon-interval S  seconds between beacons (default: 2)
           --locale en|ko       language of dates and group labels (default: en)
           --log-level LEVEL    trace, debug, info, notice, warning, error

@@ -50,7 +50,8 @@ public enum LANChatApp {
                 if let notice = loaded.migrationNotice { logger.notice(notice) }
             }
             groupSecret = try options.secretFile.map(loadGroupSecret)
-            store = try ChatStore(path: dataDirectory?.historyPath, localNumber: identityKey.nodeNumber, logger: logger.labeled("store"))
+            store = try ChatStore(path: dataDirectory?.historyPath, localNumber: identityKey.nodeNumber, durability: .full,
+                                  maxBytes: options.maxHistoryMiB.map { $0 * 1_048_576 }, logger: logger.labeled("store"))
         } catch let error as DataDirectory.Failure {
             writeError("lanchat: \(error)")
             return 1

@@ -30,6 +30,8 @@ public struct LaunchOptions: Hashable, Sendable {
     public var dataDirectory: String?
     /// Keep history in memory only (bots, tests).
     public var inMemory = false
+    /// Cap of the history file in MiB (the total storage quota); nil: none.
+    public var maxHistoryMiB: Int?
     public var beaconInterval: Double = 2
     public var locale = "en"
     /// `--secret-file` / LANCHAT_SECRET_FILE: the private group's secret.

@@ -110,6 +110,16 @@ import TestSupport
         #expect(bob.messages().filter { $0.content.hasPrefix("missed") }.count == 20)
     }
 
+    @Test func theCatchUpCursorSurvivesTheWireCodec() throws {
+        var request = P2PPayload(type: .historyRequest, messageId: MessageID(millis: 1_732_147_200_000, random: (3, 3)),
+                                 senderNumber: NodeNumber(rawValue: 1)!, senderNickname: "alice", timestamp: 1_732_147_200_000)
+        request.catchUp = CatchUpCursor(epoch: "5b0f8f1e", seq: 1200)
+        request.limit = 200
+        var line = P2PFrameCodec.encode(request)
+        if line.last == UInt8(ascii: "\n") { line.removeLast() }
+        #expect(try P2PFrameCodec.decodeLine(line).catchUp == CatchUpCursor(epoch: "5b0f8f1e", seq: 1200))
+    }
+
     @Test func aHistoryReplyNobodyAskedForIsRefused() async throws {
         let network = InMemoryNetwork()
         let alice = try await TestNode("alice", number: 1, on: network)
