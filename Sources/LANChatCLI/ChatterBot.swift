@@ -22,7 +22,8 @@ public actor ChatterBot: FrontEnd {
     public nonisolated var readsInput: Bool { false }
 
     public func started(port: Int) async {
-        logger.notice("chatter bot up on TCP port \(port), \(rate) messages/s")
+        let number = await node.identity.number
+        logger.notice("chatter bot up on TCP port \(port), node \(number), \(rate) messages/s")
     }
 
     public func handle(_ event: NodeEvent) async {

@@ -17,7 +17,8 @@ public actor EchoBot: FrontEnd {
     public nonisolated var readsInput: Bool { false }
 
     public func started(port: Int) async {
-        logger.notice("echo bot up on TCP port \(port)")
+        let number = await node.identity.number
+        logger.notice("echo bot up on TCP port \(port), node \(number)")
     }
 
     public func handle(_ event: NodeEvent) async {

@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import signal
 import subprocess
 import threading
@@ -141,9 +142,16 @@ class Node:
                 raise Failure(f"{self.name} exited at start (see {self.name}.*.stderr)")
             number = self.proc.ready[1]["number"]
         else:
-            path = os.path.join(self.data, "node-number")
-            wait_until(f"{self.name} node number", timeout, lambda: os.path.exists(path) or not self.proc.alive())
-            number = int(open(path).read().strip())
+            # A bot says its key-derived number when it is up (stderr).
+            pattern = re.compile(r"bot up on TCP port \d+, node (\d+)")
+            def said():
+                with open(self.proc.err.name) as f:
+                    return pattern.search(f.read())
+            wait_until(f"{self.name} node number", timeout, lambda: said() or not self.proc.alive())
+            found = said()
+            if not found:
+                raise Failure(f"{self.name} exited at start (see {self.name}.*.stderr)")
+            number = int(found.group(1))
         if self.number is not None and number != self.number:
             raise Failure(f"{self.name} came back as node {number}, was {self.number}")
         self.number = number
