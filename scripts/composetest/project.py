@@ -13,12 +13,11 @@ import socket
 import subprocess
 import time
 
+from ..lantest import common
+from ..lantest.common import Failure
+
 DOCKER = os.environ.get("COMPOSE_TEST_DOCKER", "/usr/bin/docker")
 COMPOSE = os.environ.get("COMPOSE_TEST_COMPOSE", "docker-compose")
-
-
-class Failure(Exception):
-    """A check did not hold; the message says which and how."""
 
 
 def run(*args, check=True, timeout=120):
@@ -28,16 +27,9 @@ def run(*args, check=True, timeout=120):
     return r.stdout
 
 
-def wait_until(what, timeout, fn, interval=0.2):
-    """Polls fn() until it returns something truthy; Failure after timeout."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = fn()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise Failure(f"timed out after {timeout} s waiting for {what}")
-        time.sleep(interval)
+def wait_until(what, timeout, fn):
+    """lantest's deadline poll, at 0.2 s: each poll here asks the daemon."""
+    return common.wait_until(what, timeout, fn, interval=0.2)
 
 
 def timestamp(text):
