@@ -70,7 +70,7 @@ public struct P2PPayload: Hashable, Sendable, Codable {
     /// decoded); the sender number must derive from it.
     public var authorKey: String?
 
-    public static let protocolVersion = 1
+    public static let protocolVersion = 2
 
     public init(
         type: PayloadType,

@@ -1,4 +1,5 @@
-/// A peer as the transport knows it: identity from its beacon and hello.
+/// A peer as the transport knows it: identity from its verified handshake
+/// and hello.
 public struct PeerInfo: Hashable, Sendable, Codable {
     public var number: NodeNumber
     public var nickname: String
@@ -7,13 +8,21 @@ public struct PeerInfo: Hashable, Sendable, Codable {
     public var instanceId: String
     /// Where its link goes, "host:port", for display.
     public var address: String
+    /// The peer's Ed25519 identity key (base64, as `authorKey`) as its handshake proved it;
+    /// `number` derives from it. Nil from transports without keys.
+    public var identityKey: String?
+    /// The key's fingerprint, as people compare it (`3f2a 9c01 ...`).
+    public var fingerprint: String?
 
-    public init(number: NodeNumber, nickname: String, stage: String? = nil, instanceId: String, address: String) {
+    public init(number: NodeNumber, nickname: String, stage: String? = nil, instanceId: String, address: String,
+                identityKey: String? = nil, fingerprint: String? = nil) {
         self.number = number
         self.nickname = nickname
         self.stage = stage
         self.instanceId = instanceId
         self.address = address
+        self.identityKey = identityKey
+        self.fingerprint = fingerprint
     }
 }
 

@@ -36,6 +36,26 @@ struct OutboundQueue: Sendable {
         return frame[(frame.startIndex + written)...]
     }
 
+    /// Removes and returns the oldest frame whole; nil when empty or when
+    /// part of it was already written.
+    mutating func popFrame() -> Data? {
+        guard head < frames.count, written == 0 else { return nil }
+        let frame = frames[head]
+        consume(frame.count)
+        return frame
+    }
+
+    /// Removes every frame not written at all, oldest first (a partly
+    /// written frame stays: its rest belongs to the socket it started on).
+    mutating func takeUnwritten() -> [Data] {
+        let first = written == 0 ? head : head + 1
+        guard first < frames.count else { return [] }
+        let taken = Array(frames[first...])
+        frames.removeSubrange(first...)
+        byteCount -= taken.reduce(0) { $0 + $1.count }
+        return taken
+    }
+
     /// Marks `count` bytes of `nextChunk` as written.
     mutating func consume(_ count: Int) {
         precondition(head < frames.count && count <= frames[head].count - written, "consumed more than the chunk")

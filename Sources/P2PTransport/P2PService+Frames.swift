@@ -25,10 +25,17 @@ extension P2PService {
                 drop(link, .endOfStream)
                 return
             case .bytes(let count):
+                if link.receivedNothing {
+                    link.receivedNothing = false
+                    if readBuffer[0] == UInt8(ascii: "{") {
+                        refuseVersion1(on: link)
+                        return
+                    }
+                }
                 do {
-                    try link.lines.append(readBuffer[0..<count])
+                    try link.records.append(readBuffer[0..<count])
                 } catch {
-                    stats.overlong += 1
+                    countMalformedPrefix(on: link)
                     drop(link, .violation("\(error)"))
                     return
                 }
@@ -61,24 +68,41 @@ extension P2PService {
 
     func waitsForNode(_ link: PeerLink) -> Bool { readingPaused && link.peer != nil }
 
-    /// Decodes the complete lines received so far, as far as the link's
-    /// budget (`PeerLimits.framesPerSecond`) pays for them. A line it cannot
-    /// pay for waits, and the link is not read meanwhile: the peer's own
-    /// TCP buffers hold the rest, so a flood costs the node neither memory
-    /// nor more than its share of time.
+    /// Handles the complete handshake messages and records received so
+    /// far, as far as the link's budget (`PeerLimits.framesPerSecond`) pays
+    /// for the frames. A frame it cannot pay for waits, and the link is not
+    /// read meanwhile: the peer's own TCP buffers hold the rest, so a flood
+    /// costs the node neither memory nor more than its share of time.
     private func decodeFrames(on link: PeerLink) {
         while !link.isClosed {
-            let line: ArraySlice<UInt8>
+            let plaintext: [UInt8]
             if let unpaid = link.unpaidLine {
-                line = unpaid[...]
-            } else if let next = link.lines.nextLine() {
-                line = next
+                plaintext = unpaid
             } else {
-                return
+                let body: [UInt8]
+                do {
+                    guard let next = try link.records.decode() else { return }
+                    body = next
+                } catch {
+                    countMalformedPrefix(on: link)
+                    drop(link, .violation("\(error)"))
+                    return
+                }
+                guard link.transport != nil else {
+                    handleHandshakeMessage(body, on: link)
+                    continue
+                }
+                do {
+                    plaintext = try link.transport!.open(body)
+                } catch {
+                    stats.recordFailures += 1
+                    drop(link, .violation("a record did not open (tampered, replayed or out of order): \(error)"))
+                    return
+                }
             }
-            guard link.budget.take(configuration.limits.frameCost(byteCount: line.count), at: now) else {
+            guard link.budget.take(configuration.limits.frameCost(byteCount: plaintext.count), at: now) else {
                 if link.unpaidLine == nil {
-                    link.unpaidLine = Array(line)
+                    link.unpaidLine = plaintext
                     stats.rateLimited += 1
                 }
                 link.isThrottled = true
@@ -87,7 +111,7 @@ extension P2PService {
             link.unpaidLine = nil
             let payload: P2PPayload
             do {
-                payload = try P2PFrameCodec.decodeLine(line, using: link.decoder)
+                payload = try P2PFrameCodec.decodeLine(plaintext, using: link.decoder)
             } catch {
                 rejectMalformed(error, on: link)
                 continue
@@ -97,24 +121,48 @@ extension P2PService {
             case .connecting:
                 return // unreachable: reads are armed after the connect
             case .handshaking:
-                handleHello(payload, on: link)
+                // Only a dialler gets here: the acceptor's first record
+                // says it accepted the link.
+                acceptanceArrived(on: link)
+                if link.phase == .established { handleFrame(payload, on: link) }
             case .held:
-                // The dialler speaks again only after our hello.
+                // The dialler speaks only after the acceptor's first record.
                 stats.badHello += 1
-                drop(link, .violation("\(payload.type) frame before the hello was answered"))
+                drop(link, .violation("a \(payload.type) frame before the link was accepted"))
             case .established:
                 handleFrame(payload, on: link)
             }
         }
     }
 
-    /// A malformed line: fatal before the handshake, tolerated a few times
-    /// after it (a peer with one bad frame is not worth a reconnect).
+    /// A length prefix out of bounds: a broken handshake or a broken link.
+    private func countMalformedPrefix(on link: PeerLink) {
+        if link.transport == nil { stats.handshakeFailures += 1 } else { stats.malformed += 1 }
+    }
+
+    /// The first bytes are a JSON line: a protocol v1 node. It gets one v1
+    /// line naming both versions (which a v1 node logs as a refused hello)
+    /// and the connection closes; the log names it once per address.
+    private func refuseVersion1(on link: PeerLink) {
+        stats.versionRefusals += 1
+        if warnedVersion1.count >= Self.maxWarnedAddresses { warnedVersion1.removeAll() }
+        if warnedVersion1.insert(link.remote.address).inserted {
+            logger.warning("a protocol v1 node at \(link.remote.host) (this node speaks protocol \(P2PPayload.protocolVersion) only); refused")
+        }
+        var refusal = control(.unknown("versionRefused"))
+        refusal.content = "this node speaks lanchat protocol \(P2PPayload.protocolVersion) (Noise-encrypted links) only; protocol 1 is refused"
+        let line = P2PFrameCodec.encode(refusal)
+        _ = line.withUnsafeBytes { raw in try? Socket.send(link.fd, raw) }
+        drop(link, .superseded("protocol v1 refused"))
+    }
+
+    /// A malformed frame: fatal before the link is accepted, tolerated a
+    /// few times after (a peer with one bad frame is not worth a reconnect).
     private func rejectMalformed(_ error: FrameError, on link: PeerLink) {
         stats.malformed += 1
         guard link.phase == .established else {
             stats.badHello += 1
-            drop(link, .violation("first frame is not a hello: \(error)"))
+            drop(link, .violation("first frame is malformed: \(error)"))
             return
         }
         link.malformedCount += 1

@@ -1,28 +1,121 @@
 import ChatCore
+import ChatCrypto
 import Foundation
 
 extension P2PService {
-    /// The first frame on a link. The dialler sends its hello first; the
-    /// acceptor checks it, applies the tie-break, and answers with its own
-    /// hello or closes. A dialler's link is up when the answer arrives.
-    func handleHello(_ hello: P2PPayload, on link: PeerLink) {
-        guard let peer = validatedPeer(from: hello, on: link) else {
+    /// The connection is up: the dialler (Noise initiator) sends message 1.
+    /// An acceptor starts its side when message 1 arrives.
+    func beginHandshake(on link: PeerLink) {
+        guard link.direction == .outbound else { return }
+        do {
+            var handshake = try makeHandshake(.initiator)
+            writeHandshakeMessage(try handshake.start(), to: link)
+            link.handshake = handshake
+        } catch {
+            logger.error("could not start a handshake: \(error)")
+            drop(link, .superseded("no handshake: \(error)"))
+        }
+    }
+
+    private func makeHandshake(_ role: NoiseHandshake.Role) throws(CryptoError) -> LinkHandshake {
+        var hello = control(.hello)
+        hello.instanceId = instance
+        hello.listenPort = port
+        hello.capabilities = configuration.capabilities
+        var bytes = [UInt8](P2PFrameCodec.encode(hello))
+        bytes.removeLast() // the newline: a record holds one frame, no line end
+        return try LinkHandshake(role: role, identity: identityKey, groupSecret: configuration.groupSecret, hello: bytes)
+    }
+
+    /// One handshake message from the peer (PROTOCOL.md, "Links in v2").
+    func handleHandshakeMessage(_ message: [UInt8], on link: PeerLink) {
+        if link.handshake == nil, link.direction == .inbound, link.peer == nil {
+            do {
+                link.handshake = try makeHandshake(.responder)
+            } catch {
+                logger.error("could not answer a handshake: \(error)")
+                drop(link, .superseded("no handshake: \(error)"))
+                return
+            }
+        }
+        guard var handshake = link.handshake else {
+            stats.handshakeFailures += 1
+            drop(link, .violation("a handshake message after the handshake"))
+            return
+        }
+        let progress: LinkHandshake.Progress
+        do {
+            progress = try handshake.read(message)
+        } catch {
+            link.handshake = nil
+            handshakeFailed(error, on: link)
+            return
+        }
+        switch progress {
+        case .reply(let reply):
+            link.handshake = handshake
+            writeHandshakeMessage(reply, to: link)
+        case .peer(let verified, let reply):
+            link.handshake = nil
+            link.transport = handshake.transport
+            admitVerified(verified, reply: reply, on: link)
+        }
+    }
+
+    /// Counts and explains a failed handshake, then closes the connection.
+    private func handshakeFailed(_ failure: LinkHandshake.Failure, on link: PeerLink) {
+        switch failure {
+        case .crypto:
+            stats.handshakeFailures += 1
+        case .groupMismatch(let why):
+            stats.handshakeFailures += 1
+            if warnedGroupMismatch.count >= Self.maxWarnedAddresses { warnedGroupMismatch.removeAll() }
+            if warnedGroupMismatch.insert(link.remote.address).inserted {
+                logger.warning("a node with a different group secret at \(link.remote.host) (\(why)); not linked")
+            }
+            drop(link, .superseded(failure.description))
+            return
+        case .badHello:
             stats.badHello += 1
-            drop(link, .violation("first frame is not a valid hello (\(hello.type))"))
+        case .claimedNumber:
+            stats.claimedNumbers += 1
+        }
+        drop(link, .violation(failure.description))
+    }
+
+    /// The peer proved its key. The dialler answers with message 3 and
+    /// waits for the acceptor's first record; the acceptor applies the
+    /// link rules and accepts (its first record) or closes.
+    private func admitVerified(_ verified: LinkHandshake.Peer, reply: [UInt8]?, on link: PeerLink) {
+        guard let peer = validatedPeer(from: verified, on: link) else {
+            stats.badHello += 1
+            drop(link, .violation("the hello in the handshake is not a valid hello"))
             return
         }
         if peer.number == identity.number {
             if peer.instanceId == instance { markStaticSelfDials() }
-            drop(link, .superseded(peer.instanceId == instance ? "dialled itself" : "a peer uses this node's number \(peer.number)"))
+            drop(link, .superseded(peer.instanceId == instance ? "dialled itself" : "another process has this node's identity key"))
             return
         }
         link.peer = peer
-        link.listenEndpoint = hello.listenPort.map { IPv4Endpoint(address: link.remote.address, port: $0) }
+        link.listenEndpoint = verified.hello.listenPort.map { IPv4Endpoint(address: link.remote.address, port: $0) }
         if let index = link.staticIndex { staticPeers[index].number = peer.number }
         switch link.direction {
         case .inbound: admitInbound(link, peer: peer)
-        case .outbound: admitOutbound(link, peer: peer)
+        case .outbound: if let reply { writeHandshakeMessage(reply, to: link) }
         }
+    }
+
+    /// The acceptor's first record arrived on our dial: the link is
+    /// accepted there; the link rules decide here too.
+    func acceptanceArrived(on link: PeerLink) {
+        guard let peer = link.peer else { return }
+        admitOutbound(link, peer: peer)
+    }
+
+    /// Accepts an inbound link: its first record (a ping) tells the dialler.
+    private func sendAcceptance(on link: PeerLink) {
+        write(P2PFrameCodec.encode(control(.ping)), to: link)
     }
 
     /// What an established link to the same number means for a new link.
@@ -67,7 +160,7 @@ extension P2PService {
             }
             drop(pending, .superseded("\(peer.number)'s dial is the one that stays"))
         }
-        sendHello(on: link)
+        sendAcceptance(on: link)
         if !link.isClosed { establish(link, peer: peer) }
     }
 
@@ -106,6 +199,7 @@ extension P2PService {
         }
         if let previous, previous !== link {
             stats.duplicateLinks += 1
+            moveUnsentFrames(from: previous, to: link)
             release(previous, graceful: true)
             if previous.peer != peer { emit(.peerUpdated(peer)) }
         } else {
@@ -115,9 +209,11 @@ extension P2PService {
         refuseHeldLinks(for: peer.number)
     }
 
-    /// The hello's identity, or nil if it is not an acceptable hello.
-    private func validatedPeer(from hello: P2PPayload, on link: PeerLink) -> PeerInfo? {
-        guard hello.type == .hello, let instanceId = hello.instanceId, InstanceID.isValid(instanceId),
+    /// The verified peer as `PeerInfo`, or nil if its hello lacks what a
+    /// hello must carry (its number was checked against its key already).
+    private func validatedPeer(from verified: LinkHandshake.Peer, on link: PeerLink) -> PeerInfo? {
+        let hello = verified.hello
+        guard let instanceId = hello.instanceId, InstanceID.isValid(instanceId),
               let listenPort = hello.listenPort,
               let nickname = try? NodeName.validated(hello.senderNickname) else { return nil }
         var stage: String?
@@ -126,8 +222,8 @@ extension P2PService {
             stage = valid
         }
         let address = IPv4Endpoint(address: link.remote.address, port: listenPort)
-        return PeerInfo(number: hello.senderNumber, nickname: nickname, stage: stage,
-                        instanceId: instanceId, address: address.description)
+        return PeerInfo(number: verified.number, nickname: nickname, stage: stage, instanceId: instanceId,
+                        address: address.description, identityKey: Data(verified.key.rawValue).base64EncodedString(), fingerprint: verified.key.fingerprint)
     }
 
     // MARK: Restarts and conflicts
@@ -156,7 +252,7 @@ extension P2PService {
         let held = links.values.filter { $0.phase == .held && $0.peer?.number == number }.sorted { $0.id < $1.id }
         guard let newest = held.last, let peer = newest.peer else { return }
         for older in held.dropLast() { drop(older, .superseded("a newer link from \(number) arrived")) }
-        sendHello(on: newest)
+        sendAcceptance(on: newest)
         if !newest.isClosed { establish(newest, peer: peer) }
     }
 

@@ -1,4 +1,5 @@
 import ChatCore
+import ChatCrypto
 import Foundation
 
 extension P2PService {
@@ -39,7 +40,7 @@ extension P2PService {
     }
 
     /// The non-blocking connect finished: on success the dialler speaks
-    /// first, with its hello.
+    /// first, with handshake message 1.
     func finishConnect(_ link: PeerLink) {
         let error = Socket.pendingError(link.fd)
         guard error == 0 else {
@@ -47,8 +48,8 @@ extension P2PService {
             return
         }
         link.phase = .handshaking
-        sendHello(on: link)
-        loop?.arm(link.fd, read: true)
+        beginHandshake(on: link)
+        if !link.isClosed { loop?.arm(link.fd, read: true) }
     }
 
     func acceptLinks() {
@@ -104,14 +105,6 @@ extension P2PService {
         return nil
     }
 
-    func sendHello(on link: PeerLink) {
-        var hello = control(.hello)
-        hello.instanceId = instance
-        hello.listenPort = port
-        hello.capabilities = configuration.capabilities
-        write(P2PFrameCodec.encode(hello), to: link)
-    }
-
     private func takeToken() -> Int {
         defer { nextToken += 1 }
         return nextToken
@@ -119,13 +112,15 @@ extension P2PService {
 
     // MARK: Output
 
-    /// Queues `frame` and writes what the socket takes now. False if the
-    /// link is closed or was cut because the frame did not fit its queue.
+    /// Queues `frame` (one encoded payload) for the peer and writes what
+    /// the socket takes now; frames are sealed into records only as the
+    /// socket takes them. False if the link is closed, has no keys yet, or
+    /// was cut because the frame did not fit its queue.
     @discardableResult
     func write(_ frame: Data, to link: PeerLink) -> Bool {
-        guard !link.isClosed else { return false }
-        let wasIdle = link.output.isEmpty
-        guard link.output.enqueue(frame) else {
+        guard !link.isClosed, link.transport != nil else { return false }
+        let wasIdle = link.queuedByteCount == 0
+        guard link.queuedByteCount + frame.count <= configuration.maxQueuedBytesPerLink, link.unsealed.enqueue(frame) else {
             stats.queueOverflow += 1
             drop(link, .timedOut("more than \(configuration.maxQueuedBytesPerLink) bytes queued; the peer is not reading"))
             return false
@@ -134,17 +129,32 @@ extension P2PService {
         link.lastSentAt = now
         // A busy queue is already waiting for writability; only an idle one
         // needs a push.
-        if wasIdle, link.phase != .connecting {
+        if wasIdle {
             link.writeProgressAt = now
             flush(link)
         }
         return !link.isClosed
     }
 
+    /// Queues one handshake message, length-prefixed, and writes it.
+    func writeHandshakeMessage(_ message: [UInt8], to link: PeerLink) {
+        guard !link.isClosed else { return }
+        guard let framed = try? RecordFrameDecoder.frame(message), link.output.enqueue(Data(framed)) else {
+            drop(link, .superseded("a handshake message of \(message.count) bytes did not fit"))
+            return
+        }
+        link.lastSentAt = now
+        link.writeProgressAt = now
+        flush(link)
+    }
+
     /// Writes queued output until the socket would block, then asks the
     /// poll loop to say when it can take more.
     func flush(_ link: PeerLink) {
-        while !link.isClosed, let chunk = link.output.nextChunk {
+        guard link.phase != .connecting else { return }
+        while !link.isClosed {
+            if link.output.isEmpty { sealPending(on: link) }
+            guard let chunk = link.output.nextChunk else { return }
             let result = chunk.withUnsafeBytes { raw in
                 Result { () throws(TransportError) -> Int? in try Socket.send(link.fd, raw) }
             }
@@ -159,6 +169,38 @@ extension P2PService {
                 drop(link, .ioError(error))
             }
         }
+    }
+
+    /// Seals queued frames, up to `sealBatchBytes`, into records in
+    /// `output`. A frame too large for one record is not sent (logged):
+    /// the node keeps frames below it (catch-up replies are 48 KiB at most).
+    private func sealPending(on link: PeerLink) {
+        guard link.transport != nil, !link.unsealed.isEmpty else { return }
+        var batch: [UInt8] = []
+        batch.reserveCapacity(min(link.unsealed.byteCount, Self.sealBatchBytes) + 64)
+        while batch.count < Self.sealBatchBytes, let frame = link.unsealed.popFrame() {
+            let body = frame.last == 0x0A ? frame.dropLast() : frame[...]
+            do {
+                let record = try link.transport!.seal(Array(body))
+                batch.append(UInt8(record.count >> 8))
+                batch.append(UInt8(record.count & 0xFF))
+                batch.append(contentsOf: record)
+            } catch {
+                logger.error("a frame of \(body.count) bytes was not sent to \(link.peerNumber.map(String.init(describing:)) ?? "?"): \(error)")
+            }
+        }
+        if !batch.isEmpty { _ = link.output.enqueue(Data(batch)) }
+    }
+
+    /// Moves the frames a replaced link never sealed to its successor,
+    /// ahead of the successor's own: a frame the node was told was sent is
+    /// not lost when a link is replaced.
+    func moveUnsentFrames(from previous: PeerLink, to link: PeerLink) {
+        let moved = previous.unsealed.takeUnwritten()
+        guard !moved.isEmpty else { return }
+        let own = link.unsealed.takeUnwritten()
+        for frame in moved + own where !link.unsealed.enqueue(frame) { stats.queueOverflow += 1 }
+        flush(link)
     }
 
     // MARK: Closing
@@ -220,6 +262,12 @@ extension P2PService {
         links[link.id] = nil
         loop?.remove(link.fd)
         if graceful {
+            // What the socket takes now of what was queued (a leave frame).
+            sealPending(on: link)
+            while let chunk = link.output.nextChunk,
+                  let sent = try? chunk.withUnsafeBytes({ raw throws(TransportError) in try Socket.send(link.fd, raw) }) {
+                link.output.consume(sent)
+            }
             // close() with unread input resets the connection and discards
             // our queued output (the leave frame); drain first, then FIN.
             // Bounded: a peer still sending flat out gets its reset after all.

@@ -37,9 +37,9 @@ extension P2PService {
         directory[number].map { ($0.instanceId, $0.endpoint.description) }
     }
 
-    /// Received bytes held for links (lines not yet decoded), at most.
+    /// Received bytes held for links (records not yet opened), at most.
     func largestInputBacklogForTesting() -> Int {
-        links.values.map { $0.lines.bufferedByteCount + ($0.unpaidLine?.count ?? 0) }.max() ?? 0
+        links.values.map { $0.records.bufferedByteCount + ($0.unpaidLine?.count ?? 0) }.max() ?? 0
     }
 }
 

@@ -31,13 +31,13 @@ extension P2PService {
         case .connecting, .handshaking, .held:
             if now - link.openedAt > configuration.handshakeTimeout {
                 stats.handshakeTimeout += 1
-                drop(link, .timedOut("no hello within \(configuration.handshakeTimeout)"))
+                drop(link, .timedOut("handshake not finished within \(configuration.handshakeTimeout)"))
             }
         case .established:
             if now - link.lastReceivedAt > configuration.deadPeerTimeout {
                 stats.deadPeer += 1
                 drop(link, .timedOut("nothing received for \(configuration.deadPeerTimeout)"))
-            } else if !link.output.isEmpty, now - link.writeProgressAt > configuration.writeTimeout {
+            } else if link.queuedByteCount > 0, now - link.writeProgressAt > configuration.writeTimeout {
                 stats.writeTimeout += 1
                 drop(link, .timedOut("output stalled for \(configuration.writeTimeout)"))
             } else if let probe = link.probe, now > probe.deadline {

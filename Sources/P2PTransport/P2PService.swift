@@ -1,4 +1,5 @@
 import ChatCore
+import ChatCrypto
 import Foundation
 
 /// The real `PeerTransport`: finds peers by UDP broadcast beacons, keeps one
@@ -25,6 +26,11 @@ public actor P2PService: PeerTransport {
     /// Beacons sent at start, this far apart, before the jittered schedule.
     static let startBurst = 3
     static let burstGap: Duration = .milliseconds(100)
+    /// Addresses remembered for warn-once logs; forgotten all at once past
+    /// this, so a stream of sources costs bounded memory (and a repeat).
+    static let maxWarnedAddresses = 1024
+    /// Frames sealed into one write when the socket asks for more.
+    static let sealBatchBytes = 64 * 1024
 
     /// Events for the node, in order; finishes after `stop()`. Meant for one
     /// consumer. Buffered without bound (a join or leave must never be
@@ -36,6 +42,8 @@ public actor P2PService: PeerTransport {
     let clock: any ChatClock
     let logger: ChatLogger
     nonisolated let instance: String
+    /// Its number is `identity.number`: a number is derived, never chosen.
+    let identityKey: IdentityKey
     var identity: NodeIdentity
 
     var lifecycle = Lifecycle.idle
@@ -74,13 +82,34 @@ public actor P2PService: PeerTransport {
     /// Addresses whose beacons lacked our group's tag, warned about once
     /// each for a wrong tag and for none (bit 32 set).
     var warnedForeignSources: Set<UInt64> = []
+    /// Addresses whose handshakes showed another group secret, warned about once.
+    var warnedGroupMismatch: Set<UInt32> = []
+    /// Addresses that spoke protocol v1, logged once each.
+    var warnedVersion1: Set<UInt32> = []
     /// Testing: the service ignores its sockets and timers, like a hung process.
     var frozen = false
     var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
     var datagramBuffer = [UInt8](repeating: 0, count: 2 * DiscoveryBeacon.maxDatagramSize)
 
+    /// The node number is the one `configuration.identityKey` derives (a
+    /// fresh key if nil); `identity` gives the nickname and stage, and a
+    /// different number in it is replaced, with an error logged.
     public init(identity: NodeIdentity, configuration: P2PConfiguration,
                 clock: any ChatClock = SystemClock(), logger: ChatLogger = .disabled) {
+        let key: IdentityKey
+        if let given = configuration.identityKey {
+            key = given
+        } else {
+            // Only a failing system random source stops this; nothing
+            // about the node could work then.
+            do { key = try IdentityKey.generate() } catch { preconditionFailure("no Ed25519 key from libcrypto: \(error)") }
+        }
+        identityKey = key
+        var identity = identity
+        if identity.number != key.nodeNumber {
+            logger.error("node number \(identity.number) is not the one the identity key derives; using \(key.nodeNumber)")
+            identity.number = key.nodeNumber
+        }
         self.identity = identity
         self.configuration = configuration
         self.clock = clock
@@ -110,6 +139,9 @@ public actor P2PService: PeerTransport {
 
     /// This run's instance id, announced in beacons and the hello.
     public var instanceId: String { instance }
+
+    /// The node number its identity key derives (the one it links as).
+    public var number: NodeNumber { identity.number }
 
     public func counters() -> TransportCounters {
         var counters = stats

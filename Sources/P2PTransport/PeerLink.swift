@@ -1,4 +1,5 @@
 import ChatCore
+import ChatCrypto
 import Foundation
 
 /// One TCP connection to a peer, from connect to close. Owned by the
@@ -8,12 +9,14 @@ final class PeerLink {
     enum Phase: Sendable, Hashable {
         /// Outbound, the non-blocking connect has not finished.
         case connecting
-        /// Waiting for the peer's hello (we sent ours first if we dialled).
+        /// The Noise handshake is under way (`LinkHandshake`); a dialler
+        /// stays here after its last message until the acceptor's first
+        /// record says the link was accepted.
         case handshaking
-        /// Inbound hello from a new instance of a number whose link may
-        /// still be alive; answered once a probe of the old link decides.
+        /// Inbound, verified, from a new instance of a number whose link may
+        /// still be alive; accepted once a probe of the old link decides.
         case held
-        /// Hellos exchanged; frames flow.
+        /// Accepted on both ends; records flow.
         case established
     }
 
@@ -32,24 +35,36 @@ final class PeerLink {
     var expectedNumber: NodeNumber?
     /// For static dials: the index in the service's static peer list.
     var staticIndex: Int?
-    /// The peer as its hello stated; set from the hello on.
+    /// The peer as its verified identity payload stated; set from the
+    /// handshake on.
     var peer: PeerInfo?
+    /// The Noise handshake until it finishes, then the record ciphers.
+    var handshake: LinkHandshake?
+    var transport: NoiseTransport?
     /// Where the peer accepts links: this link's remote address with the
     /// hello's `listenPort`. Beacons about the peer must come from here.
     var listenEndpoint: IPv4Endpoint?
-    /// Splits received bytes into lines (64 KiB at most, enforced as bytes
-    /// arrive); `decoder` turns each into a frame.
-    var lines = LineFrameDecoder(maxLineLength: P2PFrameCodec.maxLineLength)
+    /// Splits received bytes into length-prefixed handshake messages and
+    /// records (the length is checked before a body is held); `decoder`
+    /// turns each opened record into a frame.
+    var records = RecordFrameDecoder()
+    /// Nothing received yet: the first byte tells a v1 peer (`{`).
+    var receivedNothing = true
     let decoder = JSONDecoder()
     /// What frames may still cost this link now (see `PeerLimits`).
     var budget: TokenBucket
-    /// A line taken from `lines` that the budget could not pay for yet.
+    /// An opened record that the budget could not pay for yet.
     var unpaidLine: [UInt8]?
     /// Reading is paused until the budget pays for `unpaidLine`.
     var isThrottled = false
     /// Recent frame ids, to drop a frame repeated on this link.
     var recentIDs: RecentIDs
+    /// Sealed bytes (handshake messages, records) waiting for the socket.
     var output: OutboundQueue
+    /// Frames not sealed yet: sealed only as the socket takes them, so
+    /// that when this link is replaced they move to the new one unsent
+    /// (see `P2PService.establish`).
+    var unsealed: OutboundQueue
     var lastReceivedAt: Duration
     var lastSentAt: Duration
     /// Last time queued output made progress (or became non-empty).
@@ -70,6 +85,7 @@ final class PeerLink {
         self.phase = phase
         self.openedAt = openedAt
         output = OutboundQueue(limit: queueLimit)
+        unsealed = OutboundQueue(limit: queueLimit)
         budget = TokenBucket(capacity: Double(limits.frameBurst), perSecond: limits.framesPerSecond)
         recentIDs = RecentIDs(capacity: limits.recentIDsPerLink)
         lastReceivedAt = openedAt
@@ -80,7 +96,10 @@ final class PeerLink {
     /// The number this link is for: from the hello, else what we expect.
     var peerNumber: NodeNumber? { peer?.number ?? expectedNumber }
 
-    /// Inbound and without a finished hello: counts against the pending limits.
+    /// Bytes queued for this peer, sealed or not.
+    var queuedByteCount: Int { output.byteCount + unsealed.byteCount }
+
+    /// Inbound and without a finished handshake: counts against the pending limits.
     var isPending: Bool { direction == .inbound && phase != .established }
 
     func markClosed() { isClosed = true }

@@ -22,8 +22,22 @@ public struct TransportCounters: Hashable, Sendable, Codable {
     public var overlong = 0
     /// Links that did not finish the hello in time.
     public var handshakeTimeout = 0
-    /// Links whose first frame was not a valid hello.
+    /// Links whose hello (inside the verified identity payload) was not a
+    /// valid hello, or whose first record was a frame before acceptance.
     public var badHello = 0
+    /// Handshakes that failed: a message that did not decrypt or verify
+    /// (a wrong group secret, a replayed or tampered message, a bad
+    /// identity signature), or a malformed length prefix.
+    public var handshakeFailures = 0
+    /// Verified peers whose hello claimed a number their key does not
+    /// derive (someone else's number): refused.
+    public var claimedNumbers = 0
+    /// Records that did not open (tampered, replayed, reordered, or sent
+    /// under other keys); the link is cut.
+    public var recordFailures = 0
+    /// Connections that spoke protocol v1 (a JSON hello line): refused
+    /// with a v1 line that names both versions.
+    public var versionRefusals = 0
     /// hello frames after the handshake (dropped).
     public var lateHello = 0
     /// Frames of a type this build does not know (delivered as `.unknown`).
