@@ -42,6 +42,7 @@ public struct NoiseHandshake: Sendable {
     /// - Parameter ephemeralKey: for test vectors and fuzzing only; normally generated.
     init(pattern: NoisePattern, role: Role, prologue: [UInt8], staticKey: X25519KeyPair,
          psk: [UInt8]?, ephemeralKey: X25519KeyPair?) throws(CryptoError) {
+        // At least one copy, so a psk given to XX is refused below, not dropped.
         let psks = psk.map { [[UInt8]](repeating: $0, count: max(pattern.pskCount, 1)) } ?? []
         try self.init(pattern: pattern, role: role, prologue: prologue, staticKey: staticKey, psks: psks,
                       ephemeralKey: ephemeralKey)
