@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
 """Independent check of lanchat protocol v2's cryptographic layer.
 
-Implements Noise XX / XXpsk3 (25519, ChaChaPoly, SHA256; spec rev 34) from
-scratch on the `cryptography` package, then:
+Implements Noise XX, XXpsk3 and XXpsk0+psk3 (25519, ChaChaPoly, SHA256;
+spec rev 34) from scratch on the `cryptography` package, then:
 
   1. passes the published Noise vectors the Swift tests use
      (Tests/ChatCryptoTests/Fixtures/noise-vectors.json), which shows this
      implementation is right;
   2. recomputes every byte of PROTOCOL.md's v2 test vectors from their
      fixed keys (handshake messages, identity payload signatures, records,
-     node numbers, fingerprints, psk, beacon tag);
+     node numbers, fingerprints, psk, beacon tag), and that a node with
+     another group secret, or none, fails on message 1 (before message 2,
+     which would reveal the responder's identity);
   3. with --live (or --node HOST:PORT), performs one real handshake and a
      record exchange with a running node. Against a node that still speaks
      v1 this part is SKIPPED with a clear message (exit status 0, "SKIP").
@@ -86,16 +88,26 @@ class Cipher:
 PATTERNS = {
     "XX": [["e"], ["e", "ee", "s", "es"], ["s", "se"]],
     "XXpsk3": [["e"], ["e", "ee", "s", "es"], ["s", "se", "psk"]],
+    "XXpsk0+psk3": [["psk", "e"], ["e", "ee", "s", "es"], ["s", "se", "psk"]],
 }
+GROUP_PATTERN = "XXpsk0+psk3"
+
+
+def psk_count(pattern):
+    return sum(message.count("psk") for message in PATTERNS[pattern])
 
 
 class Handshake:
-    def __init__(self, pattern, initiator, prologue, static, ephemeral=None, psk=None):
+    def __init__(self, pattern, initiator, prologue, static, ephemeral=None, psks=()):
+        """psks: one per psk token of the pattern, used in order."""
+        if len(psks) != psk_count(pattern) or any(len(p) != 32 for p in psks):
+            raise ValueError(f"{pattern} needs {psk_count(pattern)} psk(s) of 32 bytes")
         name = f"Noise_{pattern}_25519_ChaChaPoly_SHA256".encode()
         self.h = name.ljust(32, b"\x00") if len(name) <= 32 else hashlib.sha256(name).digest()
         self.ck, self.cipher = self.h, Cipher()
         self.pattern, self.messages, self.initiator = pattern, PATTERNS[pattern], initiator
-        self.s, self.e, self.psk = static, ephemeral, psk
+        self.s, self.e, self.psks = static, ephemeral, list(psks)
+        self.uses_psk = psk_count(pattern) > 0  # then every e is also mixed as a key
         self.rs = self.re = None
         self.index = 0
         self.payload_hash = None
@@ -143,12 +155,12 @@ class Handshake:
                 pub = x25519_public(self.e)
                 out += pub
                 self.mix_hash(pub)
-                if self.psk is not None:
+                if self.uses_psk:
                     self.mix_key(pub)
             elif token == "s":
                 out += self.encrypt_and_hash(x25519_public(self.s))
             elif token == "psk":
-                self.mix_key_and_hash(self.psk)
+                self.mix_key_and_hash(self.psks.pop(0))
             else:
                 self.mix_key(self.dh_token(token))
         self.payload_hash = self.h
@@ -166,17 +178,19 @@ class Handshake:
                     raise ValueError("message too short")
                 offset += 32
                 self.mix_hash(self.re)
-                if self.psk is not None:
+                if self.uses_psk:
                     self.mix_key(self.re)
             elif token == "s":
                 length = 48 if self.cipher.k is not None else 32
                 self.rs = self.decrypt_and_hash(message[offset:offset + length])
                 offset += length
             elif token == "psk":
-                self.mix_key_and_hash(self.psk)
+                self.mix_key_and_hash(self.psks.pop(0))
             else:
                 self.mix_key(self.dh_token(token))
         self.payload_hash = self.h
+        if self.cipher.k is not None and len(message) - offset < 16:
+            raise ValueError("message too short for its tag")
         payload = self.decrypt_and_hash(message[offset:])
         self.index += 1
         return payload
@@ -235,12 +249,12 @@ def noise_vectors():
     path = os.path.join(ROOT, "Tests/ChatCryptoTests/Fixtures/noise-vectors.json")
     for v in json.load(open(path))["vectors"]:
         pattern = v["protocol_name"].split("_")[1]
-        psks = v.get("init_psks") or []
-        psk = bytes.fromhex(psks[0]) if psks else None
+        init_psks = [bytes.fromhex(p) for p in v.get("init_psks") or []]
+        resp_psks = [bytes.fromhex(p) for p in v.get("resp_psks") or []]
         i = Handshake(pattern, True, bytes.fromhex(v["init_prologue"]), bytes.fromhex(v["init_static"]),
-                      bytes.fromhex(v["init_ephemeral"]), psk)
+                      bytes.fromhex(v["init_ephemeral"]), init_psks)
         r = Handshake(pattern, False, bytes.fromhex(v["resp_prologue"]), bytes.fromhex(v["resp_static"]),
-                      bytes.fromhex(v["resp_ephemeral"]), psk)
+                      bytes.fromhex(v["resp_ephemeral"]), resp_psks)
         ok, transport = True, None
         for n, m in enumerate(v["messages"]):
             payload, sender_is_i = bytes.fromhex(m["payload"]), n % 2 == 0
@@ -272,15 +286,21 @@ def protocol_vectors():
         pattern = name.split("_")[1]
         h = lambda key: bytes.fromhex(v[key])
         check(h("prologue") == PROLOGUE, f"{name}: prologue is 'lanchat v2'")
-        psk = None
+        psks = ()
         if "group_secret_file" in v:
+            check(pattern == GROUP_PATTERN, f"{name}: a group uses {GROUP_PATTERN}")
             psk, beacon_key = group_keys(h("group_secret_file"))
             check(psk == h("psk"), f"{name}: psk from the group secret file")
             check(hmac.new(beacon_key, h("beacon_datagram"), hashlib.sha256).digest() == h("beacon_tag"), f"{name}: beacon tag")
-        i = Handshake(pattern, True, PROLOGUE, h("init_static"), h("init_ephemeral"), psk)
-        r = Handshake(pattern, False, PROLOGUE, h("resp_static"), h("resp_ephemeral"), psk)
+            psks = [psk] * psk_count(pattern)  # the same group psk at every psk token
+            group_outsiders(name, h, psk)
+        else:
+            check(pattern == "XX", f"{name}: no group uses XX")
+        i = Handshake(pattern, True, PROLOGUE, h("init_static"), h("init_ephemeral"), psks)
+        r = Handshake(pattern, False, PROLOGUE, h("resp_static"), h("resp_ephemeral"), psks)
         m1 = i.write(lambda _: b"")
-        check(m1 == bytes.fromhex(v["messages"][0]), f"{name}: message 1")
+        check(m1 == bytes.fromhex(v["messages"][0]) and len(m1) == (48 if psks else 32),
+              f"{name}: message 1 ({len(m1)} bytes)")
         r.read(m1)
         m2 = r.write(lambda hh: identity_payload(h("resp_identity_seed"), x25519_public(h("resp_static")), hh, h("resp_hello")))
         check(m2 == bytes.fromhex(v["messages"][1]), f"{name}: message 2 (responder identity payload)")
@@ -303,8 +323,8 @@ def protocol_vectors():
                   and facts["fingerprint"] == fingerprint(public) and facts["tag"] == f"{node_number(public) & 0xFFFF:04x}",
                   f"{name}: {side} identity: public key, node number, fingerprint, tag")
         # Tampering is refused: one flipped bit in message 2.
-        r2 = Handshake(pattern, False, PROLOGUE, h("resp_static"), h("resp_ephemeral"), psk)
-        i2 = Handshake(pattern, True, PROLOGUE, h("init_static"), h("init_ephemeral"), psk)
+        r2 = Handshake(pattern, False, PROLOGUE, h("resp_static"), h("resp_ephemeral"), psks)
+        i2 = Handshake(pattern, True, PROLOGUE, h("init_static"), h("init_ephemeral"), psks)
         r2.read(i2.write(lambda _: b""))
         bent = bytearray(r2.write(lambda hh: identity_payload(h("resp_identity_seed"), x25519_public(h("resp_static")), hh, b"")))
         bent[-1] ^= 1
@@ -313,6 +333,21 @@ def protocol_vectors():
             check(False, f"{name}: a flipped bit in message 2 is refused")
         except InvalidTag:
             check(True, f"{name}: a flipped bit in message 2 is refused")
+
+
+def group_outsiders(name, h, psk):
+    """A responder in the group refuses message 1 from a dialler with another
+    secret, or none, so it never writes message 2 (its static key and
+    identity): the outsider learns nothing about the group."""
+    other = hashlib.sha256(b"lanchat group psk" + b"another group").digest()
+    for label, pattern, psks in (("another secret", GROUP_PATTERN, [other, other]), ("no secret", "XX", [])):
+        outsider = Handshake(pattern, True, PROLOGUE, h("init_static"), h("init_ephemeral"), psks)
+        member = Handshake(GROUP_PATTERN, False, PROLOGUE, h("resp_static"), h("resp_ephemeral"), [psk, psk])
+        try:
+            member.read(outsider.write(lambda _: b""))
+            check(False, f"{name}: a dialler with {label} fails on message 1")
+        except (InvalidTag, ValueError):
+            check(True, f"{name}: a dialler with {label} fails on message 1")
 
 
 # --- live node -----------------------------------------------------------------
@@ -346,7 +381,8 @@ def live(host, port, secret_file=None):
     psk = group_keys(open(secret_file, "rb").read())[0] if secret_file else None
     static = X25519PrivateKey.generate().private_bytes(RAW, serialization.PrivateFormat.Raw, serialization.NoEncryption())
     seed = os.urandom(32)
-    hs = Handshake("XXpsk3" if psk else "XX", True, PROLOGUE, static, None, psk)
+    pattern = GROUP_PATTERN if psk else "XX"
+    hs = Handshake(pattern, True, PROLOGUE, static, None, [psk] * psk_count(pattern))
     deadline = time.time() + 5
     with socket.create_connection((host, port), timeout=5) as sock:
         sock.sendall(frame(hs.write(lambda _: b"")))
@@ -396,7 +432,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--live", action="store_true", help="start .build/debug/lanchat and handshake with it")
     parser.add_argument("--node", metavar="HOST:PORT", help="handshake with a node already running")
-    parser.add_argument("--secret-file", help="the node's group secret file (XXpsk3)")
+    parser.add_argument("--secret-file", help=f"the node's group secret file ({GROUP_PATTERN})")
     args = parser.parse_args()
     noise_vectors()
     protocol_vectors()

@@ -1,6 +1,6 @@
 /// A private group's shared secret, read from `--secret-file`. Nodes link
-/// only when their secrets match (the Noise XXpsk3 psk) and tag their
-/// beacons with it, so outsiders are not even dialled.
+/// only when their secrets match (the psk of Noise XXpsk0+psk3, at both
+/// tokens) and tag their beacons with it, so outsiders are not even dialled.
 ///
 /// File format: any bytes, 1 byte to 64 KiB; one trailing "\n" or "\r\n"
 /// is ignored so `echo word > file` works. From the contents C:

@@ -52,7 +52,8 @@ public enum HandshakeIdentity {
 
 extension NoiseHandshake {
     /// Writes the next message with this node's identity payload (messages
-    /// 2 and 3 of XX; message 1 is sent in clear and carries none).
+    /// 2 and 3; message 1 carries an empty payload: in clear with XX,
+    /// encrypted under the group psk with XXpsk0+psk3).
     public mutating func writeMessage(identity: IdentityKey, hello: [UInt8]) throws(CryptoError) -> [UInt8] {
         let staticKey = localStaticPublicKey
         return try writeMessage { hash throws(CryptoError) in

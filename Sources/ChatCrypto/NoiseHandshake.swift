@@ -1,4 +1,5 @@
-/// A Noise HandshakeState (spec rev 34, section 5.3) for XX / XXpsk3 with
+/// A Noise HandshakeState (spec rev 34, section 5.3) for the patterns in
+/// `NoisePattern` (XX, XXpsk3, XXpsk0+psk3) with
 /// 25519, ChaChaPoly and SHA256: a pure value with no I/O. Each side calls
 /// `writeMessage` and `readMessage` in turn (initiator writes first) until
 /// `isFinished`, then `split()` gives the transport ciphers.
@@ -16,7 +17,9 @@ public struct NoiseHandshake: Sendable {
     private var symmetric: SymmetricState
     private let localStatic: X25519KeyPair
     private var localEphemeral: X25519KeyPair?
-    private let psk: [UInt8]?
+    /// One psk per `psk` token, used in order.
+    private let psks: [[UInt8]]
+    private var nextPSK = 0
     public private(set) var remoteStaticKey: [UInt8]?
     private var remoteEphemeral: [UInt8]?
     /// Index of the next message in the pattern.
@@ -29,26 +32,39 @@ public struct NoiseHandshake: Sendable {
     /// - Parameters:
     ///   - prologue: bytes both sides must agree on (mixed into the hash).
     ///   - staticKey: this node's Noise static key.
-    ///   - psk: 32 bytes, required by (and only allowed with) `.XXpsk3`.
-    ///   - ephemeralKey: for test vectors only; normally generated.
+    ///   - psk: 32 bytes, required by (and only allowed with) a psk pattern;
+    ///     used at every `psk` token (lanchat's group uses one psk for both).
     public init(pattern: NoisePattern, role: Role, prologue: [UInt8] = [], staticKey: X25519KeyPair,
                 psk: [UInt8]? = nil) throws(CryptoError) {
         try self.init(pattern: pattern, role: role, prologue: prologue, staticKey: staticKey, psk: psk, ephemeralKey: nil)
     }
 
+    /// - Parameter ephemeralKey: for test vectors and fuzzing only; normally generated.
     init(pattern: NoisePattern, role: Role, prologue: [UInt8], staticKey: X25519KeyPair,
          psk: [UInt8]?, ephemeralKey: X25519KeyPair?) throws(CryptoError) {
+        // At least one copy, so a psk given to XX is refused below, not dropped.
+        let psks = psk.map { [[UInt8]](repeating: $0, count: max(pattern.pskCount, 1)) } ?? []
+        try self.init(pattern: pattern, role: role, prologue: prologue, staticKey: staticKey, psks: psks,
+                      ephemeralKey: ephemeralKey)
+    }
+
+    /// - Parameter psks: exactly one 32-byte psk per `psk` token of the
+    ///   pattern, in order (published vectors may use different ones).
+    init(pattern: NoisePattern, role: Role, prologue: [UInt8], staticKey: X25519KeyPair,
+         psks: [[UInt8]], ephemeralKey: X25519KeyPair?) throws(CryptoError) {
         if pattern.usesPSK {
-            guard let psk else { throw .missingKey("\(pattern.rawValue) needs a 32-byte psk") }
-            try LibCrypto.requireLength(psk, 32, "psk")
-        } else if psk != nil {
+            guard psks.count == pattern.pskCount else {
+                throw .missingKey("\(pattern.rawValue) needs \(pattern.pskCount) psk(s) of 32 bytes, got \(psks.count)")
+            }
+            for psk in psks { try LibCrypto.requireLength(psk, 32, "psk") }
+        } else if !psks.isEmpty {
             throw .missingKey("\(pattern.rawValue) takes no psk")
         }
         self.pattern = pattern
         self.role = role
         self.localStatic = staticKey
         self.localEphemeral = ephemeralKey
-        self.psk = psk
+        self.psks = psks
         symmetric = SymmetricState(protocolName: pattern.protocolName)
         symmetric.mixHash(prologue)
     }
@@ -89,7 +105,7 @@ public struct NoiseHandshake: Sendable {
             case .s:
                 message += try symmetric.encryptAndHash(localStatic.publicKey)
             case .psk:
-                symmetric.mixKeyAndHash(psk!)
+                mixNextPSK()
             default:
                 symmetric.mixKey(try dh(token))
             }
@@ -129,7 +145,7 @@ public struct NoiseHandshake: Sendable {
                 let length = Self.dhLength + (symmetric.hasKey ? ChaChaPoly.tagByteCount : 0)
                 remoteStaticKey = try symmetric.decryptAndHash(try take(length))
             case .psk:
-                symmetric.mixKeyAndHash(psk!)
+                mixNextPSK()
             default:
                 symmetric.mixKey(try dh(token))
             }
@@ -157,6 +173,12 @@ public struct NoiseHandshake: Sendable {
             return NoiseTransport(sender: RecordCipher(key: keys.responderToInitiator),
                                   receiver: RecordCipher(key: keys.initiatorToResponder), handshakeHash: handshakeHash)
         }
+    }
+
+    /// The init checked there is one psk per token, so the index is in range.
+    private mutating func mixNextPSK() {
+        symmetric.mixKeyAndHash(psks[nextPSK])
+        nextPSK += 1
     }
 
     private func dh(_ token: NoisePattern.Token) throws(CryptoError) -> [UInt8] {

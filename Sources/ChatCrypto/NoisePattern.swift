@@ -1,8 +1,16 @@
-/// The Noise handshake patterns lanchat uses (spec rev 34, sections 7.5 and
-/// 9.4): XX, and XXpsk3 when nodes share a group secret.
+/// The Noise handshake patterns lanchat knows (spec rev 34, sections 7.5
+/// and 9): XX for open links, XXpsk0+psk3 when nodes share a group secret.
+/// XXpsk3 stays only as a pattern its published vectors test.
+///
+/// Why psk0+psk3 for a group and not psk3 alone: with psk3 the responder's
+/// message 2 (its encrypted static key and identity payload) decrypts for a
+/// dialler with any secret, so an outsider would learn a member's identity
+/// and nickname. psk0 keys message 1 with the psk: a responder with another
+/// secret fails on message 1 and never answers.
 public enum NoisePattern: String, Sendable, CaseIterable {
     case XX
     case XXpsk3
+    case XXpsk0psk3 = "XXpsk0+psk3"
 
     enum Token: Sendable { case e, s, ee, es, se, ss, psk }
 
@@ -11,10 +19,14 @@ public enum NoisePattern: String, Sendable, CaseIterable {
         switch self {
         case .XX: [[.e], [.e, .ee, .s, .es], [.s, .se]]
         case .XXpsk3: [[.e], [.e, .ee, .s, .es], [.s, .se, .psk]]
+        case .XXpsk0psk3: [[.psk, .e], [.e, .ee, .s, .es], [.s, .se, .psk]]
         }
     }
 
-    var usesPSK: Bool { self == .XXpsk3 }
+    /// How many `psk` tokens the pattern has: the handshake takes one psk each.
+    var pskCount: Int { messages.joined().filter { $0 == .psk }.count }
+
+    var usesPSK: Bool { pskCount > 0 }
 
     /// The full protocol name, hashed into the initial handshake hash.
     public var protocolName: String { "Noise_\(rawValue)_25519_ChaChaPoly_SHA256" }

@@ -31,7 +31,7 @@ import Testing
 
     @Test(arguments: NoisePattern.allCases)
     func identitiesAreExchangedAndVerified(_ pattern: NoisePattern) throws {
-        let psk: [UInt8]? = pattern == .XXpsk3 ? try SecureRandom.bytes(32) : nil
+        let psk: [UInt8]? = pattern.usesPSK ? try SecureRandom.bytes(32) : nil
         var (i, r) = try Self.pair(pattern, initiatorPSK: psk, responderPSK: psk)
         let (ofResponder, ofInitiator) = try Self.run(&i, &r)
         #expect(ofResponder.identity == r.identity.publicKey)
@@ -47,20 +47,91 @@ import Testing
         #expect(try it.open(rt.seal([4])) == [4])
     }
 
+    static func group(_ word: String) throws -> GroupSecret { try GroupSecret(fileContents: Array(word.utf8)) }
+
+    @Test func aGroupHandshakeSendsFortyEightBytesFirstAndFinishes() throws {
+        var i = try NoiseHandshake.lanchat(role: .initiator, staticKey: .generate(), groupSecret: Self.group("ours"))
+        var r = try NoiseHandshake.lanchat(role: .responder, staticKey: .generate(), groupSecret: Self.group("ours"))
+        #expect(i.pattern == .XXpsk0psk3)
+        let m1 = try i.writeMessage()
+        #expect(m1.count == 32 + 16)  // e, then the empty payload's tag under a psk-derived key
+        #expect(try r.readMessage(m1) == [])
+        #expect(try i.readIdentityMessage(try r.writeMessage(identity: .generate(), hello: [1])).hello == [1])
+        #expect(try r.readIdentityMessage(try i.writeMessage(identity: .generate(), hello: [2])).hello == [2])
+        #expect(i.isFinished && r.isFinished && i.handshakeHash == r.handshakeHash)
+
+        var open = try NoiseHandshake.lanchat(role: .initiator, staticKey: .generate(), groupSecret: nil)
+        #expect(open.pattern == .XX)
+        #expect(try open.writeMessage().count == 32)
+    }
+
+    /// Issue #13: a node with the wrong secret is told nothing about the
+    /// group. psk0 keys message 1, so the responder fails there and never
+    /// writes message 2 (its static key and identity).
+    @Test func aResponderWithAnotherSecretFailsOnMessageOne() throws {
+        var i = try NoiseHandshake.lanchat(role: .initiator, staticKey: .generate(), groupSecret: Self.group("outsiders"))
+        var r = try NoiseHandshake.lanchat(role: .responder, staticKey: .generate(), groupSecret: Self.group("ours"))
+        let m1 = try i.writeMessage()
+        #expect(throws: CryptoError.authenticationFailed) { try r.readMessage(m1) }
+        #expect(throws: CryptoError.self) { try r.writeMessage(identity: .generate(), hello: Array("bob".utf8)) }
+    }
+
+    @Test func aDiallerWithoutASecretFailsAtAGroupResponder() throws {
+        var i = try NoiseHandshake.lanchat(role: .initiator, staticKey: .generate(), groupSecret: nil)
+        let m1 = try i.writeMessage()
+        var r = try NoiseHandshake.lanchat(role: .responder, staticKey: .generate(), groupSecret: Self.group("ours"))
+        #expect(throws: CryptoError.messageTooShort(expected: 48, got: 32)) { try r.readMessage(m1) }
+        #expect(throws: CryptoError.self) { try r.writeMessage(identity: .generate(), hello: []) }
+        // Nor does a guessed 16-byte tag after its e get an answer.
+        for _ in 0..<8 {
+            let guess = m1 + (try SecureRandom.bytes(16))
+            var fresh = try NoiseHandshake.lanchat(role: .responder, staticKey: .generate(), groupSecret: Self.group("ours"))
+            #expect(throws: CryptoError.authenticationFailed) { try fresh.readMessage(guess) }
+        }
+    }
+
     @Test func differentGroupSecretsNeverFinish() throws {
+        var (i, r) = try Self.pair(.XXpsk0psk3, initiatorPSK: [UInt8](repeating: 1, count: 32),
+                                   responderPSK: [UInt8](repeating: 2, count: 32))
+        // psk0: the mismatch surfaces at message 1, before the responder says anything.
+        let m1 = try i.noise.writeMessage()
+        #expect(throws: CryptoError.authenticationFailed) { try r.noise.readMessage(m1) }
+    }
+
+    /// Why the group pattern is not XXpsk3 alone: its psk enters only at the
+    /// end of message 3, so a dialler with the wrong psk reads the
+    /// responder's identity and hello from message 2; only message 3 fails.
+    @Test func psk3AloneTellsAWrongSecretTheResponderIdentity() throws {
         var (i, r) = try Self.pair(.XXpsk3, initiatorPSK: [UInt8](repeating: 1, count: 32),
                                    responderPSK: [UInt8](repeating: 2, count: 32))
-        // With psk3 the mismatch surfaces at message 2 already (e is mixed as a key).
-        #expect(throws: CryptoError.authenticationFailed) { try Self.run(&i, &r) }
+        _ = try r.noise.readMessage(try i.noise.writeMessage())
+        let leaked = try i.noise.readIdentityMessage(try r.noise.writeMessage(identity: r.identity, hello: Array("bob".utf8)))
+        #expect(leaked.identity == r.identity.publicKey && leaked.hello == Array("bob".utf8))
+        let m3 = try i.noise.writeMessage(identity: i.identity, hello: [])
+        #expect(throws: CryptoError.authenticationFailed) { try r.noise.readIdentityMessage(m3) }
     }
 
     @Test func pskPatternNeedsAPSKAndXXRefusesOne() {
-        #expect(throws: CryptoError.self) { try NoiseHandshake(pattern: .XXpsk3, role: .initiator, staticKey: .generate()) }
+        for pattern in NoisePattern.allCases where pattern.usesPSK {
+            #expect(throws: CryptoError.self) { try NoiseHandshake(pattern: pattern, role: .initiator, staticKey: .generate()) }
+            #expect(throws: CryptoError.self) {
+                try NoiseHandshake(pattern: pattern, role: .initiator, staticKey: .generate(), psk: [1, 2])
+            }
+        }
         #expect(throws: CryptoError.self) {
             try NoiseHandshake(pattern: .XX, role: .initiator, staticKey: .generate(), psk: [UInt8](repeating: 0, count: 32))
         }
+        // With a list, exactly one psk per psk token.
+        let key = [UInt8](repeating: 3, count: 32)
+        for psks in [[key], [key, key, key]] {
+            #expect(throws: CryptoError.self) {
+                try NoiseHandshake(pattern: .XXpsk0psk3, role: .initiator, prologue: [], staticKey: .generate(),
+                                   psks: psks, ephemeralKey: nil)
+            }
+        }
         #expect(throws: CryptoError.self) {
-            try NoiseHandshake(pattern: .XXpsk3, role: .initiator, staticKey: .generate(), psk: [1, 2])
+            try NoiseHandshake(pattern: .XXpsk0psk3, role: .initiator, prologue: [], staticKey: .generate(),
+                               psks: [key, [1]], ephemeralKey: nil)
         }
     }
 

@@ -15,7 +15,7 @@ import Testing
     /// One handshake plus four records with fixed keys; every byte recorded.
     static func vector(groupSecretFile: [UInt8]?) throws -> [String: Any] {
         let group = try groupSecretFile.map { try GroupSecret(fileContents: $0) }
-        let pattern: NoisePattern = group == nil ? .XX : .XXpsk3
+        let pattern = NoiseHandshake.lanchatPattern(hasGroupSecret: group != nil)
         let initStatic = try X25519KeyPair(privateKey: key(0x10)), respStatic = try X25519KeyPair(privateKey: key(0x20))
         let initEphemeral = try X25519KeyPair(privateKey: key(0x30)), respEphemeral = try X25519KeyPair(privateKey: key(0x40))
         let initIdentity = try IdentityKey(seed: key(0x50)), respIdentity = try IdentityKey(seed: key(0x60))
