@@ -41,7 +41,7 @@ public struct P2PConfiguration: Sendable {
     /// This node's Ed25519 identity (its node number derives from it). Nil:
     /// the service makes a fresh one for this run, as `--in-memory` does.
     public var identityKey: IdentityKey? = nil
-    /// The private group's secret (`--secret-file`): links use Noise XXpsk3
+    /// The private group's secret (`--secret-file`): links use Noise XXpsk0+psk3
     /// with its psk and beacons carry its tag. Nil: no group (plain XX).
     public var groupSecret: GroupSecret? = nil
 

@@ -1,4 +1,5 @@
 import ChatCore
+import ChatCrypto
 import Foundation
 import Glibc
 @testable import P2PTransport
@@ -49,8 +50,24 @@ enum TestNetwork {
         return configuration
     }
 
-    static func identity(_ number: UInt64, _ nickname: String) -> NodeIdentity {
-        NodeIdentity(number: NodeNumber(rawValue: number)!, nickname: nickname)
+    /// The identity key a test means by `seed`: the same for the same seed,
+    /// so a failure replays. Its node number is derived, so it is not `seed`.
+    static func key(_ seed: UInt64) -> IdentityKey {
+        let bytes = withUnsafeBytes(of: seed.bigEndian) { Array($0) }
+        return try! IdentityKey(seed: Array(repeating: 0x5E, count: 24) + bytes)
+    }
+
+    /// The identity of the key `seed` names, with `nickname`.
+    static func identity(_ seed: UInt64, _ nickname: String) -> NodeIdentity {
+        NodeIdentity(number: key(seed).nodeNumber, nickname: nickname)
+    }
+
+    /// Two seeds from `base` up whose derived numbers are ordered as asked:
+    /// for tests of the rules that depend on which number is lower.
+    static func orderedSeeds(from base: UInt64, lowerFirst: Bool = true) -> (UInt64, UInt64) {
+        let (a, b) = (base, base + 1)
+        let aIsLower = key(a).nodeNumber < key(b).nodeNumber
+        return aIsLower == lowerFirst ? (a, b) : (b, a)
     }
 
     /// A bind without SO_REUSEADDR/SO_REUSEPORT fails while any socket holds the port.
@@ -76,16 +93,20 @@ final class TestNode: Sendable {
     let identity: NodeIdentity
     let log: EventLog<TransportEvent>
 
-    init(_ number: UInt64, _ nickname: String, configuration: P2PConfiguration, logger: ChatLogger = .disabled) {
-        identity = TestNetwork.identity(number, nickname)
+    /// `seed` names the node's identity key (`TestNetwork.key`); its
+    /// number derives from that key.
+    init(_ seed: UInt64, _ nickname: String, configuration: P2PConfiguration, logger: ChatLogger = .disabled) {
+        identity = TestNetwork.identity(seed, nickname)
+        var configuration = configuration
+        configuration.identityKey = TestNetwork.key(seed)
         service = P2PService(identity: identity, configuration: configuration, logger: logger)
         log = EventLog(service.events)
     }
 
     var number: NodeNumber { identity.number }
 
-    static func started(_ number: UInt64, _ nickname: String, configuration: P2PConfiguration) async throws -> TestNode {
-        let node = TestNode(number, nickname, configuration: configuration)
+    static func started(_ seed: UInt64, _ nickname: String, configuration: P2PConfiguration) async throws -> TestNode {
+        let node = TestNode(seed, nickname, configuration: configuration)
         try await node.service.start()
         return node
     }
