@@ -57,7 +57,7 @@ import TestSupport
         let firstInstance = await bob.service.instanceId
         await bob.service.stop()
         #expect(await waitUntil { alice.log.contains(.peerLeft(bob.number, .left)) })
-        let bob2 = try await TestNode.started(bob.number.rawValue, "bob", configuration: configuration)
+        let bob2 = try await TestNode.started(bob.seed, "bob", configuration: configuration)
         let secondInstance = await bob2.service.instanceId
         #expect(firstInstance != secondInstance)
         #expect(await waitUntil(within: .seconds(1)) { alice.log.joined(bob.number)?.instanceId == secondInstance })
@@ -73,7 +73,7 @@ import TestSupport
         configuration.deadPeerTimeout = .seconds(10)
         let (alice, bob) = try await linkedPair(configuration, numbers: numbers)
         await bob.service.freezeForTesting()
-        let bob2 = try await TestNode.started(bob.number.rawValue, "bob", configuration: configuration)
+        let bob2 = try await TestNode.started(bob.seed, "bob", configuration: configuration)
         let secondInstance = await bob2.service.instanceId
         #expect(await waitUntil(within: .seconds(2)) { alice.log.joined(bob.number)?.instanceId == secondInstance })
         #expect(alice.log.contains(.peerLeft(bob.number, .restarted)))

@@ -80,7 +80,7 @@ import TestSupport
         var carolConfiguration = configuration
         carolConfiguration.staticPeers = ["localhost:\(await alice.service.listeningPort)"]
         let carol = try await TestNode.started(103, "carol", configuration: carolConfiguration)
-        #expect(await waitUntil { await alice.service.connectedPeers().map(\.number) == [bob.number, carol.number] })
+        #expect(await waitUntil { await Set(alice.service.connectedPeers().map(\.number)) == [bob.number, carol.number] })
         #expect(await alice.service.counters().beaconsSent == 0)
         #expect(await alice.service.broadcast(alice.publicMessage("static hello")) == 2)
         #expect(await waitUntil { bob.receivedTexts == ["static hello"] && carol.receivedTexts == ["static hello"] })

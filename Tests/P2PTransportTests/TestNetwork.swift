@@ -90,12 +90,15 @@ enum TestNetwork {
 /// A running service and everything it has reported, for assertions.
 final class TestNode: Sendable {
     let service: P2PService
+    /// Names the identity key: a node started again with it is the same node.
+    let seed: UInt64
     let identity: NodeIdentity
     let log: EventLog<TransportEvent>
 
     /// `seed` names the node's identity key (`TestNetwork.key`); its
     /// number derives from that key.
     init(_ seed: UInt64, _ nickname: String, configuration: P2PConfiguration, logger: ChatLogger = .disabled) {
+        self.seed = seed
         identity = TestNetwork.identity(seed, nickname)
         var configuration = configuration
         configuration.identityKey = TestNetwork.key(seed)
