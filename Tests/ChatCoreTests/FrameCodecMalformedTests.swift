@@ -8,7 +8,7 @@ import Testing
 
     /// A valid publicMessage line's fields, as raw JSON, in wire order.
     static let fields: [(String, String)] = [
-        ("version", "1"),
+        ("version", "2"),
         ("type", #""publicMessage""#),
         ("messageId", #""\#(F.id(1))""#),
         ("senderNumber", "2"),

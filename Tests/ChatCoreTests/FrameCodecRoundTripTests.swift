@@ -247,14 +247,14 @@ import TestSupport
     }
 
     @Test func unknownExtraFieldsAreIgnored() throws {
-        let line = #"{"version":1,"type":"ping","messageId":"\#(F.id(1))","senderNumber":2,"senderNickname":"bob","#
+        let line = #"{"version":2,"type":"ping","messageId":"\#(F.id(1))","senderNumber":2,"senderNickname":"bob","#
             + #""content":"","timestamp":\#(F.t0),"futureField":{"nested":[1,2,3]},"emoji":"\u00e9"}"#
         let payload = try P2PFrameCodec.decodeLine(Array(line.utf8))
         #expect(payload == F.frame(.ping, from: F.bob, id: F.id(1)))
     }
 
     @Test func nullOptionalFieldsReadAsAbsent() throws {
-        let line = #"{"version":1,"type":"ping","messageId":"\#(F.id(1))","senderNumber":2,"senderNickname":"bob","#
+        let line = #"{"version":2,"type":"ping","messageId":"\#(F.id(1))","senderNumber":2,"senderNickname":"bob","#
             + #""senderStage":null,"targetNumber":null,"refId":null,"content":"","timestamp":\#(F.t0)}"#
         #expect(try P2PFrameCodec.decodeLine(Array(line.utf8)) == F.frame(.ping, from: F.bob, id: F.id(1)))
     }
