@@ -8,6 +8,8 @@ public enum CommandResult: Sendable {
     case sent(Message)
     case done
     case peers([PeerListing])
+    /// A peer by name: linked (with its key) or only known from history.
+    case whois(Whois)
     case rooms([RoomOverview])
     /// The stored room list, grouped Today / Yesterday / months / years.
     case roomGroups([ChatListGroup<RoomSummary>])
@@ -18,6 +20,20 @@ public enum CommandResult: Sendable {
     case stats(NodeCounters, transport: [String: Int])
     case help
     case quit
+}
+
+/// What `/whois NAME` found: the number always; address and key
+/// fingerprint only while the peer is linked (its handshake proved them).
+public struct Whois: Hashable, Sendable {
+    public var number: NodeNumber
+    public var displayName: String
+    public var linked: PeerInfo?
+
+    public init(number: NodeNumber, displayName: String, linked: PeerInfo?) {
+        self.number = number
+        self.displayName = displayName
+        self.linked = linked
+    }
 }
 
 /// A peer with the name to show for it (`bob`, or `bob#3f2a` when shared).
@@ -109,6 +125,16 @@ public actor CommandExecutor {
                 listings.append(PeerListing(info: peer, displayName: await node.displayName(for: peer.number, nickname: peer.nickname)))
             }
             return .peers(listings)
+        case .whois(let name):
+            guard case .direct(let number) = try await node.room(named: name) else { throw .peer(.notFound(name)) }
+            let linked = await node.peers().first { $0.number == number }
+            let nickname: String
+            if let linked {
+                nickname = linked.nickname
+            } else {
+                nickname = await node.rooms().first { $0.room == .direct(number) }?.title ?? String(number.rawValue)
+            }
+            return .whois(Whois(number: number, displayName: await node.displayName(for: number, nickname: nickname), linked: linked))
         case .rooms:
             let rooms = try await node.roomList()
             return .roomGroups(grouping.group(rooms) { $0.lastActivity })

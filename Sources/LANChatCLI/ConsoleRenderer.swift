@@ -94,6 +94,21 @@ public struct ConsoleRenderer: Sendable {
         }
     }
 
+    /// `/whois`: who a name is, and the key to compare out of band.
+    public func whois(_ whois: Whois) -> [String] {
+        var lines = ["  \(bold(safe(whois.displayName)))  node \(whois.number)"]
+        if let peer = whois.linked {
+            let stage = peer.stage.map { " [\(safe($0))]" } ?? ""
+            lines[0] += "  linked at \(dim(safe(peer.address)))\(stage)"
+            if let fingerprint = peer.fingerprint {
+                lines.append("  key \(safe(fingerprint))  (compare with what \(safe(peer.nickname))'s own node shows)")
+            }
+        } else {
+            lines[0] += "  not linked now (its key is shown while it is linked)"
+        }
+        return lines
+    }
+
     public func rooms(_ rooms: [RoomOverview], emptyText: String) -> [String] {
         guard !rooms.isEmpty else { return [notice(emptyText)] }
         return rooms.map { room in

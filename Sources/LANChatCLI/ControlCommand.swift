@@ -10,6 +10,8 @@ public enum ControlCommand: Hashable, Sendable {
     case decline(String)
     case open(String)
     case peers
+    /// A peer's number, key fingerprint and address.
+    case whois(String)
     case rooms
     case unread
     case nick(String)
@@ -34,6 +36,7 @@ public enum ControlCommand: Hashable, Sendable {
         case .decline: "decline"
         case .open: "open"
         case .peers: "peers"
+        case .whois: "whois"
         case .rooms: "rooms"
         case .unread: "unread"
         case .nick: "nick"
@@ -70,6 +73,7 @@ public enum ConsoleCommandParser {
         case "decline": return .decline(try argument("a NAME"))
         case "open": return .open(try argument("a ROOM (public, or a peer's name)"))
         case "peers", "who": return .peers
+        case "whois": return .whois(try argument("a NAME"))
         case "rooms": return .rooms
         case "unread": return .unread
         case "nick": return .nick(try argument("a NAME"))

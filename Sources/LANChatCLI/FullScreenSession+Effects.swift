@@ -75,6 +75,8 @@ extension FullScreenSession {
                 await apply(.panel(Self.keyHelp + HelpText.consoleHelp.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)))
             case .peers(let listings):
                 await apply(.panel(listings.isEmpty ? ["no peers linked"] : renderer.peers(listings)))
+            case .whois(let whois):
+                await apply(.panel(renderer.whois(whois)))
             case .rooms(let rooms):
                 await apply(.panel(renderer.rooms(rooms, emptyText: "nothing unread")))
             case .roomGroups(let groups):

@@ -10,6 +10,7 @@ public enum HelpText {
       /dm NAME TEXT   direct message; the first one asks NAME to accept
       /accept NAME    accept a DM request        /decline NAME  decline it
       /peers          who is linked              /rooms         conversations
+      /whois NAME     a peer's node number, address and key fingerprint
       /unread         rooms with unread messages /read          mark read up to here
       /history [ROOM] show a room from its read marker; never switches rooms
       /more [up|down] page older or newer in what /open or /history showed
@@ -77,7 +78,7 @@ public enum HelpText {
     AT THE PROMPT:
       a line of text goes to the open room (public at start)
       /dm NAME TEXT   /accept NAME   /decline NAME   /open ROOM   /peers
-      /rooms   /unread   /history [ROOM]   /more [up|down]   /read
+      /whois NAME   /rooms   /unread   /history [ROOM]   /more [up|down]   /read
       /filter [all|none|STAGE|stage:NAME]   /nick NAME   /stats   /help   /quit
       The prompt names the open room; only /open changes it. A room opens at
       its "── unread ──" line, and messages count as read once shown.

@@ -100,6 +100,8 @@ public actor InteractiveSession: FrontEnd {
             let filter = await executor.filter
             let linked = await node.peers().count
             return renderer.peers(listings, filter: filter, linked: linked)
+        case .whois(let whois):
+            return renderer.whois(whois)
         case .rooms(let rooms):
             return renderer.rooms(rooms, emptyText: "nothing unread")
         case .roomGroups(let groups):

@@ -42,6 +42,7 @@ public enum JSONCommandParser {
         case "decline": command = .decline(try peer("peer"))
         case "open": command = .open(try string("room"))
         case "peers": command = .peers
+        case "whois": command = .whois(try peer("peer"))
         case "rooms": command = .rooms
         case "unread": command = .unread
         case "nick": command = .nick(try string("nickname"))

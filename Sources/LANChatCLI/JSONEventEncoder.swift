@@ -32,6 +32,8 @@ public enum JSONEventEncoder {
             "address": info.address, "instanceId": info.instanceId,
         ]
         if let stage = info.stage { object["stage"] = stage }
+        if let fingerprint = info.fingerprint { object["fingerprint"] = fingerprint }
+        if let key = info.identityKey { object["identityKey"] = key }
         return object
     }
 

@@ -10,8 +10,12 @@ public actor JSONSession: FrontEnd {
     private let out: LineWriter
     private let executor: CommandExecutor
     private let instanceId: String
+    /// This node's identity key fingerprint, for the ready event.
+    private let fingerprint: String?
 
-    public init(node: ChatNode, out: LineWriter, instanceId: String, locale: Locale = Locale(identifier: "en_US_POSIX")) {
+    public init(node: ChatNode, out: LineWriter, instanceId: String, fingerprint: String? = nil,
+                locale: Locale = Locale(identifier: "en_US_POSIX")) {
+        self.fingerprint = fingerprint
         self.node = node
         self.out = out
         self.instanceId = instanceId
@@ -27,6 +31,7 @@ public actor JSONSession: FrontEnd {
             "port": port, "instanceId": instanceId,
         ]
         if let stage = me.stage { ready["stage"] = stage }
+        if let fingerprint { ready["fingerprint"] = fingerprint }
         await out.write(JSONEventEncoder.line(ready))
     }
 
@@ -99,6 +104,11 @@ public actor JSONSession: FrontEnd {
                 break
             case .peers(let listings):
                 reply["peers"] = listings.map { JSONEventEncoder.peer($0.info, name: $0.displayName) }
+            case .whois(let whois):
+                var peer = whois.linked.map { JSONEventEncoder.peer($0, name: whois.displayName) }
+                    ?? ["number": whois.number.rawValue, "name": whois.displayName]
+                peer["linked"] = whois.linked != nil
+                reply["peer"] = peer
             case .rooms(let rooms):
                 reply["rooms"] = rooms.map(JSONEventEncoder.room)
             case .stats(let counters, let transport):

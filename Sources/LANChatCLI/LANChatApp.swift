@@ -92,7 +92,8 @@ public enum LANChatApp {
                 useColor: ConsoleRenderer.wantsColor(environment: environment, isTerminal: isatty(STDOUT_FILENO) == 1)),
                 locale: locale)
         case .json:
-            JSONSession(node: node, out: out, instanceId: await service.instanceId, locale: locale)
+            JSONSession(node: node, out: out, instanceId: await service.instanceId,
+                        fingerprint: identityKey.publicKey.fingerprint, locale: locale)
         case .echoBot:
             EchoBot(node: node, logger: logger.labeled("bot"))
         case .chatterBot(let rate, let count):

@@ -1,4 +1,5 @@
 import ChatCore
+import ChatCrypto
 import Foundation
 @testable import P2PTransport
 import Testing
@@ -20,6 +21,12 @@ import TestSupport
         #expect(await waitUntil { carol.receivedTexts.contains("psst") })
         #expect(!alice.receivedTexts.contains("psst"))
         for node in nodes { #expect(await node.service.linkCountForTesting() == 2) }
+        // Each peer is known by the key its handshake proved.
+        let bobAtAlice = try #require(await alice.service.connectedPeers().first { $0.number == bob.number })
+        let bobKey = TestNetwork.key(bob.seed).publicKey
+        #expect(bobAtAlice.fingerprint == bobKey.fingerprint)
+        #expect(bobAtAlice.identityKey == Data(bobKey.rawValue).base64EncodedString())
+        #expect(bob.number == bobKey.nodeNumber)
         for node in nodes { await node.service.stop() }
     }
 
