@@ -116,7 +116,7 @@ extension P2PService {
                 rejectMalformed(error, on: link)
                 continue
             }
-            link.lastReceivedAt = now
+            link.lifecycle.received(at: now)
             switch link.phase {
             case .connecting:
                 return // unreachable: reads are armed after the connect
@@ -197,9 +197,8 @@ extension P2PService {
         case .ping:
             write(P2PFrameCodec.encode(control(.pong, refId: payload.messageId)), to: link)
         case .pong:
-            if let probe = link.probe, payload.refId == probe.ping {
+            if link.lifecycle.pong(refId: payload.refId) {
                 // Alive: whoever else announced this number is refused.
-                link.probe = nil
                 pendingClaims[peer.number] = nil
                 stats.identityConflicts += 1
                 logger.notice("\(peer.number) still answers on its link; another instance claiming its number is refused")

@@ -141,7 +141,7 @@ extension P2PService {
         case .conflict(let current):
             // A new instance while the old link may be alive: hold the new
             // link until a ping tells (see `startProbe`).
-            link.phase = .held
+            link.lifecycle.hold()
             startProbe(current)
             return
         case .duplicate:
@@ -190,7 +190,7 @@ extension P2PService {
     /// Makes `link` the peer's one link. Replacing a link to the same
     /// instance is silent (the node already knows the peer).
     private func establish(_ link: PeerLink, peer: PeerInfo) {
-        link.phase = .established
+        link.lifecycle.establish()
         let previous = established[peer.number]
         established[peer.number] = link
         directory.linked(peer.number)
@@ -232,9 +232,9 @@ extension P2PService {
     /// claims its peer's number. A pong within `restartProbeTimeout` keeps
     /// it (the claim is refused); silence means the peer restarted.
     func startProbe(_ link: PeerLink) {
-        guard link.probe == nil, !link.isClosed else { return }
+        guard !link.isClosed else { return }
         let ping = control(.ping)
-        link.probe = (ping.messageId, now + configuration.restartProbeTimeout)
+        guard link.lifecycle.startProbe(ping: ping.messageId, deadline: now + configuration.restartProbeTimeout) else { return }
         write(P2PFrameCodec.encode(ping), to: link)
     }
 

@@ -47,7 +47,7 @@ extension P2PService {
             drop(link, .ioError(Socket.failure("connect \(link.remote)", error)))
             return
         }
-        link.phase = .handshaking
+        link.lifecycle.connected()
         beginHandshake(on: link)
         if !link.isClosed { loop?.arm(link.fd, read: true) }
     }
@@ -126,11 +126,11 @@ extension P2PService {
             return false
         }
         stats.framesSent += 1
-        link.lastSentAt = now
+        link.lifecycle.sent(at: now)
         // A busy queue is already waiting for writability; only an idle one
         // needs a push.
         if wasIdle {
-            link.writeProgressAt = now
+            link.lifecycle.wroteProgress(at: now)
             flush(link)
         }
         return !link.isClosed
@@ -143,8 +143,8 @@ extension P2PService {
             drop(link, .superseded("a handshake message of \(message.count) bytes did not fit"))
             return
         }
-        link.lastSentAt = now
-        link.writeProgressAt = now
+        link.lifecycle.sent(at: now)
+        link.lifecycle.wroteProgress(at: now)
         flush(link)
     }
 
@@ -164,7 +164,7 @@ extension P2PService {
                 return
             case .success(let count?):
                 link.output.consume(count)
-                link.writeProgressAt = now
+                link.lifecycle.wroteProgress(at: now)
             case .failure(let error):
                 drop(link, .ioError(error))
             }

@@ -26,25 +26,26 @@ extension P2PService {
         }
     }
 
+    /// Carries out what the link's lifecycle says is due.
     private func checkDeadlines(of link: PeerLink, at now: Duration) {
-        switch link.phase {
-        case .connecting, .handshaking, .held:
-            if now - link.openedAt > configuration.handshakeTimeout {
-                stats.handshakeTimeout += 1
-                drop(link, .timedOut("handshake not finished within \(configuration.handshakeTimeout)"))
-            }
-        case .established:
-            if now - link.lastReceivedAt > configuration.deadPeerTimeout {
-                stats.deadPeer += 1
-                drop(link, .timedOut("nothing received for \(configuration.deadPeerTimeout)"))
-            } else if link.queuedByteCount > 0, now - link.writeProgressAt > configuration.writeTimeout {
-                stats.writeTimeout += 1
-                drop(link, .timedOut("output stalled for \(configuration.writeTimeout)"))
-            } else if let probe = link.probe, now > probe.deadline {
-                drop(link, .restarted)
-            } else if now - link.lastSentAt >= configuration.keepaliveInterval {
-                write(P2PFrameCodec.encode(control(.ping)), to: link)
-            }
+        let timeouts = LinkLifecycle.Timeouts(handshake: configuration.handshakeTimeout, deadPeer: configuration.deadPeerTimeout,
+                                              write: configuration.writeTimeout, keepalive: configuration.keepaliveInterval)
+        switch link.lifecycle.decision(at: now, hasQueuedOutput: link.queuedByteCount > 0, timeouts: timeouts) {
+        case nil:
+            break
+        case .handshakeTimedOut:
+            stats.handshakeTimeout += 1
+            drop(link, .timedOut("handshake not finished within \(configuration.handshakeTimeout)"))
+        case .peerSilent:
+            stats.deadPeer += 1
+            drop(link, .timedOut("nothing received for \(configuration.deadPeerTimeout)"))
+        case .writeStalled:
+            stats.writeTimeout += 1
+            drop(link, .timedOut("output stalled for \(configuration.writeTimeout)"))
+        case .probeUnanswered:
+            drop(link, .restarted)
+        case .keepalive:
+            write(P2PFrameCodec.encode(control(.ping)), to: link)
         }
     }
 

@@ -6,19 +6,7 @@ import Foundation
 /// `P2PService` actor and never handed out, so a class (mutated in place)
 /// is safe without being Sendable.
 final class PeerLink {
-    enum Phase: Sendable, Hashable {
-        /// Outbound, the non-blocking connect has not finished.
-        case connecting
-        /// The Noise handshake is under way (`LinkHandshake`); a dialler
-        /// stays here after its last message until the acceptor's first
-        /// record says the link was accepted.
-        case handshaking
-        /// Inbound, verified, from a new instance of a number whose link may
-        /// still be alive; accepted once a probe of the old link decides.
-        case held
-        /// Accepted on both ends; records flow.
-        case established
-    }
+    typealias Phase = LinkLifecycle.Phase
 
     /// Malformed lines tolerated on an established link before it is cut.
     static let malformedLimit = 3
@@ -29,8 +17,10 @@ final class PeerLink {
     let direction: LinkDirection
     /// Dialled address, or the peer's address and ephemeral port if inbound.
     let remote: IPv4Endpoint
-    let openedAt: Duration
-    var phase: Phase
+    /// Phase, timestamps and deadlines (a pure value the service asks
+    /// what is due).
+    var lifecycle: LinkLifecycle
+    var phase: Phase { lifecycle.phase }
     /// For discovery dials: the number the beacon announced.
     var expectedNumber: NodeNumber?
     /// For static dials: the index in the service's static peer list.
@@ -65,13 +55,7 @@ final class PeerLink {
     /// that when this link is replaced they move to the new one unsent
     /// (see `P2PService.establish`).
     var unsealed: OutboundQueue
-    var lastReceivedAt: Duration
-    var lastSentAt: Duration
-    /// Last time queued output made progress (or became non-empty).
-    var writeProgressAt: Duration
     var malformedCount = 0
-    /// A ping sent to check this link is alive, and the deadline for its pong.
-    var probe: (ping: MessageID, deadline: Duration)?
     /// The peer's leave datagram arrived: its end of stream is a clean leave.
     var leaveAnnounced = false
     private(set) var isClosed = false
@@ -82,15 +66,11 @@ final class PeerLink {
         self.fd = fd
         self.direction = direction
         self.remote = remote
-        self.phase = phase
-        self.openedAt = openedAt
+        lifecycle = LinkLifecycle(phase: phase, openedAt: openedAt)
         output = OutboundQueue(limit: queueLimit)
         unsealed = OutboundQueue(limit: queueLimit)
         budget = TokenBucket(capacity: Double(limits.frameBurst), perSecond: limits.framesPerSecond)
         recentIDs = RecentIDs(capacity: limits.recentIDsPerLink)
-        lastReceivedAt = openedAt
-        lastSentAt = openedAt
-        writeProgressAt = openedAt
     }
 
     /// The number this link is for: from the hello, else what we expect.

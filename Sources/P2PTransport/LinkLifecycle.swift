@@ -1,0 +1,118 @@
+import ChatCore
+
+/// One link's life from connect to close, as a pure value: its phase, the
+/// times that matter, and what is due at a given moment. It reads no clock
+/// and touches no socket: the service tells it what happened and when
+/// (`connected`, `received`, ...), asks `decision(at:)` on every tick, and
+/// carries the decision out. Tests drive it on a manual clock.
+///
+///     connecting ──connected──> handshaking ──establish──> established
+///                                    └──hold──> held ──establish──┘
+///
+/// Any phase may end in a close; a closed link is dropped, not a phase.
+struct LinkLifecycle: Sendable, Hashable {
+    enum Phase: Sendable, Hashable {
+        /// Outbound, the non-blocking connect has not finished.
+        case connecting
+        /// The Noise handshake is under way; a dialler stays here after its
+        /// last message until the acceptor's first record says it accepted.
+        case handshaking
+        /// Inbound, verified, from a new instance of a number whose link may
+        /// still be alive; accepted once a probe of the old link decides.
+        case held
+        /// Accepted on both ends; records flow.
+        case established
+    }
+
+    /// What the link needs now.
+    enum Decision: Sendable, Hashable {
+        /// Close: not established within the handshake timeout of opening.
+        case handshakeTimedOut
+        /// Close: nothing received for the dead-peer timeout.
+        case peerSilent
+        /// Close: queued output made no progress for the write timeout.
+        case writeStalled
+        /// Close as restarted: the probe ping got no pong in time.
+        case probeUnanswered
+        /// Send a ping: nothing sent for the keepalive interval.
+        case keepalive
+    }
+
+    struct Timeouts: Sendable, Hashable {
+        var handshake: Duration
+        var deadPeer: Duration
+        var write: Duration
+        var keepalive: Duration
+    }
+
+    /// A ping sent to learn whether the link is alive, and its deadline.
+    struct Probe: Sendable, Hashable {
+        let ping: MessageID
+        let deadline: Duration
+    }
+
+    private(set) var phase: Phase
+    let openedAt: Duration
+    private(set) var lastReceivedAt: Duration
+    private(set) var lastSentAt: Duration
+    /// Last time queued output made progress (or became non-empty).
+    private(set) var writeProgressAt: Duration
+    private(set) var probe: Probe?
+
+    init(phase: Phase, openedAt: Duration) {
+        precondition(phase == .connecting || phase == .handshaking, "a link starts connecting or handshaking")
+        self.phase = phase
+        self.openedAt = openedAt
+        lastReceivedAt = openedAt
+        lastSentAt = openedAt
+        writeProgressAt = openedAt
+    }
+
+    /// The connect finished; the handshake starts.
+    mutating func connected() {
+        if phase == .connecting { phase = .handshaking }
+    }
+
+    /// A verified peer waits for a probe of its number's old link.
+    mutating func hold() {
+        if phase == .handshaking { phase = .held }
+    }
+
+    /// Accepted: frames flow. Only from the handshake or a hold.
+    mutating func establish() {
+        if phase == .handshaking || phase == .held { phase = .established }
+    }
+
+    mutating func received(at now: Duration) { lastReceivedAt = now }
+
+    mutating func sent(at now: Duration) { lastSentAt = now }
+
+    /// Output was queued on an idle link, or the socket took some.
+    mutating func wroteProgress(at now: Duration) { writeProgressAt = now }
+
+    /// Starts a probe unless one is running; false if one is.
+    mutating func startProbe(ping: MessageID, deadline: Duration) -> Bool {
+        guard probe == nil else { return false }
+        probe = Probe(ping: ping, deadline: deadline)
+        return true
+    }
+
+    /// A pong arrived: true if it answers the probe (which then ends).
+    mutating func pong(refId: MessageID?) -> Bool {
+        guard let probe, refId == probe.ping else { return false }
+        self.probe = nil
+        return true
+    }
+
+    /// What is due at `now`, the most urgent first; nil if nothing.
+    func decision(at now: Duration, hasQueuedOutput: Bool, timeouts: Timeouts) -> Decision? {
+        guard phase == .established else {
+            return now - openedAt > timeouts.handshake ? .handshakeTimedOut : nil
+        }
+        if now - lastReceivedAt > timeouts.deadPeer { return .peerSilent }
+        if hasQueuedOutput, now - writeProgressAt > timeouts.write { return .writeStalled }
+        if let probe, now > probe.deadline { return .probeUnanswered }
+        if now - lastSentAt >= timeouts.keepalive { return .keepalive }
+        return nil
+    }
+}
