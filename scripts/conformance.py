@@ -12,15 +12,24 @@ spec rev 34) from scratch on the `cryptography` package, then:
      node numbers, fingerprints, psk, beacon tag), and that a node with
      another group secret, or none, fails on message 1 (before message 2,
      which would reveal the responder's identity);
-  3. with --live (or --node HOST:PORT), performs one real handshake and a
-     record exchange with a running node. Against a node that still speaks
-     v1 this part is SKIPPED with a clear message (exit status 0, "SKIP").
+  3. checks PROTOCOL.md's signed public message example: the canonical
+     bytes, and the exact signature of the RFC 8032 test key;
+  4. with --live, starts .build/debug/lanchat --json --in-memory (loopback
+     only: --broadcast 127.255.255.255, its own discovery port) and talks to
+     it as a peer would: a full handshake with a valid hello, the node's ping
+     as acceptance, ping/pong, a signed public message each way (shown on
+     the node's stdout; verified with the key from message 2), then hostile
+     links (a tampered record, a hello claiming another number, a v1 hello)
+     and a second node with --secret-file (the right secret links; another
+     secret or none gets no message 2). A node that does not speak v2 FAILS.
+     --node HOST:PORT does the handshake alone with a node already running.
 
 Usage:
   scripts/conformance.py                  vectors only
-  scripts/conformance.py --live           also start .build/debug/lanchat and handshake with it
+  scripts/conformance.py --live           also start .build/debug/lanchat and talk to it
   scripts/conformance.py --node HOST:PORT also handshake with a node already running
-Exit status: 0 all checks passed (or live part skipped), 1 a check failed.
+                                          (--secret-file FILE: its group secret)
+Exit status: 0 all checks passed, 1 a check failed.
 """
 import argparse, atexit, base64, hashlib, hmac, json, os, random, re, socket, struct, subprocess, sys, tempfile, \
     threading, time, uuid
