@@ -614,12 +614,14 @@ class Node:
         self.process.stdin.write(json.dumps(c) + "\n")
         self.process.stdin.flush()
 
-    def counters(self):
-        """The node's transport counters (`stats`)."""
+    def statistics(self):
+        """The node's `stats` reply (its counters; transport ones under `transport`)."""
         tag = uuid7()
         self.command({"cmd": "stats", "id": tag})
-        reply = self.wait_event(lambda e: e.get("event") == "ok" and str(e.get("re")) == tag)
-        return (reply or {}).get("transport") or {}
+        return self.wait_event(lambda e: e.get("event") == "ok" and str(e.get("re")) == tag) or {}
+
+    def counters(self):
+        return self.statistics().get("transport") or {}
 
     def stop(self):
         try:
@@ -680,14 +682,27 @@ def live_chat(node):
         pong = link.receive_until(lambda f: f.get("type") == "pong" and f.get("refId") == ping["messageId"])
         check(pong is not None, "live: the node answers a ping with a pong naming it")
 
+        # Refused ones first: the link is in order, so once the good one is
+        # shown the node has judged these (no sleep needed to say "not shown").
+        refusals = node.statistics().get("signatureRefusals") or {}
+        unsigned = link.frame_of("publicMessage", content="unsigned")
+        forged = sign_public_message(link.seed, link.frame_of("publicMessage", content="forged"))
+        forged["content"] = "forged, changed after signing"
         text = f"conformance says hi {os.urandom(3).hex()} 👋"
         message = sign_public_message(link.seed, link.frame_of("publicMessage", content=text))
         mark = len(node.events)
-        link.send(message)
+        for f in (unsigned, forged, message):
+            link.send(f)
         shown = node.wait_event(lambda e: e.get("event") == "message" and e.get("id") == message["messageId"], start=mark)
         check(shown is not None and shown.get("from") == link.number and shown.get("text") == text
               and shown.get("room") == "public" and shown.get("mine") is False,
               f"live: the node shows a signed public message from {link.number} with its text ({shown})")
+        bad_ids = (unsigned["messageId"], forged["messageId"])
+        leaked = [e for e in node.events[mark:] if e.get("event") == "message" and e.get("id") in bad_ids]
+        after = node.statistics().get("signatureRefusals") or {}
+        grew = {k: after.get(k, 0) - refusals.get(k, 0) for k in ("unsigned", "badSignature")}
+        check(not leaked and grew == {"unsigned": 1, "badSignature": 1},
+              f"live: an unsigned and a tampered public message are not shown, counted {grew}")
 
         reply = f"node answers {os.urandom(3).hex()}"
         node.command({"cmd": "send", "text": reply})
@@ -755,6 +770,58 @@ def live_hostile(node):
               f"live: a v1 hello gets one versionRefused line, then the close ({got[:160]!r})")
 
 
+def refused(node, counter, what, act, timeout=LIVE_TIMEOUT, silent=True):
+    """act() -> a socket the node must close (without writing a byte when
+    silent), counting the refusal under transport `counter`."""
+    before = node.counters().get(counter, 0)
+    sock = None
+    try:
+        sock = act()
+        closed, got = closes_silently(sock, time.time() + timeout)
+        after = node.counters().get(counter, 0)
+        check(closed and (not got or not silent) and after == before + 1,
+              f"live: {what} (closed {closed}, {len(got)} bytes back, {counter} {before} -> {after})")
+    except (ConnectionError, socket.timeout, ValueError, InvalidTag, InvalidSignature) as error:
+        check(False, f"live: {what} ({type(error).__name__}: {error})")
+    finally:
+        if sock:
+            sock.close()
+
+
+def live_hostile_more(node):
+    def spoofed():
+        link = Link(node.port, nickname="conform-spoof")
+        if handshake(node, link, " (spoofed sender)"):
+            link.send(dict(link.frame_of("publicMessage", content="not mine"), senderNumber=node_number(os.urandom(32))))
+        return link.sock
+
+    def secret_on_one_side():
+        link = Link(node.port, psk=hashlib.sha256(b"lanchat group psk" + b"ours").digest())
+        link.message1()
+        return link.sock
+
+    def short_frame():
+        sock = socket.create_connection(("127.0.0.1", node.port), timeout=LIVE_TIMEOUT)
+        sock.sendall(struct.pack(">H", 15) + bytes(15))
+        return sock
+
+    def silent():
+        link = Link(node.port)
+        link.message1()
+        link.message2()  # then nothing: no message 3
+        return link.sock
+
+    refused(node, "spoofed", "a frame whose senderNumber is not the link's closes the link", spoofed, silent=False)
+    refused(node, "handshakeFailures", "a dialler with a group secret gets no message 2 from a node without one",
+            secret_on_one_side)
+    refused(node, "handshakeFailures", "a frame length under 16 closes the connection without a byte", short_frame)
+    started = time.time()
+    refused(node, "handshakeTimeout", "a dialler that stops after message 2 is closed after handshakeTimeout",
+            silent, timeout=3 + LIVE_TIMEOUT)
+    elapsed = time.time() - started
+    check(elapsed >= 2.5, f"live: that close came at handshakeTimeout (3 s), not early ({elapsed:.1f} s)")
+
+
 def live_group(binary):
     """A node with a group secret: the right secret links; another or none gets no message 2."""
     directory = tempfile.mkdtemp(prefix="conform-")
@@ -818,6 +885,7 @@ def live():
         failed = failures
         live_chat(node)
         live_hostile(node)
+        live_hostile_more(node)
         if failures > failed:
             print(f"      node stderr (last lines):\n{node.stderr_tail()}")
     finally:
