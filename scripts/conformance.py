@@ -716,6 +716,7 @@ def live_chat(node):
         bad = [p for p, f in link.received if not isinstance(f, dict) or p.endswith(b"\n") or f.get("senderNumber") != node.number]
         check(not bad, f"live: each of the node's {len(link.received)} records is one JSON frame, no line end, "
                        f"with the node's number{f' (not: {bad[:2]})' if bad else ''}")
+        return public
     finally:
         link.close()
 
@@ -822,6 +823,82 @@ def live_hostile_more(node):
     check(elapsed >= 2.5, f"live: that close came at handshakeTimeout (3 s), not early ({elapsed:.1f} s)")
 
 
+def live_dialled(node, node_key):
+    """The node as dialler: a loopback beacon from a higher number makes it
+    dial at once (3.1); this script answers as the Noise responder."""
+    seed = os.urandom(32)
+    while node_number(ed25519_public(seed)) <= node.number:
+        seed = os.urandom(32)
+    number, instance = node_number(ed25519_public(seed)), str(uuid.uuid4())
+    static = X25519PrivateKey.generate().private_bytes(RAW, serialization.PrivateFormat.Raw, serialization.NoEncryption())
+    with socket.socket() as listener, socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(4)
+        udp.setsockopt(socket.SOL_SOCKET, socket.SO_BROADCAST, 1)
+        beacon = encode({"proto": "lanchat", "version": 1, "kind": "beacon", "number": number, "nickname": "conform-acc",
+                         "tcpPort": listener.getsockname()[1], "instanceId": instance})
+        deadline, conn = time.time() + LIVE_TIMEOUT, None
+        while conn is None and time.time() < deadline:
+            udp.sendto(beacon, ("127.255.255.255", node.discovery_port))  # loopback broadcast only
+            listener.settimeout(0.5)  # a beacon again if no dial came: datagrams may be lost
+            try:
+                conn, _ = listener.accept()
+            except socket.timeout:
+                pass
+        check(conn is not None, "live dialled: a beacon from a higher number makes the node dial it")
+        if conn is None:
+            return
+        with conn:
+            deadline = time.time() + LIVE_TIMEOUT  # its handshakeTimeout counts from the connect
+            hs = Handshake("XX", False, PROLOGUE, static, None, [])
+            try:
+                m1 = read_frame(conn, deadline)
+                hs.read(m1)
+                hello = {"version": 2, "type": "hello", "messageId": uuid7(), "senderNumber": number,
+                         "senderNickname": "conform-acc", "content": "", "timestamp": now_ms(), "instanceId": instance,
+                         "listenPort": listener.getsockname()[1], "capabilities": []}
+                conn.sendall(frame(hs.write(lambda hh: identity_payload(seed, x25519_public(static), hh, encode(hello)))))
+                public, their_hello = verify_identity_payload(hs.read(read_frame(conn, deadline)), hs.rs, hs.payload_hash)
+            except (ConnectionError, socket.timeout, ValueError, InvalidTag, InvalidSignature) as error:
+                check(False, f"live dialled: the node's messages 1 and 3 ({type(error).__name__}: {error})")
+                return
+            try:
+                their_hello = json.loads(their_hello)
+            except ValueError:
+                their_hello = None
+            check(len(m1) == 32 and public == node_key and isinstance(their_hello, dict)
+                  and their_hello.get("type") == "hello" and their_hello.get("version") == 2
+                  and their_hello.get("senderNumber") == node.number and their_hello.get("instanceId") == node.instance
+                  and their_hello.get("listenPort") == node.port,
+                  f"live dialled: message 1 of {len(m1)} bytes; message 3 has the node's identity key and v2 hello")
+            send, recv = hs.split()
+            # Until this side accepts, the dialler must stay silent: a short
+            # look (a correct node never fails it, a wrong one may slip by).
+            conn.settimeout(0.5)
+            try:
+                early = conn.recv(1)
+            except socket.timeout:
+                early = None
+            check(early is None, f"live dialled: the node sends no record before the link is accepted ({early!r})")
+            mark = len(node.events)
+            ping = {"version": 2, "type": "ping", "messageId": uuid7(), "senderNumber": number,
+                    "senderNickname": "conform-acc", "content": "", "timestamp": now_ms()}
+            conn.sendall(frame(send.encrypt(b"", encode(ping))))  # the acceptance
+            pong = None
+            try:
+                while pong is None:
+                    f = json.loads(recv.decrypt(b"", read_frame(conn, time.time() + LIVE_TIMEOUT)))
+                    if isinstance(f, dict) and f.get("type") == "pong" and f.get("refId") == ping["messageId"]:
+                        pong = f
+            except (ConnectionError, socket.timeout, ValueError, InvalidTag) as error:
+                pong = error
+            check(isinstance(pong, dict) and pong.get("senderNumber") == node.number,
+                  f"live dialled: the node answers the accepting ping with a pong in a record that opens ({type(pong).__name__})")
+            joined = node.wait_event(lambda e: e.get("event") == "peerJoined" and (e.get("peer") or {}).get("number") == number,
+                                     start=mark)
+            check(joined is not None, "live dialled: the node reports peerJoined once accepted")
+
+
 def live_group(binary):
     """A node with a group secret: the right secret links; another or none gets no message 2."""
     directory = tempfile.mkdtemp(prefix="conform-")
@@ -883,7 +960,9 @@ def live():
             check(False, f"live: the node reports ready with its port\n{node.stderr_tail()}")
             return
         failed = failures
-        live_chat(node)
+        node_key = live_chat(node)
+        if node_key:
+            live_dialled(node, node_key)
         live_hostile(node)
         live_hostile_more(node)
         if failures > failed:
