@@ -9,18 +9,20 @@ import ChatCore
 /// 1: message 2 at the initiator, 2: message 3 at the responder) and its
 /// form (bit 2 clear: the rest XORed onto the genuine message, resized to
 /// the rest's length; set: the rest as is); byte 1 bit 0 picks XX or
-/// XXpsk3. Invariants: nothing crashes; messages 2 and 3 are accepted
-/// exactly when they equal the genuine message (AEAD plus signature), and
-/// then yield the genuine identity and hello.
+/// XXpsk0+psk3, the two patterns a lanchat link uses (no group secret, a
+/// group secret). Invariants: nothing crashes; messages 2 and 3, and
+/// message 1 of XXpsk0+psk3, are accepted exactly when they equal the
+/// genuine message (AEAD plus signature), and then yield the genuine
+/// identity and hello.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func handshakeReadingFuzzTarget(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     guard let start, count >= 2 else { return 0 }
     let input = Array(UnsafeBufferPointer(start: start, count: count))
     let stage = Int(input[0] & 0x03) % 3
     let raw = input[0] & 0x04 != 0
-    let pattern: NoisePattern = input[1] & 1 == 0 ? .XX : .XXpsk3
+    let pattern: NoisePattern = input[1] & 1 == 0 ? .XX : .XXpsk0psk3
     let body = Array(input[2...])
-    let psk: [UInt8]? = pattern == .XXpsk3 ? [UInt8](repeating: 0x5A, count: 32) : nil
+    let psk: [UInt8]? = pattern.usesPSK ? [UInt8](repeating: 0x5A, count: 32) : nil
     let fixture = Fixture.shared
 
     guard var initiator = try? NoiseHandshake(pattern: pattern, role: .initiator, prologue: [1], staticKey: fixture.staticKeys[0],
@@ -39,9 +41,18 @@ public func handshakeReadingFuzzTarget(_ start: UnsafePointer<UInt8>?, _ count: 
         let m1 = try initiator.writeMessage()
         if stage == 0 {
             let message = candidate(m1)
-            if (try? responder.readMessage(message)) != nil {
-                // Any 32 bytes and more are a valid message 1 (e is not checked
-                // until a DH); the responder must still answer or fail cleanly.
+            let accepted = (try? responder.readMessage(message)) != nil
+            if pattern.usesPSK {
+                // psk0 encrypts message 1's empty payload: only the genuine
+                // 48 bytes open its tag, so another group is refused here.
+                fuzzCheck(accepted == (message == m1), "message 1 accepted: \(accepted), genuine: \(message == m1)")
+            } else {
+                // XX: any 32 bytes and more are a valid message 1 (e is not
+                // checked until a DH, the payload is in clear).
+                fuzzCheck(accepted == (message.count >= 32), "message 1 of \(message.count) bytes accepted: \(accepted)")
+            }
+            if accepted {
+                // The responder must still answer or fail cleanly.
                 _ = try? responder.writeMessage(identity: fixture.identities[1], hello: hello)
             }
             return 0

@@ -12,17 +12,27 @@ spec rev 34) from scratch on the `cryptography` package, then:
      node numbers, fingerprints, psk, beacon tag), and that a node with
      another group secret, or none, fails on message 1 (before message 2,
      which would reveal the responder's identity);
-  3. with --live (or --node HOST:PORT), performs one real handshake and a
-     record exchange with a running node. Against a node that still speaks
-     v1 this part is SKIPPED with a clear message (exit status 0, "SKIP").
+  3. checks PROTOCOL.md's signed public message example: the canonical
+     bytes, and the exact signature of the RFC 8032 test key;
+  4. with --live, starts .build/debug/lanchat --json --in-memory (loopback
+     only: --broadcast 127.255.255.255, its own discovery port) and talks to
+     it as a peer would: a full handshake with a valid hello, the node's ping
+     as acceptance, ping/pong, a signed public message each way (shown on
+     the node's stdout; verified with the key from message 2), then hostile
+     links (a tampered record, a hello claiming another number, a v1 hello)
+     and a second node with --secret-file (the right secret links; another
+     secret or none gets no message 2). A node that does not speak v2 FAILS.
+     --node HOST:PORT does the handshake alone with a node already running.
 
 Usage:
   scripts/conformance.py                  vectors only
-  scripts/conformance.py --live           also start .build/debug/lanchat and handshake with it
+  scripts/conformance.py --live           also start .build/debug/lanchat and talk to it
   scripts/conformance.py --node HOST:PORT also handshake with a node already running
-Exit status: 0 all checks passed (or live part skipped), 1 a check failed.
+                                          (--secret-file FILE: its group secret)
+Exit status: 0 all checks passed, 1 a check failed.
 """
-import argparse, hashlib, hmac, json, os, re, socket, struct, subprocess, sys, time
+import argparse, atexit, base64, hashlib, hmac, json, os, random, re, socket, struct, subprocess, sys, tempfile, \
+    threading, time, uuid
 
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
@@ -350,106 +360,632 @@ def group_outsiders(name, h, psk):
             check(True, f"{name}: a dialler with {label} fails on message 1")
 
 
-# --- live node -----------------------------------------------------------------
+# --- signed public messages ------------------------------------------------------
+
+SIGNATURE_CONTEXT = "lanchat-v2 public message"
+
+
+def signed_str(text):
+    data = text.encode()
+    return struct.pack(">I", len(data)) + data
+
+
+def canonical_public_message(f):
+    """PROTOCOL.md "Signed public messages": the bytes the author signs."""
+    stage = f.get("senderStage")
+    return (signed_str(SIGNATURE_CONTEXT) + uuid.UUID(f["messageId"]).bytes
+            + struct.pack(">Q", f["senderNumber"]) + struct.pack(">q", f["timestamp"])
+            + signed_str(f["senderNickname"]) + (b"\x00" if stage is None else b"\x01" + signed_str(stage))
+            + signed_str(f["content"]) + (b"\x01" if f.get("automatic") is True else b"\x00"))
+
+
+def sign_public_message(seed, f):
+    f["signature"] = base64.b64encode(Ed25519PrivateKey.from_private_bytes(seed).sign(canonical_public_message(f))).decode()
+    f["authorKey"] = base64.b64encode(ed25519_public(seed)).decode()
+    return f
+
+
+def public_message_verdict(f):
+    """None when the signature verifies and authorKey derives senderNumber, else why not."""
+    try:
+        key, signature = base64.b64decode(f["authorKey"], validate=True), base64.b64decode(f["signature"], validate=True)
+    except (KeyError, TypeError, ValueError) as error:
+        return f"unsigned or malformed ({type(error).__name__})"
+    if len(key) != 32 or node_number(key) != f.get("senderNumber"):
+        return "authorKey does not derive senderNumber"
+    try:
+        Ed25519PublicKey.from_public_bytes(key).verify(signature, canonical_public_message(f))
+        return None
+    except (InvalidSignature, ValueError):
+        return "bad signature"
+
+
+def signature_vectors():
+    """The canonical bytes and the signed frame of PROTOCOL.md's example."""
+    text = open(os.path.join(ROOT, "PROTOCOL.md")).read()
+    section = re.search(r"\n## Signed public messages\n(.*?)(?=\n## |\Z)", text, re.S)
+    check(section is not None, "PROTOCOL.md has the section Signed public messages")
+    if not section:
+        return
+    section = section.group(1)
+    canonical = re.search(r"```text\n(.*?)```", section, re.S)
+    signed = re.search(r"```json\n(.*?)```", section, re.S)
+    secret = re.search(r"secret\s*`([0-9a-f]{64})`", section)
+    number = re.search(r"derives node number (\d+)", section)
+    if not (canonical and signed and secret and number):
+        check(False, "signature example: canonical bytes, frame, secret and number found")
+        return
+    signed = json.loads(signed.group(1))
+    example = dict(signed, senderNumber=4711)
+    example.pop("signature"), example.pop("authorKey")
+    expected = bytes.fromhex("".join(canonical.group(1).split()))
+    check(canonical_public_message(example) == expected and len(expected) == 90,
+          f"signature example: canonical bytes ({len(expected)})")
+    seed = bytes.fromhex(secret.group(1))
+    check(node_number(ed25519_public(seed)) == int(number.group(1)) == signed["senderNumber"],
+          "signature example: the RFC 8032 key derives the frame's senderNumber")
+    mine = sign_public_message(seed, {k: v for k, v in signed.items() if k not in ("signature", "authorKey")})
+    check(mine["signature"] == signed["signature"] and mine["authorKey"] == signed["authorKey"],
+          "signature example: the same signature and authorKey (Ed25519 is deterministic)")
+    check(public_message_verdict(signed) is None, "signature example: the frame verifies")
+    bent = dict(signed, content=signed["content"] + "!")
+    check(public_message_verdict(bent) == "bad signature", "signature example: changed content does not verify")
+
+
+# --- live node -------------------------------------------------------------------
+
+LIVE_TIMEOUT = 5.0  # seconds for any one answer from the node (its handshakeTimeout is 3 s)
+
 
 def frame(body):
     return struct.pack(">H", len(body)) + body
 
 
+def read_exact(sock, n, deadline):
+    data = b""
+    while len(data) < n:
+        remaining = deadline - time.time()
+        if remaining <= 0:
+            raise socket.timeout("deadline")
+        sock.settimeout(remaining)
+        chunk = sock.recv(n - len(data))
+        if not chunk:
+            raise ConnectionError(f"closed after {len(data)} of {n} bytes")
+        data += chunk
+    return data
+
+
 def read_frame(sock, deadline):
-    def read_exact(n):
-        data = b""
-        while len(data) < n:
-            sock.settimeout(max(0.05, deadline - time.time()))
-            chunk = sock.recv(n - len(data))
-            if not chunk:
-                raise ConnectionError("closed")
-            data += chunk
-        return data
-    header = read_exact(2)
+    header = read_exact(sock, 2, deadline)
     if header[:1] == b"{":
-        raise ConnectionAbortedError("v1")
+        raise ConnectionAbortedError("a v1 JSON line")
     (length,) = struct.unpack(">H", header)
     if length < 16:
         raise ValueError(f"frame of {length} bytes")
-    return read_exact(length)
+    return read_exact(sock, length, deadline)
 
 
-def live(host, port, secret_file=None):
-    """One handshake as initiator with the node at host:port, then one record
-    each way. Returns True (passed), False (failed) or None (skipped: v1)."""
-    psk = group_keys(open(secret_file, "rb").read())[0] if secret_file else None
-    static = X25519PrivateKey.generate().private_bytes(RAW, serialization.PrivateFormat.Raw, serialization.NoEncryption())
+def closes_silently(sock, deadline):
+    """(closed, bytes received) once the peer closes, or at the deadline."""
+    got = b""
+    while time.time() < deadline:
+        sock.settimeout(max(0.01, deadline - time.time()))
+        try:
+            chunk = sock.recv(4096)
+        except socket.timeout:
+            break
+        except (ConnectionResetError, BrokenPipeError):
+            return True, got
+        if not chunk:
+            return True, got
+        got += chunk
+    return False, got
+
+
+def encode(f):
+    return json.dumps(f, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def uuid7():
+    ms, rand = int(time.time() * 1000), int.from_bytes(os.urandom(10), "big")
+    value = (ms << 80) | (0x7 << 76) | (((rand >> 62) & 0xFFF) << 64) | (0b10 << 62) | (rand & ((1 << 62) - 1))
+    return str(uuid.UUID(int=value))
+
+
+def now_ms():
+    return int(time.time() * 1000)
+
+
+class Link:
+    """One v2 link dialled to the node: this script is the Noise initiator."""
+
+    def __init__(self, port, psk=None, nickname="conform-py", host="127.0.0.1"):
+        self.seed = os.urandom(32)
+        self.public = ed25519_public(self.seed)
+        self.number = node_number(self.public)
+        self.nickname, self.instance = nickname, str(uuid.uuid4())
+        static = X25519PrivateKey.generate().private_bytes(RAW, serialization.PrivateFormat.Raw, serialization.NoEncryption())
+        self.static_public = x25519_public(static)
+        pattern = GROUP_PATTERN if psk else "XX"
+        self.hs = Handshake(pattern, True, PROLOGUE, static, None, [psk] * psk_count(pattern))
+        self.sock = socket.create_connection((host, port), timeout=LIVE_TIMEOUT)
+        self.started = time.time()
+        self.send_cipher = self.recv_cipher = None
+        self.received = []  # every frame the node sent in a record, decoded
+
+    def close(self):
+        self.sock.close()
+
+    def message1(self):
+        m1 = self.hs.write(lambda _: b"")
+        self.sock.sendall(frame(m1))
+        return m1
+
+    def message2(self):
+        """The node's (identity key, hello bytes); raises if it does not answer or verify."""
+        payload = self.hs.read(read_frame(self.sock, self.started + LIVE_TIMEOUT))
+        return verify_identity_payload(payload, self.hs.rs, self.hs.payload_hash)
+
+    def hello(self, **override):
+        f = {"version": 2, "type": "hello", "messageId": uuid7(), "senderNumber": self.number,
+             "senderNickname": self.nickname, "content": "", "timestamp": now_ms(), "instanceId": self.instance,
+             "listenPort": 9, "capabilities": []}
+        f.update(override)
+        return f
+
+    def message3(self, hello):
+        self.sock.sendall(frame(self.hs.write(lambda hh: identity_payload(self.seed, self.static_public, hh, encode(hello)))))
+        self.send_cipher, self.recv_cipher = self.hs.split()
+
+    def frame_of(self, kind, **fields):
+        f = {"version": 2, "type": kind, "messageId": uuid7(), "senderNumber": self.number,
+             "senderNickname": self.nickname, "content": "", "timestamp": now_ms()}
+        f.update(fields)
+        return f
+
+    def send(self, f):
+        self.sock.sendall(frame(self.send_cipher.encrypt(b"", encode(f))))
+
+    def receive(self, deadline):
+        """The next record, opened (InvalidTag if it does not) and decoded."""
+        plaintext = self.recv_cipher.decrypt(b"", read_frame(self.sock, deadline))
+        try:
+            f = json.loads(plaintext)
+        except ValueError:
+            f = None
+        self.received.append((plaintext, f))
+        return f
+
+    def receive_until(self, predicate, timeout=LIVE_TIMEOUT):
+        """Reads records (answering pings) until one matches; None at the deadline or close."""
+        deadline = time.time() + timeout
+        while True:
+            try:
+                f = self.receive(deadline)
+            except (socket.timeout, ConnectionError, OSError):
+                return None
+            if isinstance(f, dict) and predicate(f):
+                return f
+            if isinstance(f, dict) and f.get("type") == "ping":
+                self.send(self.frame_of("pong", refId=f.get("messageId")))
+
+
+class Node:
+    """A `lanchat --json --in-memory` process on loopback only, its events read by a thread."""
+
+    def __init__(self, binary, extra=()):
+        self.discovery_port = random.randint(20000, 29999)
+        self.stderr = tempfile.TemporaryFile()
+        self.process = subprocess.Popen(
+            [binary, "--json", "--in-memory", "--nick", "conform", "--broadcast", "127.255.255.255",
+             "--discovery-port", str(self.discovery_port), *extra],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr, text=True, bufsize=1)
+        self.events, self.ended, self.condition = [], False, threading.Condition()
+        threading.Thread(target=self._read, daemon=True).start()
+        ready = self.wait_event(lambda e: e.get("event") == "ready", 60)
+        self.number, self.port, self.instance = (ready or {}).get("number"), (ready or {}).get("port"), (ready or {}).get("instanceId")
+
+    def _read(self):
+        for line in self.process.stdout:
+            try:
+                event = json.loads(line)
+            except ValueError:
+                event = {"event": "unparsable", "line": line}
+            with self.condition:
+                self.events.append(event)
+                self.condition.notify_all()
+        with self.condition:
+            self.ended = True
+            self.condition.notify_all()
+
+    def wait_event(self, predicate, timeout=LIVE_TIMEOUT, start=0):
+        deadline = time.time() + timeout
+        with self.condition:
+            while True:
+                for event in self.events[start:]:
+                    if predicate(event):
+                        return event
+                remaining = deadline - time.time()
+                if remaining <= 0 or self.ended:
+                    return None
+                self.condition.wait(remaining)
+
+    def command(self, c):
+        self.process.stdin.write(json.dumps(c) + "\n")
+        self.process.stdin.flush()
+
+    def statistics(self):
+        """The node's `stats` reply (its counters; transport ones under `transport`)."""
+        tag = uuid7()
+        self.command({"cmd": "stats", "id": tag})
+        return self.wait_event(lambda e: e.get("event") == "ok" and str(e.get("re")) == tag) or {}
+
+    def counters(self):
+        return self.statistics().get("transport") or {}
+
+    def stop(self):
+        try:
+            self.process.stdin.close()  # end of input: the node quits cleanly
+            self.process.wait(timeout=10)
+        except (OSError, subprocess.TimeoutExpired):
+            self.process.kill()
+            self.process.wait(timeout=10)
+
+    def stderr_tail(self, lines=15):
+        self.stderr.seek(0)
+        return "\n".join(self.stderr.read().decode(errors="replace").splitlines()[-lines:])
+
+
+def handshake(node, link, what):
+    """Messages 1-3 and the node's first record; returns (identity key, hello dict, first frame) or None."""
+    link.message1()
+    try:
+        public, hello = link.message2()
+    except (ConnectionAbortedError, ConnectionError, socket.timeout, ValueError, InvalidTag, InvalidSignature) as error:
+        check(False, f"live{what}: the node answers message 1 with a verified v2 message 2 ({type(error).__name__}: {error})")
+        return None
+    try:
+        node_hello = json.loads(hello)
+    except ValueError:
+        node_hello = None
+    link.message3(link.hello())
+    try:
+        first = link.receive(time.time() + LIVE_TIMEOUT)
+    except (InvalidTag, ConnectionError, socket.timeout, ValueError) as error:
+        check(False, f"live{what}: the node's first record opens ({type(error).__name__}: {error})")
+        return None
+    return public, node_hello, first
+
+
+def live_chat(node):
+    link = Link(node.port)
+    try:
+        done = handshake(node, link, "")
+        if not done:
+            return
+        public, hello, first = done
+        check(True, f"live: v2 handshake with node {node.number} (identity {fingerprint(public)})")
+        check(node_number(public) == node.number, "live: the node's identity key derives the number it reports (ready)")
+        check(isinstance(hello, dict) and hello.get("type") == "hello" and hello.get("version") == 2
+              and hello.get("senderNumber") == node.number and hello.get("instanceId") == node.instance
+              and hello.get("listenPort") == node.port and isinstance(hello.get("capabilities", []), list)
+              and hello.get("senderNickname") == "conform",
+              f"live: message 2 carries the node's v2 hello (version 2, its number, instanceId, listenPort): {hello}")
+        check(isinstance(first, dict) and first.get("type") == "ping" and first.get("senderNumber") == node.number,
+              f"live: the node accepts with a ping as its first record ({first and first.get('type')})")
+        link.send(link.frame_of("pong", refId=first.get("messageId") if isinstance(first, dict) else None))
+        joined = node.wait_event(lambda e: e.get("event") == "peerJoined" and (e.get("peer") or {}).get("number") == link.number)
+        check(joined is not None, f"live: the node reports peerJoined for this script's number {link.number}")
+
+        ping = link.frame_of("ping")
+        link.send(ping)
+        pong = link.receive_until(lambda f: f.get("type") == "pong" and f.get("refId") == ping["messageId"])
+        check(pong is not None, "live: the node answers a ping with a pong naming it")
+
+        # Refused ones first: the link is in order, so once the good one is
+        # shown the node has judged these (no sleep needed to say "not shown").
+        refusals = node.statistics().get("signatureRefusals") or {}
+        unsigned = link.frame_of("publicMessage", content="unsigned")
+        forged = sign_public_message(link.seed, link.frame_of("publicMessage", content="forged"))
+        forged["content"] = "forged, changed after signing"
+        text = f"conformance says hi {os.urandom(3).hex()} 👋"
+        message = sign_public_message(link.seed, link.frame_of("publicMessage", content=text))
+        mark = len(node.events)
+        for f in (unsigned, forged, message):
+            link.send(f)
+        shown = node.wait_event(lambda e: e.get("event") == "message" and e.get("id") == message["messageId"], start=mark)
+        check(shown is not None and shown.get("from") == link.number and shown.get("text") == text
+              and shown.get("room") == "public" and shown.get("mine") is False,
+              f"live: the node shows a signed public message from {link.number} with its text ({shown})")
+        bad_ids = (unsigned["messageId"], forged["messageId"])
+        leaked = [e for e in node.events[mark:] if e.get("event") == "message" and e.get("id") in bad_ids]
+        after = node.statistics().get("signatureRefusals") or {}
+        grew = {k: after.get(k, 0) - refusals.get(k, 0) for k in ("unsigned", "badSignature")}
+        check(not leaked and grew == {"unsigned": 1, "badSignature": 1},
+              f"live: an unsigned and a tampered public message are not shown, counted {grew}")
+
+        reply = f"node answers {os.urandom(3).hex()}"
+        node.command({"cmd": "send", "text": reply})
+        got = link.receive_until(lambda f: f.get("type") == "publicMessage" and f.get("content") == reply)
+        check(got is not None, "live: a public message sent by the node arrives in a record that opens")
+        if got:
+            verdict = public_message_verdict(got)
+            check(verdict is None and got.get("senderNumber") == node.number
+                  and got.get("authorKey") == base64.b64encode(public).decode(),
+                  f"live: its signature verifies with the node's identity key from message 2 ({verdict or 'ok'})")
+        bad = [p for p, f in link.received if not isinstance(f, dict) or p.endswith(b"\n") or f.get("senderNumber") != node.number]
+        check(not bad, f"live: each of the node's {len(link.received)} records is one JSON frame, no line end, "
+                       f"with the node's number{f' (not: {bad[:2]})' if bad else ''}")
+        return public
+    finally:
+        link.close()
+
+
+def live_hostile(node):
+    # A record with one flipped bit: the node must close the link.
+    before = node.counters().get("recordFailures", 0)
+    link = Link(node.port, nickname="conform-bent")
+    try:
+        done = handshake(node, link, " (tampered record)")
+        if done:
+            record = bytearray(link.send_cipher.encrypt(b"", encode(link.frame_of("pong", refId=done[2].get("messageId")))))
+            record[len(record) // 2] ^= 0x01
+            link.sock.sendall(frame(bytes(record)))
+            closed, _ = closes_silently(link.sock, time.time() + LIVE_TIMEOUT)
+            after = node.counters().get("recordFailures", 0)
+            check(closed and after == before + 1,
+                  f"live: a tampered record closes the link (closed {closed}, recordFailures {before} -> {after})")
+    finally:
+        link.close()
+
+    # A hello naming the node's own number (someone else's): refused, no record.
+    before = node.counters().get("claimedNumbers", 0)
+    link = Link(node.port, nickname="conform-liar")
+    try:
+        link.message1()
+        link.message2()
+        link.message3(link.hello(senderNumber=node.number))
+        closed, got = closes_silently(link.sock, time.time() + LIVE_TIMEOUT)
+        after = node.counters().get("claimedNumbers", 0)
+        check(closed and not got and after == before + 1,
+              f"live: a hello claiming another number is closed without a record "
+              f"(closed {closed}, {len(got)} bytes, claimedNumbers {before} -> {after})")
+    except (ConnectionError, socket.timeout, ValueError, InvalidTag, InvalidSignature) as error:
+        check(False, f"live: a hello claiming another number ({type(error).__name__}: {error})")
+    finally:
+        link.close()
+
+    # A v1 hello line: one versionRefused line, then close.
+    with socket.create_connection(("127.0.0.1", node.port), timeout=LIVE_TIMEOUT) as sock:
+        v1 = {"version": 1, "type": "hello", "messageId": uuid7(), "senderNumber": 4711, "senderNickname": "old",
+              "content": "", "timestamp": now_ms(), "instanceId": "v1-node", "listenPort": 9}
+        sock.sendall(encode(v1) + b"\n")
+        closed, got = closes_silently(sock, time.time() + LIVE_TIMEOUT)
+        lines = got.split(b"\n")
+        try:
+            answer = json.loads(lines[0])
+        except ValueError:
+            answer = {}
+        check(closed and len(lines) == 2 and lines[1] == b"" and answer.get("type") == "versionRefused"
+              and "1" in answer.get("content", "") and "2" in answer.get("content", ""),
+              f"live: a v1 hello gets one versionRefused line, then the close ({got[:160]!r})")
+
+
+def refused(node, counter, what, act, timeout=LIVE_TIMEOUT, silent=True):
+    """act() -> a socket the node must close (without writing a byte when
+    silent), counting the refusal under transport `counter`."""
+    before = node.counters().get(counter, 0)
+    sock = None
+    try:
+        sock = act()
+        closed, got = closes_silently(sock, time.time() + timeout)
+        after = node.counters().get(counter, 0)
+        check(closed and (not got or not silent) and after == before + 1,
+              f"live: {what} (closed {closed}, {len(got)} bytes back, {counter} {before} -> {after})")
+    except (ConnectionError, socket.timeout, ValueError, InvalidTag, InvalidSignature) as error:
+        check(False, f"live: {what} ({type(error).__name__}: {error})")
+    finally:
+        if sock:
+            sock.close()
+
+
+def live_hostile_more(node):
+    def spoofed():
+        link = Link(node.port, nickname="conform-spoof")
+        if handshake(node, link, " (spoofed sender)"):
+            link.send(dict(link.frame_of("publicMessage", content="not mine"), senderNumber=node_number(os.urandom(32))))
+        return link.sock
+
+    def secret_on_one_side():
+        link = Link(node.port, psk=hashlib.sha256(b"lanchat group psk" + b"ours").digest())
+        link.message1()
+        return link.sock
+
+    def short_frame():
+        sock = socket.create_connection(("127.0.0.1", node.port), timeout=LIVE_TIMEOUT)
+        sock.sendall(struct.pack(">H", 15) + bytes(15))
+        return sock
+
+    def silent():
+        link = Link(node.port)
+        link.message1()
+        link.message2()  # then nothing: no message 3
+        return link.sock
+
+    refused(node, "spoofed", "a frame whose senderNumber is not the link's closes the link", spoofed, silent=False)
+    refused(node, "handshakeFailures", "a dialler with a group secret gets no message 2 from a node without one",
+            secret_on_one_side)
+    refused(node, "handshakeFailures", "a frame length under 16 closes the connection without a byte", short_frame)
+    started = time.time()
+    refused(node, "handshakeTimeout", "a dialler that stops after message 2 is closed after handshakeTimeout",
+            silent, timeout=3 + LIVE_TIMEOUT)
+    elapsed = time.time() - started
+    check(elapsed >= 2.5, f"live: that close came at handshakeTimeout (3 s), not early ({elapsed:.1f} s)")
+
+
+def live_dialled(node, node_key):
+    """The node as dialler: a loopback beacon from a higher number makes it
+    dial at once (3.1); this script answers as the Noise responder."""
     seed = os.urandom(32)
-    pattern = GROUP_PATTERN if psk else "XX"
-    hs = Handshake(pattern, True, PROLOGUE, static, None, [psk] * psk_count(pattern))
-    deadline = time.time() + 5
-    with socket.create_connection((host, port), timeout=5) as sock:
-        sock.sendall(frame(hs.write(lambda _: b"")))
-        try:
-            m2 = read_frame(sock, deadline)
-        except (ConnectionAbortedError, ConnectionError, socket.timeout, ValueError) as error:
-            print(f"SKIP  live: the node at {host}:{port} does not answer a v2 handshake ({error or type(error).__name__}); "
-                  "it still speaks protocol v1")
-            return None
-        try:
-            public, hello = verify_identity_payload(hs.read(m2), hs.rs, hs.payload_hash)
-        except (InvalidTag, InvalidSignature, ValueError) as error:
-            check(False, f"live: message 2 from the node verifies ({type(error).__name__})")
-            return False
-        check(True, f"live: node identity {fingerprint(public)} (node {node_number(public)}), hello {len(hello)} bytes")
-        hello_out = json.dumps({"nickname": "conformance"}).encode()
-        sock.sendall(frame(hs.write(lambda hh: identity_payload(seed, x25519_public(static), hh, hello_out))))
-        send, recv = hs.split()
-        # The first record from the node (its hello or first frame) must open.
-        try:
-            record = recv.decrypt(b"", read_frame(sock, time.time() + 5))
-            check(True, f"live: first record from the node opens ({len(record)} bytes)")
-        except (InvalidTag, ConnectionError, socket.timeout, ValueError) as error:
-            check(False, f"live: first record from the node opens ({type(error).__name__})")
-            return False
-        sock.sendall(frame(send.encrypt(b"", b'{"type":"ping"}\n')))
-        return True
+    while node_number(ed25519_public(seed)) <= node.number:
+        seed = os.urandom(32)
+    number, instance = node_number(ed25519_public(seed)), str(uuid.uuid4())
+    static = X25519PrivateKey.generate().private_bytes(RAW, serialization.PrivateFormat.Raw, serialization.NoEncryption())
+    with socket.socket() as listener, socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(4)
+        udp.setsockopt(socket.SOL_SOCKET, socket.SO_BROADCAST, 1)
+        beacon = encode({"proto": "lanchat", "version": 1, "kind": "beacon", "number": number, "nickname": "conform-acc",
+                         "tcpPort": listener.getsockname()[1], "instanceId": instance})
+        deadline, conn = time.time() + LIVE_TIMEOUT, None
+        while conn is None and time.time() < deadline:
+            udp.sendto(beacon, ("127.255.255.255", node.discovery_port))  # loopback broadcast only
+            listener.settimeout(0.5)  # a beacon again if no dial came: datagrams may be lost
+            try:
+                conn, _ = listener.accept()
+            except socket.timeout:
+                pass
+        check(conn is not None, "live dialled: a beacon from a higher number makes the node dial it")
+        if conn is None:
+            return
+        with conn:
+            deadline = time.time() + LIVE_TIMEOUT  # its handshakeTimeout counts from the connect
+            hs = Handshake("XX", False, PROLOGUE, static, None, [])
+            try:
+                m1 = read_frame(conn, deadline)
+                hs.read(m1)
+                hello = {"version": 2, "type": "hello", "messageId": uuid7(), "senderNumber": number,
+                         "senderNickname": "conform-acc", "content": "", "timestamp": now_ms(), "instanceId": instance,
+                         "listenPort": listener.getsockname()[1], "capabilities": []}
+                conn.sendall(frame(hs.write(lambda hh: identity_payload(seed, x25519_public(static), hh, encode(hello)))))
+                public, their_hello = verify_identity_payload(hs.read(read_frame(conn, deadline)), hs.rs, hs.payload_hash)
+            except (ConnectionError, socket.timeout, ValueError, InvalidTag, InvalidSignature) as error:
+                check(False, f"live dialled: the node's messages 1 and 3 ({type(error).__name__}: {error})")
+                return
+            try:
+                their_hello = json.loads(their_hello)
+            except ValueError:
+                their_hello = None
+            check(len(m1) == 32 and public == node_key and isinstance(their_hello, dict)
+                  and their_hello.get("type") == "hello" and their_hello.get("version") == 2
+                  and their_hello.get("senderNumber") == node.number and their_hello.get("instanceId") == node.instance
+                  and their_hello.get("listenPort") == node.port,
+                  f"live dialled: message 1 of {len(m1)} bytes; message 3 has the node's identity key and v2 hello")
+            send, recv = hs.split()
+            # Until this side accepts, the dialler must stay silent: a short
+            # look (a correct node never fails it, a wrong one may slip by).
+            conn.settimeout(0.5)
+            try:
+                early = conn.recv(1)
+            except socket.timeout:
+                early = None
+            check(early is None, f"live dialled: the node sends no record before the link is accepted ({early!r})")
+            mark = len(node.events)
+            ping = {"version": 2, "type": "ping", "messageId": uuid7(), "senderNumber": number,
+                    "senderNickname": "conform-acc", "content": "", "timestamp": now_ms()}
+            conn.sendall(frame(send.encrypt(b"", encode(ping))))  # the acceptance
+            pong = None
+            try:
+                while pong is None:
+                    f = json.loads(recv.decrypt(b"", read_frame(conn, time.time() + LIVE_TIMEOUT)))
+                    if isinstance(f, dict) and f.get("type") == "pong" and f.get("refId") == ping["messageId"]:
+                        pong = f
+            except (ConnectionError, socket.timeout, ValueError, InvalidTag) as error:
+                pong = error
+            check(isinstance(pong, dict) and pong.get("senderNumber") == node.number,
+                  f"live dialled: the node answers the accepting ping with a pong in a record that opens ({type(pong).__name__})")
+            joined = node.wait_event(lambda e: e.get("event") == "peerJoined" and (e.get("peer") or {}).get("number") == number,
+                                     start=mark)
+            check(joined is not None, "live dialled: the node reports peerJoined once accepted")
 
 
-def start_node():
+def live_group(binary):
+    """A node with a group secret: the right secret links; another or none gets no message 2."""
+    directory = tempfile.mkdtemp(prefix="conform-")
+    secret_path = os.path.join(directory, "secret")
+    with open(os.open(secret_path, os.O_WRONLY | os.O_CREAT, 0o600), "wb") as out:
+        out.write(os.urandom(24).hex().encode() + b"\n")
+    psk = group_keys(open(secret_path, "rb").read())[0]
+    node = Node(binary, ["--secret-file", secret_path])
+    try:
+        if not node.port:
+            check(False, f"live group: the node with --secret-file reports ready\n{node.stderr_tail()}")
+            return
+        link = Link(node.port, psk=psk)
+        try:
+            done = handshake(node, link, " group")
+            if done:
+                check(done[2] is not None and done[2].get("type") == "ping" and node_number(done[0]) == node.number,
+                      f"live group: the right secret completes the handshake (first record: {done[2] and done[2].get('type')})")
+        finally:
+            link.close()
+        other = hashlib.sha256(b"lanchat group psk" + b"not our group").digest()
+        for label, key in (("another secret (48-byte message 1)", other), ("no secret (32-byte message 1)", None)):
+            link = Link(node.port, psk=key)
+            try:
+                link.message1()
+                closed, got = closes_silently(link.sock, time.time() + LIVE_TIMEOUT)
+                check(closed and not got, f"live group: a dialler with {label} gets no message 2, "
+                                          f"only the close (closed {closed}, {len(got)} bytes)")
+            finally:
+                link.close()
+    finally:
+        node.stop()
+        os.unlink(secret_path)
+        os.rmdir(directory)
+
+
+def live_node(host, port, secret_file=None):
+    """--node: the handshake and the first record with a node already running."""
+    psk = group_keys(open(secret_file, "rb").read())[0] if secret_file else None
+    link = Link(port, psk=psk, host=host)
+    try:
+        done = handshake(None, link, "")
+        if done:
+            check(isinstance(done[2], dict), f"live: node {node_number(done[0])} ({fingerprint(done[0])}): "
+                                             f"handshake done, first record {done[2] and done[2].get('type')}")
+    finally:
+        link.close()
+
+
+def live():
     binary = os.path.join(ROOT, ".build/debug/lanchat")
     if not os.path.exists(binary):
-        print(f"SKIP  live: {binary} not built (swift build)")
-        return None, None
-    port = 20000 + os.getpid() % 10000
-    node = subprocess.Popen([binary, "--json", "--in-memory", "--nick", "conform", "--broadcast", "127.255.255.255",
-                             "--discovery-port", str(port)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True)
-    for line in node.stdout:
-        event = json.loads(line)
-        if event.get("event") == "ready":
-            return node, event.get("port")
-    return node, None
+        check(False, f"live: {binary} is built (swift build --product lanchat)")
+        return
+    node = Node(binary)
+    atexit.register(lambda: node.process.poll() is None and node.process.kill())
+    try:
+        if not node.port:
+            check(False, f"live: the node reports ready with its port\n{node.stderr_tail()}")
+            return
+        failed = failures
+        node_key = live_chat(node)
+        if node_key:
+            live_dialled(node, node_key)
+        live_hostile(node)
+        live_hostile_more(node)
+        if failures > failed:
+            print(f"      node stderr (last lines):\n{node.stderr_tail()}")
+    finally:
+        node.stop()
+    live_group(binary)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--live", action="store_true", help="start .build/debug/lanchat and handshake with it")
+    parser.add_argument("--live", action="store_true", help="start .build/debug/lanchat and talk to it")
     parser.add_argument("--node", metavar="HOST:PORT", help="handshake with a node already running")
-    parser.add_argument("--secret-file", help=f"the node's group secret file ({GROUP_PATTERN})")
+    parser.add_argument("--secret-file", help=f"the --node's group secret file ({GROUP_PATTERN})")
     args = parser.parse_args()
     noise_vectors()
     protocol_vectors()
+    signature_vectors()
     if args.node:
         host, port = args.node.rsplit(":", 1)
-        live(host, int(port), args.secret_file)
+        live_node(host, int(port), args.secret_file)
     elif args.live:
-        node, port = start_node()
-        if node:
-            try:
-                if port:
-                    live("127.0.0.1", int(port), args.secret_file)
-                else:
-                    check(False, "live: the node reported its port")
-            finally:
-                node.terminate()
-                node.wait(timeout=10)
+        live()
     print(f"{failures} failure(s)" if failures else "all checks passed")
     sys.exit(1 if failures else 0)
 
