@@ -67,6 +67,9 @@ public enum LANChatApp {
         let identity = NodeIdentity(number: identityKey.nodeNumber, nickname: nickname, stage: options.stage)
         var configuration = transportConfiguration(options)
         configuration.identityKey = identityKey
+        // What this node does for peers (PROTOCOL.md, "Links in v2"): it
+        // acknowledges DMs and answers catch-up.
+        configuration.capabilities = ["ack", "history"]
         configuration.groupSecret = groupSecret
         let service = P2PService(identity: identity, configuration: configuration, logger: logger.labeled("transport"))
         let node = ChatNode(identity: identity, transport: service, store: store, logger: logger.labeled("node"),
