@@ -64,13 +64,17 @@ struct LinkHandshake: Sendable {
     /// - Parameters:
     ///   - hello: this side's hello frame (JSON, no newline), sent inside its
     ///     identity payload.
-    init(role: NoiseHandshake.Role, identity: IdentityKey, groupSecret: GroupSecret?,
+    ///   - staticKey: this run's Noise static key (fresh if nil); the
+    ///     identity payload binds it to `identity`.
+    init(role: NoiseHandshake.Role, identity: IdentityKey, staticKey: X25519KeyPair? = nil, groupSecret: GroupSecret?,
          hello: [UInt8]) throws(CryptoError) {
         self.role = role
         self.identity = identity
         self.hello = hello
         hasGroup = groupSecret != nil
-        noise = try .lanchat(role: role, staticKey: try X25519KeyPair.generate(), groupSecret: groupSecret)
+        let key: X25519KeyPair
+        if let staticKey { key = staticKey } else { key = try X25519KeyPair.generate() }
+        noise = try .lanchat(role: role, staticKey: key, groupSecret: groupSecret)
     }
 
     var isFinished: Bool { transport != nil }

@@ -24,7 +24,8 @@ extension P2PService {
         hello.capabilities = configuration.capabilities
         var bytes = [UInt8](P2PFrameCodec.encode(hello))
         bytes.removeLast() // the newline: a record holds one frame, no line end
-        return try LinkHandshake(role: role, identity: identityKey, groupSecret: configuration.groupSecret, hello: bytes)
+        return try LinkHandshake(role: role, identity: identityKey, staticKey: noiseStaticKey,
+                                 groupSecret: configuration.groupSecret, hello: bytes)
     }
 
     /// One handshake message from the peer (PROTOCOL.md, "Links in v2").
