@@ -6,7 +6,7 @@ import ChatCore
 /// (`connected`, `received`, ...), asks `decision(at:)` on every tick, and
 /// carries the decision out. Tests drive it on a manual clock.
 ///
-///     connecting ──connected──> handshaking ──establish──> established
+///     connecting ──connected──> handshaking ──establish──> established ──retire──> retiring
 ///                                    └──hold──> held ──establish──┘
 ///
 /// Any phase may end in a close; a closed link is dropped, not a phase.
@@ -22,6 +22,10 @@ struct LinkLifecycle: Sendable, Hashable {
         case held
         /// Accepted on both ends; records flow.
         case established
+        /// Replaced by a newer link to the same peer: it sends nothing new,
+        /// finishes what it had sealed, and is still read until the peer
+        /// closes it, so no frame already on the wire is lost.
+        case retiring
     }
 
     /// What the link needs now.
@@ -36,6 +40,9 @@ struct LinkLifecycle: Sendable, Hashable {
         case probeUnanswered
         /// Send a ping: nothing sent for the keepalive interval.
         case keepalive
+        /// Close: a retiring link's peer did not close it within the
+        /// handshake timeout.
+        case retirementOver
     }
 
     struct Timeouts: Sendable, Hashable {
@@ -58,6 +65,7 @@ struct LinkLifecycle: Sendable, Hashable {
     /// Last time queued output made progress (or became non-empty).
     private(set) var writeProgressAt: Duration
     private(set) var probe: Probe?
+    private(set) var retiredAt: Duration?
 
     init(phase: Phase, openedAt: Duration) {
         precondition(phase == .connecting || phase == .handshaking, "a link starts connecting or handshaking")
@@ -83,6 +91,17 @@ struct LinkLifecycle: Sendable, Hashable {
         if phase == .handshaking || phase == .held { phase = .established }
     }
 
+    /// Replaced: only from established.
+    mutating func retire(at now: Duration) {
+        guard phase == .established else { return }
+        phase = .retiring
+        retiredAt = now
+        probe = nil
+    }
+
+    /// Connecting, handshaking or held: not yet carrying frames.
+    var isUnfinished: Bool { phase != .established && phase != .retiring }
+
     mutating func received(at now: Duration) { lastReceivedAt = now }
 
     mutating func sent(at now: Duration) { lastSentAt = now }
@@ -106,6 +125,9 @@ struct LinkLifecycle: Sendable, Hashable {
 
     /// What is due at `now`, the most urgent first; nil if nothing.
     func decision(at now: Duration, hasQueuedOutput: Bool, timeouts: Timeouts) -> Decision? {
+        if phase == .retiring, let retiredAt {
+            return now - retiredAt > timeouts.handshake ? .retirementOver : nil
+        }
         guard phase == .established else {
             return now - openedAt > timeouts.handshake ? .handshakeTimedOut : nil
         }

@@ -129,7 +129,7 @@ extension P2PService {
                 // The dialler speaks only after the acceptor's first record.
                 stats.badHello += 1
                 drop(link, .violation("a \(payload.type) frame before the link was accepted"))
-            case .established:
+            case .established, .retiring:
                 handleFrame(payload, on: link)
             }
         }
@@ -160,7 +160,7 @@ extension P2PService {
     /// few times after (a peer with one bad frame is not worth a reconnect).
     private func rejectMalformed(_ error: FrameError, on link: PeerLink) {
         stats.malformed += 1
-        guard link.phase == .established else {
+        guard !link.lifecycle.isUnfinished else {
             stats.badHello += 1
             drop(link, .violation("first frame is malformed: \(error)"))
             return

@@ -183,7 +183,7 @@ extension P2PService {
     /// known yet, by the address it listens on.
     private func pendingDial(to peer: PeerInfo, besides link: PeerLink) -> PeerLink? {
         links.values.first {
-            $0 !== link && $0.direction == .outbound && $0.phase != .established
+            $0 !== link && $0.direction == .outbound && $0.lifecycle.isUnfinished
                 && ($0.peerNumber == peer.number || $0.remote.description == peer.address)
         }
     }
@@ -201,7 +201,7 @@ extension P2PService {
         if let previous, previous !== link {
             stats.duplicateLinks += 1
             moveUnsentFrames(from: previous, to: link)
-            release(previous, graceful: true)
+            retire(previous)
             if previous.peer != peer { emit(.peerUpdated(peer)) }
         } else {
             logger.info("linked to \(peer.nickname)#\(peer.number.shortTag) (\(peer.number)) at \(peer.address)")
@@ -225,6 +225,14 @@ extension P2PService {
         let address = IPv4Endpoint(address: link.remote.address, port: listenPort)
         return PeerInfo(number: verified.number, nickname: nickname, stage: stage, instanceId: instanceId,
                         address: address.description, identityKey: Data(verified.key.rawValue).base64EncodedString(), fingerprint: verified.key.fingerprint)
+    }
+
+    /// A replaced link finishes what it had sealed and sends FIN, and is
+    /// read until the peer closes it (or the handshake timeout): the frames
+    /// the peer wrote on it before it switched still arrive.
+    private func retire(_ link: PeerLink) {
+        link.lifecycle.retire(at: now)
+        flush(link)
     }
 
     // MARK: Restarts and conflicts

@@ -118,7 +118,7 @@ extension P2PService {
     /// was cut because the frame did not fit its queue.
     @discardableResult
     func write(_ frame: Data, to link: PeerLink) -> Bool {
-        guard !link.isClosed, link.transport != nil else { return false }
+        guard !link.isClosed, link.transport != nil, link.phase != .retiring else { return false }
         let wasIdle = link.queuedByteCount == 0
         guard link.queuedByteCount + frame.count <= configuration.maxQueuedBytesPerLink, link.unsealed.enqueue(frame) else {
             stats.queueOverflow += 1
@@ -154,7 +154,14 @@ extension P2PService {
         guard link.phase != .connecting else { return }
         while !link.isClosed {
             if link.output.isEmpty { sealPending(on: link) }
-            guard let chunk = link.output.nextChunk else { return }
+            guard let chunk = link.output.nextChunk else {
+                if link.phase == .retiring, !link.finishedWriting {
+                    // All it had is written: FIN tells the peer this link is done.
+                    link.finishedWriting = true
+                    Socket.shutdownWrite(link.fd)
+                }
+                return
+            }
             let result = chunk.withUnsafeBytes { raw in
                 Result { () throws(TransportError) -> Int? in try Socket.send(link.fd, raw) }
             }
@@ -210,6 +217,12 @@ extension P2PService {
     /// wanted. Idempotent.
     func drop(_ link: PeerLink, _ cause: LinkDropCause) {
         guard !link.isClosed else { return }
+        if link.phase == .retiring {
+            // Its successor carries the peer; this end is expected.
+            release(link, graceful: false)
+            logger.debug("a replaced link to \(link.peerNumber.map(String.init(describing:)) ?? "?") closed (\(cause))")
+            return
+        }
         let number = link.peerNumber
         let wasCurrent = number.map { established[$0] === link } ?? false
         release(link, graceful: false)
@@ -224,7 +237,7 @@ extension P2PService {
 
         guard wasCurrent, let number else {
             // Never established (or already replaced): a failed dial backs off.
-            if link.direction == .outbound, link.phase != .established {
+            if link.direction == .outbound, link.lifecycle.isUnfinished {
                 if case .superseded = cause {} else { stats.dialFailures += 1 }
                 scheduleRedial(number: link.expectedNumber ?? link.peer?.number, staticIndex: link.staticIndex)
             }

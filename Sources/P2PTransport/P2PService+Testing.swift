@@ -18,7 +18,8 @@ extension P2PService {
     }
 
     /// Links in any phase, handshakes included.
-    func linkCountForTesting() -> Int { links.count }
+    /// Links open, not counting replaced ones on their way out (`retiring`).
+    func linkCountForTesting() -> Int { links.values.count { $0.phase != .retiring } }
 
     /// Whether beacons of `number` are current (it would be redialled).
     func isAnnouncedForTesting(_ number: NodeNumber) -> Bool { directory[number] != nil }
@@ -46,7 +47,7 @@ extension P2PService {
 extension P2PService {
     /// Our dials that have not finished their handshake.
     func pendingDialCountForTesting() -> Int {
-        links.values.count { $0.direction == .outbound && $0.phase != .established }
+        links.values.count { $0.direction == .outbound && $0.lifecycle.isUnfinished }
     }
 
     /// Announcements the directory holds.

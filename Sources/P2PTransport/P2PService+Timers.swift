@@ -46,6 +46,8 @@ extension P2PService {
             drop(link, .restarted)
         case .keepalive:
             write(P2PFrameCodec.encode(control(.ping)), to: link)
+        case .retirementOver:
+            release(link, graceful: false)
         }
     }
 
@@ -63,7 +65,7 @@ extension P2PService {
         let busy = Set(links.values.compactMap(\.peerNumber))
         var pendingTotal = 0
         var pendingPerAddress: [UInt32: Int] = [:]
-        for link in links.values where link.direction == .outbound && link.phase != .established {
+        for link in links.values where link.direction == .outbound && link.lifecycle.isUnfinished {
             pendingTotal += 1
             pendingPerAddress[link.remote.address, default: 0] += 1
         }

@@ -80,7 +80,10 @@ final class PeerLink {
     var queuedByteCount: Int { output.byteCount + unsealed.byteCount }
 
     /// Inbound and without a finished handshake: counts against the pending limits.
-    var isPending: Bool { direction == .inbound && phase != .established }
+    var isPending: Bool { direction == .inbound && lifecycle.isUnfinished }
+
+    /// A retiring link has sent its FIN (after its sealed output).
+    var finishedWriting = false
 
     func markClosed() { isClosed = true }
 }
