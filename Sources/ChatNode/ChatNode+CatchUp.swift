@@ -94,6 +94,8 @@ extension ChatNode {
                 continue
             }
             if stored.contains(message.id) { continue }
+            guard admitToQuota(author: message.senderNumber, nickname: message.senderNickname,
+                               bytes: StorageUsage.bytes(of: message), into: &plan) else { continue }
             let events = scratch.publicChat.add(message)
             if events.contains(where: { if case .message = $0 { true } else { false } }) {
                 plan.changes.messages.append(message)

@@ -16,6 +16,8 @@ extension ChatNode {
             if payload.type.isDirect { plan.effects.append(.acknowledge(payload, to: peer)) }
             return
         }
+        // Over its author's storage quota: refused before it touches anything.
+        if payload.type.carriesChatText, !admitToQuota(payload, into: &plan) { return }
         let result = scratch.route(payload, from: peer, at: now)
         for event in result.events {
             switch event {

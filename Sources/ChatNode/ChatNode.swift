@@ -24,6 +24,7 @@ public actor ChatNode {
     let store: any ChatStoring
     let clock: any ChatClock
     let logger: ChatLogger
+    let options: NodeOptions
     var router: MessageRouter
     var directory = PeerDirectory()
     var activeRoom: RoomID?
@@ -43,6 +44,8 @@ public actor ChatNode {
     /// Per peer, the last position in its store we have caught up to
     /// (also kept in the store's meta table, committed with each page).
     var catchUpCursors: [NodeNumber: CatchUpCursor] = [:]
+    /// Peers told (once per run) that they reached their storage quota.
+    var quotaReported = Set<NodeNumber>()
     /// Signs our public messages and checks others' (ChatNode+Signatures.swift).
     let authenticator: (any MessageAuthenticator)?
     public private(set) var state = State.idle
@@ -69,7 +72,7 @@ public actor ChatNode {
     public init(
         identity: NodeIdentity, transport: any PeerTransport, store: any ChatStoring,
         clock: any ChatClock = SystemClock(), logger: ChatLogger = .disabled,
-        authenticator: (any MessageAuthenticator)? = nil
+        authenticator: (any MessageAuthenticator)? = nil, options: NodeOptions = NodeOptions()
     ) {
         (events, eventSink) = AsyncStream.makeStream(of: NodeEvent.self, bufferingPolicy: .bufferingNewest(Self.eventBuffer))
         self.transport = transport
@@ -77,6 +80,7 @@ public actor ChatNode {
         self.clock = clock
         self.logger = logger
         self.authenticator = authenticator
+        self.options = options
         router = MessageRouter(identity: identity)
     }
 

@@ -70,6 +70,10 @@ public actor JSONSession: FrontEnd {
             return ["event": "rejected", "from": from.rawValue, "reason": reason]
         case .storage(let failure):
             return ["event": "storage", "ok": failure == nil, "reason": failure ?? ""]
+        case .peerQuota(let peer, let nickname, let quota):
+            // Only this peer's messages are refused: the store itself works.
+            return ["event": "storage", "ok": true, "peer": peer.rawValue, "nickname": nickname, "quotaBytes": quota,
+                    "reason": "peer reached its storage quota; its new messages are not stored"]
         }
     }
 
@@ -116,6 +120,11 @@ public actor JSONSession: FrontEnd {
                 reply["signatureRefusals"] = counters.signatureRefusals
                 reply["relayedClaimingSelf"] = counters.relayedClaimingSelf
                 reply["catchUpUnsolicited"] = counters.catchUpUnsolicited
+                reply["backpressure"] = counters.backpressure
+                reply["commitFailures"] = counters.commitFailures
+                reply["eventsDropped"] = counters.eventsDropped
+                reply["quotaRefused"] = counters.quotaRefused
+                reply["catchUpTimeouts"] = counters.catchUpTimeouts
             case .roomGroups(let groups):
                 reply["groups"] = groups.map { group in
                     ["title": group.title, "rooms": group.items.map(JSONEventEncoder.summary)] as [String: Any]
