@@ -106,25 +106,7 @@ public actor JSONSession: FrontEnd {
             case .rooms(let rooms):
                 reply["rooms"] = rooms.map(JSONEventEncoder.room)
             case .stats(let counters, let transport):
-                reply["transport"] = transport
-                reply["receivedByType"] = counters.receivedByType
-                reply["rejected"] = counters.rejected
-                reply["unknownType"] = counters.unknownType
-                reply["duplicates"] = counters.duplicates
-                reply["clampedTimestamps"] = counters.clampedTimestamps
-                reply["catchUpRefused"] = counters.catchUpRefused
-                reply["catchUpDeferred"] = counters.catchUpDeferred
-                reply["catchUpInvalid"] = counters.catchUpInvalid
-                reply["acksSent"] = counters.acksSent
-                reply["dmRetries"] = counters.dmRetries
-                reply["signatureRefusals"] = counters.signatureRefusals
-                reply["relayedClaimingSelf"] = counters.relayedClaimingSelf
-                reply["catchUpUnsolicited"] = counters.catchUpUnsolicited
-                reply["backpressure"] = counters.backpressure
-                reply["commitFailures"] = counters.commitFailures
-                reply["eventsDropped"] = counters.eventsDropped
-                reply["quotaRefused"] = counters.quotaRefused
-                reply["catchUpTimeouts"] = counters.catchUpTimeouts
+                reply.merge(JSONEventEncoder.stats(counters, transport: transport)) { _, stat in stat }
             case .roomGroups(let groups):
                 reply["groups"] = groups.map { group in
                     ["title": group.title, "rooms": group.items.map(JSONEventEncoder.summary)] as [String: Any]
