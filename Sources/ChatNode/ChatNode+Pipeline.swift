@@ -178,7 +178,7 @@ extension ChatNode {
             if let cursor { catchUpCursors[peer] = cursor }
             catchUpOutstanding[peer] = nil
             if count > 0 { emit(.caughtUp(from: peer, count: count)) }
-            if let next { await sendCatchUp(next, to: peer) }
+            await catchUpPageMerged(from: peer, fresh: count, next: next)
         case .linkLost(let peer):
             linkLostAt[peer] = lastHeard[peer] ?? clock.nowMillis()
         case .quotaReached(let peer, let nickname, let used):

@@ -44,6 +44,8 @@ public actor ChatNode {
     /// Per peer, the last position in its store we have caught up to
     /// (also kept in the store's meta table, committed with each page).
     var catchUpCursors: [NodeNumber: CatchUpCursor] = [:]
+    /// Which linked peer is asked for missed pages (CatchUpRound.swift).
+    var catchUpRound = CatchUpRound()
     /// Peers told (once per run) that they reached their storage quota.
     var quotaReported = Set<NodeNumber>()
     /// Signs our public messages and checks others' (ChatNode+Signatures.swift).
@@ -182,14 +184,14 @@ public actor ChatNode {
             emit(.peerJoined(peer))
             outbox.peerReachable(peer.number, at: clock.uptime())
             await pumpOutbox()
-            await requestCatchUp(from: peer.number)
+            await catchUpPeerLinked(peer.number)
         case .peerUpdated(let peer):
             let previous = directory.upsert(peer)
             emit(.peerUpdated(peer, previous: previous))
         case .peerLeft(let number, let reason):
             linkLostAt[number] = lastHeard[number] ?? clock.nowMillis()
-            catchUpOutstanding[number] = nil
             if let peer = directory.remove(number) { emit(.peerLeft(peer, reason)) }
+            await catchUpPeerLeft(number)
         case .received(let payload, let peer):
             await step(frames: [(payload, peer)], commands: [])
         }

@@ -1,0 +1,111 @@
+import ChatCore
+
+/// Which linked peer the node catches up from, so each missing page is
+/// fetched from one peer, not the same pages from every peer. Pure: the
+/// node tells it what happened (a peer linked or left, a page was merged,
+/// a request went unanswered) and performs the `CatchUpAsk` it returns.
+///
+/// A round starts when a peer links while none is running. One peer at a
+/// time is the *source*; peers that link meanwhile wait in link order. The
+/// first source runs a full chain (page after page until `more` is false):
+/// that covers the gap. Each waiting peer is then only *probed*: one small
+/// page from its own cursor. Messages only it holds (it was cut off from the
+/// source, say) show up there as fresh, and then its chain runs in full;
+/// a probe with nothing new ends its turn, so it costs one small page
+/// instead of a copy of the whole backlog. A source that leaves or does not
+/// answer in time (`NodeOptions.catchUpTimeout`) hands over to the next
+/// waiting peer, which takes over the full chain if the gap is not covered
+/// yet; while it is not, the unanswered one waits again at the back, so a
+/// slow single peer is asked again rather than dropped.
+struct CatchUpRound: Sendable {
+    enum Mode: Sendable, Equatable {
+        /// Page after page until the peer says there is no more.
+        case full
+        /// One page of `CatchUpRound.probeSize`: go on only if it brings anything new.
+        case probe
+    }
+
+    /// Messages in a probe page.
+    static let probeSize = 20
+
+    private(set) var source: CatchUpAsk?
+    private(set) var waiting: [NodeNumber] = []
+    /// A full chain completed in this round: the gap is covered.
+    private(set) var covered = false
+
+    var isIdle: Bool { source == nil && waiting.isEmpty }
+
+    /// `peer` linked: asked now if no one is, else it waits its turn.
+    mutating func peerLinked(_ peer: NodeNumber) -> CatchUpAsk? {
+        guard source?.peer != peer, !waiting.contains(peer) else { return nil }
+        if source == nil {
+            if waiting.isEmpty { covered = false }  // a new round
+            source = CatchUpAsk(peer: peer, mode: covered ? .probe : .full)
+            return source
+        }
+        waiting.append(peer)
+        return nil
+    }
+
+    /// `peer`'s link went down: out of the round; if it was the source, the
+    /// next peer is asked.
+    mutating func peerLeft(_ peer: NodeNumber) -> CatchUpAsk? {
+        waiting.removeAll { $0 == peer }
+        guard source?.peer == peer else { return nil }
+        return advance()
+    }
+
+    /// The source did not answer in time: the next peer is asked. While
+    /// the gap is not covered this one waits again at the back (it may only
+    /// be slow, and may be the only one who can answer); a probe that goes
+    /// unanswered is dropped, so a silent peer is not asked forever.
+    mutating func timedOut(_ peer: NodeNumber) -> CatchUpAsk? {
+        guard source?.peer == peer else { return nil }
+        if !covered { waiting.append(peer) }
+        return advance()
+    }
+
+    /// What follows a page from `peer` that brought `fresh` new messages.
+    mutating func pageMerged(from peer: NodeNumber, fresh: Int, more: Bool) -> CatchUpNext {
+        guard let current = source, current.peer == peer else { return .stop }
+        switch current.mode {
+        case .full:
+            if more { return .nextPage(.full) }
+            covered = true
+        case .probe:
+            if fresh > 0 {
+                // It holds what the source did not: take all of it.
+                source = CatchUpAsk(peer: peer, mode: .full)
+                if more { return .nextPage(.full) }
+            }
+        }
+        return advance().map(CatchUpNext.ask) ?? .stop
+    }
+
+    /// The next waiting peer becomes the source, or the round ends.
+    private mutating func advance() -> CatchUpAsk? {
+        guard !waiting.isEmpty else {
+            source = nil
+            covered = false
+            return nil
+        }
+        source = CatchUpAsk(peer: waiting.removeFirst(), mode: covered ? .probe : .full)
+        return source
+    }
+}
+
+/// Ask `peer` for the pages after our cursor for it, in `mode`.
+struct CatchUpAsk: Sendable, Equatable {
+    var peer: NodeNumber
+    var mode: CatchUpRound.Mode
+}
+
+/// What the node does after merging a page.
+enum CatchUpNext: Sendable, Equatable {
+    /// Ask the same peer for its next page.
+    case nextPage(CatchUpRound.Mode)
+    /// Start on another peer.
+    case ask(CatchUpAsk)
+    /// The round is over (or the page was not the source's).
+    case stop
+}
