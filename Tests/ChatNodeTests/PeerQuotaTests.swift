@@ -84,6 +84,29 @@ import TestSupport
         #expect(try await Self.stored(alice, room: .direct(mallory.identity.number)).map(\.content) == ["no"])
     }
 
+    @Test func aDeclinedPeerOverItsQuotaIsStillToldDecline() async throws {
+        let network = InMemoryNetwork()
+        let clock = ManualClock()
+        let alice = try await TestNode("alice", number: 1, on: network, clock: clock, options: Self.quota)
+        let mallory = try await TestNode("mallory", number: 3, on: network, clock: clock)
+        try await alice.waitForPeers(1)
+        try await DeliveryTests.openConversation(mallory, alice)
+        // Alice declines while the link is down: mallory does not hear it.
+        await network.cut(alice.identity.number, mallory.identity.number)
+        try await alice.waitForPeers(0)
+        try await alice.node.decline("mallory")
+        await network.heal(alice.identity.number, mallory.identity.number)
+        for n in 1...10 { try await mallory.node.sendPublic(Self.flood(n)) }
+        try #require(await waitUntil("mallory's share used up") {
+            try await alice.store.usage(of: [mallory.identity.number])[mallory.identity.number]?.bytes == 10 * Self.floodBytes
+        })
+        let dm = try await mallory.node.sendDirect("still there?", to: alice.identity.number)
+        // Refused as declined (not as over quota), and told so: her outbox gives up.
+        try await mallory.log.first("failed") { if case .delivery(dm.id, _, .failed) = $0 { true } else { nil } }
+        #expect(await mallory.node.pendingDeliveries == 0)
+        #expect(try await alice.store.storedIDs(among: [dm.id]).isEmpty)
+    }
+
     @Test func catchUpEntriesByAPeerOverItsQuotaAreRefusedAndOthersStored() async throws {
         let network = InMemoryNetwork()
         let alice = try await TestNode("alice", number: 1, on: network, options: Self.quota)
