@@ -16,7 +16,11 @@ import ChatCore
 /// answer in time (`NodeOptions.catchUpTimeout`) hands over to the next
 /// waiting peer, which takes over the full chain if the gap is not covered
 /// yet; while it is not, the unanswered one waits again at the back, so a
-/// slow single peer is asked again rather than dropped.
+/// slow single peer is asked again rather than dropped. A source whose
+/// pages keep bringing nothing new (`yieldAfterIdlePages` in a row) yields
+/// its turn to a waiting peer and waits at the back, its cursor kept, so
+/// one peer answering `more` forever cannot keep the others from being
+/// asked.
 struct CatchUpRound: Sendable {
     enum Mode: Sendable, Equatable {
         /// Page after page until the peer says there is no more.
@@ -27,11 +31,15 @@ struct CatchUpRound: Sendable {
 
     /// Messages in a probe page.
     static let probeSize = 20
+    /// Pages in a row with nothing new after which a source lets a waiting peer go first.
+    static let yieldAfterIdlePages = 3
 
     private(set) var source: CatchUpAsk?
     private(set) var waiting: [NodeNumber] = []
     /// A full chain completed in this round: the gap is covered.
     private(set) var covered = false
+    /// The source's pages in a row that brought nothing new.
+    private var idlePages = 0
 
     var isIdle: Bool { source == nil && waiting.isEmpty }
 
@@ -68,8 +76,13 @@ struct CatchUpRound: Sendable {
     /// What follows a page from `peer` that brought `fresh` new messages.
     mutating func pageMerged(from peer: NodeNumber, fresh: Int, more: Bool) -> CatchUpNext {
         guard let current = source, current.peer == peer else { return .stop }
+        idlePages = fresh > 0 ? 0 : idlePages + 1
         switch current.mode {
         case .full:
+            if more, idlePages >= Self.yieldAfterIdlePages, !waiting.isEmpty {
+                waiting.append(peer)  // its turn comes again, from where it stopped
+                return advance().map(CatchUpNext.ask) ?? .stop
+            }
             if more { return .nextPage(.full) }
             covered = true
         case .probe:
@@ -84,6 +97,7 @@ struct CatchUpRound: Sendable {
 
     /// The next waiting peer becomes the source, or the round ends.
     private mutating func advance() -> CatchUpAsk? {
+        idlePages = 0
         guard !waiting.isEmpty else {
             source = nil
             covered = false

@@ -51,6 +51,22 @@ import Testing
         #expect(round.isIdle)
     }
 
+    @Test func aSourceWhosePagesBringNothingNewLetsTheNextGoFirst() {
+        var round = CatchUpRound()
+        _ = round.peerLinked(Self.a)
+        #expect(round.pageMerged(from: Self.a, fresh: 0, more: true) == .nextPage(.full))
+        #expect(round.pageMerged(from: Self.a, fresh: 0, more: true) == .nextPage(.full))
+        #expect(round.pageMerged(from: Self.a, fresh: 0, more: true) == .nextPage(.full), "alone, it goes on")
+        _ = round.peerLinked(Self.b)
+        #expect(round.pageMerged(from: Self.a, fresh: 0, more: true) == .ask(CatchUpAsk(peer: Self.b, mode: .full)))
+        #expect(round.waiting == [Self.a])
+        // b brings new pages, then completes: a only gets a probe.
+        #expect(round.pageMerged(from: Self.b, fresh: 0, more: true) == .nextPage(.full))
+        #expect(round.pageMerged(from: Self.b, fresh: 0, more: true) == .nextPage(.full))
+        #expect(round.pageMerged(from: Self.b, fresh: 4, more: true) == .nextPage(.full), "something new resets the count")
+        #expect(round.pageMerged(from: Self.b, fresh: 0, more: false) == .ask(CatchUpAsk(peer: Self.a, mode: .probe)))
+    }
+
     @Test func aSilentOnlyPeerIsAskedAgainAndStalePagesAreIgnored() {
         var round = CatchUpRound()
         _ = round.peerLinked(Self.a)

@@ -85,4 +85,41 @@ import TestSupport
         }
         #expect(requests.map(\.limit) == [200, 20])
     }
+
+    /// A hostile peer answering every request with an empty page and
+    /// `more: true` cannot keep the node from catching up from the others.
+    @Test func aPeerThatNeverFinishesCannotHoldUpTheOthers() async throws {
+        let network = InMemoryNetwork()
+        let alice = try await TestNode("alice", number: 1, on: network)
+        let bob = try await TestNode("bob", number: 2, on: network)
+        try await alice.waitForPeers(1)
+        await network.cut(alice.identity.number, bob.identity.number)
+        try await alice.waitForPeers(0)
+        for n in 1...30 { try await bob.node.sendPublic("bob alone \(n)") }
+
+        let endless = try await Mallory(on: network)
+        let answering = Task {
+            var answered = 0
+            while !Task.isCancelled {
+                let requests = endless.log.events.compactMap {
+                    if case .received(let payload, let from) = $0, from == alice.identity.number, payload.type == .historyRequest { payload } else { nil }
+                }
+                for request in requests.dropFirst(answered) {
+                    var reply = endless.reply(to: request.messageId, with: [])
+                    reply.more = true
+                    reply.catchUp = CatchUpCursor(epoch: "endless", seq: Int64(answered + 1) * 200)
+                    answered += 1
+                    _ = await endless.transport.send(reply, to: alice.identity.number)
+                }
+                try? await Task.sleep(for: .milliseconds(2))
+            }
+        }
+        defer { answering.cancel() }
+        _ = try await endless.request(from: alice.identity.number)
+        await network.heal(alice.identity.number, bob.identity.number)
+        try #require(await waitUntil("bob's messages caught up despite the endless peer") {
+            try await DeliveryTests.storedPublic(alice).count == 30
+        })
+        #expect(await alice.node.statistics().catchUpTimeouts == 0)
+    }
 }
