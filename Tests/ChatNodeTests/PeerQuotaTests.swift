@@ -1,6 +1,7 @@
 import ChatCore
 import ChatNode
 import ChatStore
+import Foundation
 import Testing
 import TestSupport
 
@@ -126,6 +127,44 @@ import TestSupport
         #expect(stored.filter { $0.senderNumber == mallory.identity.number }.count == 10)
         #expect(await alice.node.statistics().quotaRefused == 15)
         #expect(Self.quotaEvents(alice) == [mallory.identity.number])
+    }
+
+    /// The reported case: one peer flooding a node whose history is capped
+    /// (a small data disk). With the default share, the flood stops at an
+    /// eighth of the cap, and the user's and other peers' messages are
+    /// still stored: no `storage` failure at all.
+    @Test func aFloodCannotFillACappedHistoryForEveryoneElse() async throws {
+        let directory = try DeliveryTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cap = 512 * 1024
+        let network = InMemoryNetwork()
+        let identity = NodeIdentity(number: NodeNumber(rawValue: 1)!, nickname: "alice")
+        let store = try ChatStore(path: directory.appendingPathComponent("alice.sqlite").path, localNumber: identity.number,
+                                  durability: .full, maxBytes: cap)
+        let node = ChatNode(identity: identity, transport: network.transport(for: identity), store: store,
+                            options: NodeOptions(peerStorageQuota: NodeOptions.defaultPeerQuota(historyBytes: cap)))
+        let log = EventLog(node.events)
+        try await node.start()
+        defer { Task { await node.stop() } }
+        let bob = try await TestNode("bob", number: 2, on: network)
+        let mallory = try await TestNode("mallory", number: 3, on: network)
+        try #require(await waitUntil("linked") { await node.peers().count == 2 })
+
+        let filler = String(repeating: "x", count: 200)
+        for n in 1...3000 { try await mallory.node.sendPublic("\(n) \(filler)") }
+        try await bob.node.sendPublic("bob is still heard")
+        try await log.first("bob's message") { if case .message(let m) = $0, m.content == "bob is still heard" { true } else { nil } }
+        for n in 1...20 { try await node.sendPublic("alice can still write \(n)") }
+        try await node.sendDirect("and send a DM", to: bob.identity.number)
+        _ = try await bob.waitForMessage("alice can still write 20")
+        try await bob.log.first("alice's DM") { if case .dmRequest(_, let m) = $0, m.content == "and send a DM" { true } else { nil } }
+
+        let usage = try await store.usage(of: [mallory.identity.number])[mallory.identity.number]
+        #expect(usage.map { $0.bytes <= cap / 8 && $0.messages > 100 } == true, "mallory kept to her share: \(String(describing: usage))")
+        let counters = await node.statistics()
+        #expect(counters.quotaRefused > 0 && counters.commitFailures == 0)
+        #expect(!log.events.contains { if case .storage(_?) = $0 { true } else { false } }, "the store never filled")
+        #expect(try await store.integrityCheck())
     }
 
     @Test func theDefaultShareFitsInsideTheHistoryCap() {
