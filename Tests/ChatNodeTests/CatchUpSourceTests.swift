@@ -122,4 +122,32 @@ import TestSupport
         })
         #expect(await alice.node.statistics().catchUpTimeouts == 0)
     }
+
+    /// Three nodes each alone for a while, then all linked at once: each
+    /// catches up the backlog from one peer, and the probe of the other
+    /// finds what only that one holds, so nothing is missed.
+    @Test func threeIsolatedNodesConvergeThroughTheProbes() async throws {
+        let network = InMemoryNetwork()
+        let nodes = [
+            try await TestNode("a", number: 1, on: network),
+            try await TestNode("b", number: 2, on: network),
+            try await TestNode("c", number: 3, on: network),
+        ]
+        try await nodes[0].waitForPeers(2)
+        let numbers = nodes.map(\.identity.number)
+        for (i, j) in [(0, 1), (0, 2), (1, 2)] { await network.cut(numbers[i], numbers[j]) }
+        for node in nodes { try await node.waitForPeers(0) }
+        for node in nodes {
+            for n in 1...25 { try await node.node.sendPublic("\(node.identity.nickname) alone \(n)") }
+        }
+        for (i, j) in [(0, 1), (0, 2), (1, 2)] { await network.heal(numbers[i], numbers[j]) }
+        try #require(await waitUntil("all hold all 75") {
+            for node in nodes where try await DeliveryTests.storedPublic(node).count != 75 { return false }
+            return true
+        })
+        for node in nodes {
+            let ids = node.messages().map(\.id)
+            #expect(ids.count == Set(ids).count)
+        }
+    }
 }
