@@ -21,6 +21,13 @@ public enum ChatLimits {
     /// Most bytes in one frame's line before its "\n", enforced as bytes
     /// arrive, before they are buffered.
     public static let maxLineBytes = 64 * 1024
+    /// Bytes of stored messages one other peer may author (text, names and
+    /// signature plus 64 a row; DMs and public alike) before its new ones
+    /// are refused, so one peer cannot fill the disk for everyone. With a
+    /// history cap (`--max-history`) the default is 1/`peerShareOfHistoryCap`
+    /// of the cap if that is less; the user's own messages never count.
+    public static let storedBytesPerPeer = 64 * 1024 * 1024
+    public static let peerShareOfHistoryCap = 8
 
     public static let documentedRows: [LimitRow] = [
         LimitRow("maxMessageCharacters", maxMessageCharacters, "characters", "one message's text, as grapheme clusters"),
@@ -30,6 +37,8 @@ public enum ChatLimits {
         LimitRow("maxNameBytes", maxNameBytes, "bytes", "a nickname or stage name as UTF-8"),
         LimitRow("recentIDMemory", recentIDMemory, "ids", "message ids each room remembers to drop duplicates"),
         LimitRow("maxLineBytes", maxLineBytes, "bytes", "one frame's line before its newline"),
+        LimitRow("storedBytesPerPeer", storedBytesPerPeer, "bytes", "stored messages one other peer authored (no history cap)"),
+        LimitRow("peerShareOfHistoryCap", peerShareOfHistoryCap, "1/n", "each peer's default share of a `--max-history` cap"),
     ]
 }
 

@@ -7,6 +7,10 @@ struct CatchUpRequest: Sendable {
     var id: MessageID
     /// Where to continue in the peer's numbering; nil on first contact.
     var cursor: CatchUpCursor?
+    /// Messages asked for (a full page, or a probe's few).
+    var limit = ChatNode.catchUpPageSize
+    /// Its reply arrived (its page may still be committing): no timeout.
+    var answered = false
 }
 
 /// Catch-up of missed public messages, independent of clocks: each peer
@@ -14,7 +18,8 @@ struct CatchUpRequest: Sendable {
 /// store `epoch`), and the asker remembers, per peer, the last number it got
 /// from that peer (committed with the page). When a peer links up, the node
 /// asks it for everything after that number, page by page; a page whose
-/// commit fails is asked again. Timestamps only order the display.
+/// commit fails is asked again. Timestamps only order the display. Which
+/// peer is asked, when several could answer, is `CatchUpRound`'s choice.
 extension ChatNode {
     /// Most messages in one history reply.
     static let catchUpPageSize = 200
@@ -32,28 +37,74 @@ extension ChatNode {
 
     static func catchUpKey(_ peer: NodeNumber) -> String { "catchup.\(peer.rawValue)" }
 
-    /// Asks `peer` for what we missed since the last page we got from it.
-    func requestCatchUp(from peer: NodeNumber) async {
+    /// `peer` linked: it joins the catch-up round (asked now, or later).
+    func catchUpPeerLinked(_ peer: NodeNumber) async {
+        if let ask = catchUpRound.peerLinked(peer) { await requestCatchUp(ask) }
+    }
+
+    /// `peer`'s link went down: what it owed is asked of the next peer.
+    func catchUpPeerLeft(_ peer: NodeNumber) async {
+        catchUpOutstanding[peer] = nil
+        if let ask = catchUpRound.peerLeft(peer) { await requestCatchUp(ask) }
+    }
+
+    /// Asks `ask.peer` for what we missed since the last page we got from it.
+    func requestCatchUp(_ ask: CatchUpAsk) async {
+        let peer = ask.peer
         var cursor = catchUpCursors[peer]
         if cursor == nil, let stored = try? await store.value(forKey: Self.catchUpKey(peer)) {
             cursor = CatchUpCursor(stored: stored)
             catchUpCursors[peer] = cursor
         }
-        await sendCatchUp(CatchUpRequest(id: Self.randomID(at: clock.nowMillis()), cursor: cursor), to: peer)
+        let limit = ask.mode == .full ? Self.catchUpPageSize : CatchUpRound.probeSize
+        await sendCatchUp(CatchUpRequest(id: Self.randomID(at: clock.nowMillis()), cursor: cursor, limit: limit), to: peer)
     }
 
-    /// Sends `request` (under a fresh id) as the one outstanding for `peer`.
+    /// Sends `request` (under a fresh id) as the one outstanding for
+    /// `peer`, and hands it to the next peer if unanswered in time.
     func sendCatchUp(_ request: CatchUpRequest, to peer: NodeNumber) async {
         var request = request
         request.id = Self.randomID(at: clock.nowMillis())
+        request.answered = false
         catchUpOutstanding[peer] = request
         var frame = P2PPayload(
             type: .historyRequest, messageId: request.id,
             senderNumber: identity.number, senderNickname: identity.nickname, senderStage: identity.stage,
             timestamp: clock.nowMillis())
         frame.catchUp = request.cursor ?? CatchUpCursor(epoch: "", seq: 0)
-        frame.limit = Self.catchUpPageSize
+        frame.limit = request.limit
+        let id = request.id
+        let timeout = options.catchUpTimeout
+        Task { [weak self] in
+            try? await Task.sleep(for: timeout)
+            await self?.catchUpTimedOut(id, from: peer)
+        }
         await transport.send(frame, to: peer)
+    }
+
+    /// No reply to request `id` in time: given up (a late reply is refused
+    /// as unsolicited), and the round asks the next peer.
+    private func catchUpTimedOut(_ id: MessageID, from peer: NodeNumber) async {
+        guard state == .running, let request = catchUpOutstanding[peer], request.id == id, !request.answered else { return }
+        catchUpOutstanding[peer] = nil
+        counters.catchUpTimeouts += 1
+        logger.notice("catch-up: \(peer) did not answer within \(options.catchUpTimeout); asking another peer")
+        if let ask = catchUpRound.timedOut(peer) { await requestCatchUp(ask) }
+    }
+
+    /// A page from `peer` was merged: the same peer's next page, another
+    /// peer, or nothing, as the round decides.
+    func catchUpPageMerged(from peer: NodeNumber, fresh: Int, next: CatchUpRequest?) async {
+        switch catchUpRound.pageMerged(from: peer, fresh: fresh, more: next != nil) {
+        case .nextPage(let mode):
+            guard var next else { return }
+            next.limit = mode == .full ? Self.catchUpPageSize : CatchUpRound.probeSize
+            await sendCatchUp(next, to: peer)
+        case .ask(let ask):
+            await requestCatchUp(ask)
+        case .stop:
+            break
+        }
     }
 
     /// The page for `request` could not be stored: ask again shortly, if
@@ -82,6 +133,8 @@ extension ChatNode {
             logger.notice("refused a history reply from \(peer) that answers no request")
             return
         }
+        // Answered: its timeout no longer applies, even while the page commits.
+        catchUpOutstanding[peer]?.answered = true
         var fresh = 0
         var seen = Set<MessageID>()
         for var frame in reply.messages ?? [] {
@@ -94,6 +147,8 @@ extension ChatNode {
                 continue
             }
             if stored.contains(message.id) { continue }
+            guard admitToQuota(author: message.senderNumber, nickname: message.senderNickname,
+                               bytes: StorageUsage.bytes(of: message), into: &plan) else { continue }
             let events = scratch.publicChat.add(message)
             if events.contains(where: { if case .message = $0 { true } else { false } }) {
                 plan.changes.messages.append(message)
@@ -104,7 +159,7 @@ extension ChatNode {
         var cursor = reply.catchUp
         if let given = cursor, given.epoch.utf8.count > CatchUpCursor.maxEpochBytes || given.seq < 0 { cursor = nil }
         if let cursor { plan.changes.settings[Self.catchUpKey(peer)] = cursor.stored }
-        let next = reply.more == true && cursor != nil ? CatchUpRequest(id: outstanding.id, cursor: cursor) : nil
+        let next = reply.more == true && cursor != nil ? CatchUpRequest(id: outstanding.id, cursor: cursor, limit: outstanding.limit) : nil
         plan.catchUpPages.append((peer, outstanding))
         plan.effects.append(.caughtUp(from: peer, count: fresh, cursor: cursor, next: next))
     }

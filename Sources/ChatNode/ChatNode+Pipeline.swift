@@ -105,10 +105,13 @@ extension ChatNode {
             payloads.append(payload)
         }
         let stored = lookUp.isEmpty ? [] : ((try? await store.storedIDs(among: lookUp)) ?? [])
+        let authors = quotaAuthors(payloads)
 
         // Plan on a copy: nothing the node holds changes until the commit.
         var scratch = router
         var plan = NodePlan()
+        // Unreadable usage counts as none: the commit will most likely fail too.
+        if !authors.isEmpty { plan.authorUsage = (try? await store.usage(of: authors)) ?? [:] }
         for (payload, (_, peer)) in zip(payloads, frames) {
             planReceive(payload, from: peer, stored: stored, now: now, on: &scratch, into: &plan)
         }
@@ -175,9 +178,11 @@ extension ChatNode {
             if let cursor { catchUpCursors[peer] = cursor }
             catchUpOutstanding[peer] = nil
             if count > 0 { emit(.caughtUp(from: peer, count: count)) }
-            if let next { await sendCatchUp(next, to: peer) }
+            await catchUpPageMerged(from: peer, fresh: count, next: next)
         case .linkLost(let peer):
             linkLostAt[peer] = lastHeard[peer] ?? clock.nowMillis()
+        case .quotaReached(let peer, let nickname, let used):
+            reportQuota(peer, nickname: nickname, used: used)
         case .resume(let command, let result):
             command.resume(result)
         }

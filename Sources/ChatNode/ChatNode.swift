@@ -24,6 +24,7 @@ public actor ChatNode {
     let store: any ChatStoring
     let clock: any ChatClock
     let logger: ChatLogger
+    let options: NodeOptions
     var router: MessageRouter
     var directory = PeerDirectory()
     var activeRoom: RoomID?
@@ -43,6 +44,10 @@ public actor ChatNode {
     /// Per peer, the last position in its store we have caught up to
     /// (also kept in the store's meta table, committed with each page).
     var catchUpCursors: [NodeNumber: CatchUpCursor] = [:]
+    /// Which linked peer is asked for missed pages (CatchUpRound.swift).
+    var catchUpRound = CatchUpRound()
+    /// Peers told (once per run) that they reached their storage quota.
+    var quotaReported = Set<NodeNumber>()
     /// Signs our public messages and checks others' (ChatNode+Signatures.swift).
     let authenticator: (any MessageAuthenticator)?
     public private(set) var state = State.idle
@@ -69,7 +74,7 @@ public actor ChatNode {
     public init(
         identity: NodeIdentity, transport: any PeerTransport, store: any ChatStoring,
         clock: any ChatClock = SystemClock(), logger: ChatLogger = .disabled,
-        authenticator: (any MessageAuthenticator)? = nil
+        authenticator: (any MessageAuthenticator)? = nil, options: NodeOptions = NodeOptions()
     ) {
         (events, eventSink) = AsyncStream.makeStream(of: NodeEvent.self, bufferingPolicy: .bufferingNewest(Self.eventBuffer))
         self.transport = transport
@@ -77,6 +82,7 @@ public actor ChatNode {
         self.clock = clock
         self.logger = logger
         self.authenticator = authenticator
+        self.options = options
         router = MessageRouter(identity: identity)
     }
 
@@ -178,14 +184,14 @@ public actor ChatNode {
             emit(.peerJoined(peer))
             outbox.peerReachable(peer.number, at: clock.uptime())
             await pumpOutbox()
-            await requestCatchUp(from: peer.number)
+            await catchUpPeerLinked(peer.number)
         case .peerUpdated(let peer):
             let previous = directory.upsert(peer)
             emit(.peerUpdated(peer, previous: previous))
         case .peerLeft(let number, let reason):
             linkLostAt[number] = lastHeard[number] ?? clock.nowMillis()
-            catchUpOutstanding[number] = nil
             if let peer = directory.remove(number) { emit(.peerLeft(peer, reason)) }
+            await catchUpPeerLeft(number)
         case .received(let payload, let peer):
             await step(frames: [(payload, peer)], commands: [])
         }

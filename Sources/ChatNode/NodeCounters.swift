@@ -30,6 +30,10 @@ public struct NodeCounters: Hashable, Sendable, Codable {
     public var signatureRefusals: [String: Int] = [:]
     /// History-reply entries claiming this node as author that it does not hold.
     public var relayedClaimingSelf = 0
+    /// Messages refused because their author reached its storage quota.
+    public var quotaRefused = 0
+    /// Catch-up requests not answered in time, asked of another peer.
+    public var catchUpTimeouts = 0
     public var acksSent = 0
     public var dmRetries = 0
 

@@ -27,4 +27,7 @@ public enum NodeEvent: Hashable, Sendable {
     /// The history store stopped taking writes (the reason, safe to show),
     /// or took them again (nil). Said once per change, not per message.
     case storage(failure: String?)
+    /// A peer reached its storage quota (`NodeOptions.peerStorageQuota`):
+    /// its new messages are not stored; said once per peer per run.
+    case peerQuota(peer: NodeNumber, nickname: String, quotaBytes: Int)
 }

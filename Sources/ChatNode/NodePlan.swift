@@ -15,6 +15,11 @@ struct NodePlan {
     var queued: [NodeNumber: [MessageID]] = [:]
     /// A catch-up page being merged: asked again if the commit fails.
     var catchUpPages: [(peer: NodeNumber, request: CatchUpRequest)] = []
+    /// Other authors' stored usage when the step began, plus what it admits
+    /// (ChatNode+Quota.swift).
+    var authorUsage: [NodeNumber: StorageUsage] = [:]
+    /// Authors refused for their quota in this step.
+    var quotaReached = Set<NodeNumber>()
 }
 
 /// Something the node does after a commit.
@@ -37,6 +42,8 @@ enum NodeEffect {
     /// ask for the next.
     case caughtUp(from: NodeNumber, count: Int, cursor: CatchUpCursor?, next: CatchUpRequest?)
     case linkLost(NodeNumber)
+    /// A peer's messages were refused for its storage quota (said once).
+    case quotaReached(NodeNumber, nickname: String, used: StorageUsage)
     /// Answer a command.
     case resume(PendingCommand, Result<Message?, NodeError>)
 }

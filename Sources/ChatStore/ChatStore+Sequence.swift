@@ -7,7 +7,9 @@ extension ChatStore {
     /// Keeps an in-memory store's rooms within `inMemoryWindow` messages.
     func trim(_ rooms: Dictionary<RoomID, RoomSummary>.Keys, adding messages: [Message], added: Set<MessageID>) throws(StoreError) {
         for message in messages where added.contains(message.id) { untrimmed[message.room, default: 0] += 1 }
+        var trimmed = false
         for room in rooms where untrimmed[room, default: 0] > Self.inMemoryWindow + Self.inMemoryWindow / 10 {
+            trimmed = true
             try db().withStatement(SQL.trimRoom) { statement throws(StoreError) in
                 try statement.bind(room.description, at: 1)
                 try statement.bind(Self.inMemoryWindow, at: 2)
@@ -15,6 +17,9 @@ extension ChatStore {
             }
             untrimmed[room] = Self.inMemoryWindow
         }
+        // Trimmed authors' shares shrink with their rows (a window of a few
+        // rooms: cheap to recount, and rare).
+        if trimmed { try recountUsage() }
     }
 
     /// The highest arrival sequence number given so far (0: none).

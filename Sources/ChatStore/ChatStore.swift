@@ -141,6 +141,7 @@ public actor ChatStore {
             var seq = try lastSeq()
             var rooms: [RoomID: RoomSummary] = [:]
             var added = Set<MessageID>(minimumCapacity: messages.count)
+            var usage: [NodeNumber: StorageUsage] = [:]
             for message in messages {
                 let isNew = try database.withStatement(SQL.insertMessage) { statement throws(StoreError) -> Bool in
                     try Self.bind(message, to: statement)
@@ -154,6 +155,7 @@ public actor ChatStore {
                 }
                 added.insert(message.id)
                 seq += 1
+                usage[message.senderNumber, default: StorageUsage()].add(StorageUsage.bytes(of: message))
                 var summary: RoomSummary
                 if let loaded = rooms[message.room] {
                     summary = loaded
@@ -164,6 +166,7 @@ public actor ChatStore {
                 rooms[message.room] = summary
             }
             for summary in rooms.values { try save(summary) }
+            try addUsage(usage)
             if path == nil { try trim(rooms.keys, adding: messages, added: added) }
             return added
         }

@@ -29,6 +29,8 @@ public protocol ChatStoring: Actor {
     func lastSeq() async throws(StoreError) -> Int64
     func publicMessages(afterSeq seq: Int64, limit: Int) async throws(StoreError) -> [(seq: Int64, message: Message)]
     func value(forKey key: String) async throws(StoreError) -> String?
+    /// What each of `authors`' stored messages take (the per-peer quota).
+    func usage(of authors: [NodeNumber]) async throws(StoreError) -> [NodeNumber: StorageUsage]
 }
 
 extension ChatStore: ChatStoring {}

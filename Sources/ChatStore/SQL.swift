@@ -96,6 +96,23 @@ enum SQL {
             peer_nickname = excluded.peer_nickname, dm_state = excluded.dm_state
         """
 
+    // Per-author totals (the per-peer storage quota, `StorageUsage`).
+    /// `StorageUsage.bytes(of:)` in SQL; text is cast to BLOB so length() counts bytes.
+    static let accountedBytes = """
+        (\(StorageUsage.rowOverhead) + length(CAST(content AS BLOB)) + length(CAST(nickname AS BLOB)) \
+        + coalesce(length(CAST(stage AS BLOB)), 0) + coalesce(length(CAST(signature AS BLOB)), 0) \
+        + coalesce(length(CAST(author_key AS BLOB)), 0))
+        """
+    static let recountAuthorUsage = """
+        INSERT INTO author_usage (sender, messages, bytes)
+            SELECT sender, count(*), sum(\(accountedBytes)) FROM messages GROUP BY sender
+        """
+    static let authorUsage = "SELECT messages, bytes FROM author_usage WHERE sender = ?1"
+    static let addAuthorUsage = """
+        INSERT INTO author_usage (sender, messages, bytes) VALUES (?1, ?2, ?3)
+        ON CONFLICT (sender) DO UPDATE SET messages = messages + excluded.messages, bytes = bytes + excluded.bytes
+        """
+
     // Settings.
     static let metaValue = "SELECT value FROM meta WHERE key = ?1"
     static let metaUpsert = "INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value"

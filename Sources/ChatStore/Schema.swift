@@ -60,6 +60,8 @@ enum Schema {
         """,
         // 4: public messages keep their author's signature (Schema+Signatures.swift).
         signatureColumns,
+        // 5: per-author totals for the per-peer storage quota (Schema+AuthorUsage.swift).
+        authorUsage,
     ]
 
     static var currentVersion: Int32 { Int32(migrations.count) }

@@ -56,6 +56,12 @@ public struct CommandLineParser {
                     throw UsageError("--max-history wants MiB between 1 and 1048576, not '\(text)'")
                 }
                 options.maxHistoryMiB = mib
+            case "--max-peer-history":
+                let text = try value()
+                guard let mib = Int(text), mib >= 1, mib <= 1_048_576 else {
+                    throw UsageError("--max-peer-history wants MiB between 1 and 1048576, not '\(text)'")
+                }
+                options.maxPeerHistoryMiB = mib
             case "--beacon-interval":
                 let text = try value()
                 guard let seconds = Double(text), seconds >= 0.05, seconds <= 3600 else {

@@ -75,6 +75,8 @@ extension ConsoleRenderer {
                 + "catch-up deferred \(counters.catchUpDeferred), refused \(counters.catchUpRefused), invalid catch-up frames \(counters.catchUpInvalid)"),
             notice("signatures refused: \(counters.signatureRefusals.isEmpty ? "none" : counters.signatureRefusals.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")), "
                 + "relayed as mine \(counters.relayedClaimingSelf), unsolicited history replies \(counters.catchUpUnsolicited)"),
+            notice("backpressure \(counters.backpressure), commit failures \(counters.commitFailures), events dropped \(counters.eventsDropped), "
+                + "refused over a peer's quota \(counters.quotaRefused), catch-up timeouts \(counters.catchUpTimeouts)"),
             notice("transport: " + transport.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")),
         ]
     }

@@ -77,6 +77,9 @@ public actor FullScreenSession: FrontEnd {
             }
         case .storage(let failure):
             await apply(.notice(failure.map { "cannot store history: \(TerminalText.sanitize($0))" } ?? "history is stored again"))
+        case .peerQuota(let peer, let nickname, let quota):
+            let name = await node.displayName(for: peer, nickname: nickname)
+            await apply(.notice("not storing more from \(TerminalText.sanitize(name)): it reached its share of the history (\(quota) bytes)"))
         case .caughtUp(_, let count):
             await refreshRooms()
             await apply(.notice("caught up on \(count) missed message\(count == 1 ? "" : "s")"))

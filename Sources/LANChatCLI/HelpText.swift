@@ -54,6 +54,10 @@ public enum HelpText {
                                secret file (also LANCHAT_SECRET_FILE=PATH)
           --max-history MIB    cap the history file; past it new messages are
                                refused as on a full disk (default: no cap)
+          --max-peer-history MIB
+                               cap what one other peer's messages take; past
+                               it its new ones are refused (default: 1/8 of
+                               --max-history, at most 64)
           --beacon-interval S  seconds between beacons (default: 2)
           --locale en|ko       language of dates and group labels (default: en)
           --log-level LEVEL    trace, debug, info, notice, warning, error

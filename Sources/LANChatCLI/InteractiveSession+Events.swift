@@ -45,6 +45,9 @@ extension InteractiveSession {
             }
         case .storage(let failure):
             screen.write(failure.map { renderer.error("cannot store history: \(renderer.safe($0))") } ?? renderer.notice("history is stored again"))
+        case .peerQuota(let peer, let nickname, let quota):
+            let name = await node.displayName(for: peer, nickname: nickname)
+            screen.write(renderer.error("not storing more from \(renderer.safe(name)): it reached its share of the history (\(quota) bytes)"))
         case .unread, .rejected, .started, .stopped:
             break
         }

@@ -53,6 +53,21 @@ public enum JSONEventEncoder {
         return object
     }
 
+    /// The `stats` reply's counters (README, "Limits a peer meets").
+    public static func stats(_ counters: NodeCounters, transport: [String: Int]) -> [String: Any] {
+        [
+            "transport": transport, "receivedByType": counters.receivedByType, "rejected": counters.rejected,
+            "unknownType": counters.unknownType, "duplicates": counters.duplicates,
+            "clampedTimestamps": counters.clampedTimestamps, "catchUpRefused": counters.catchUpRefused,
+            "catchUpDeferred": counters.catchUpDeferred, "catchUpInvalid": counters.catchUpInvalid,
+            "acksSent": counters.acksSent, "dmRetries": counters.dmRetries,
+            "signatureRefusals": counters.signatureRefusals, "relayedClaimingSelf": counters.relayedClaimingSelf,
+            "catchUpUnsolicited": counters.catchUpUnsolicited, "backpressure": counters.backpressure,
+            "commitFailures": counters.commitFailures, "eventsDropped": counters.eventsDropped,
+            "quotaRefused": counters.quotaRefused, "catchUpTimeouts": counters.catchUpTimeouts,
+        ]
+    }
+
     public static func error(_ message: String, re requestID: String?) -> [String: Any] {
         var object: [String: Any] = ["event": "error", "message": message]
         if let requestID { object["re"] = requestID }

@@ -75,6 +75,10 @@ public actor JSONSession: FrontEnd {
             return ["event": "rejected", "from": from.rawValue, "reason": reason]
         case .storage(let failure):
             return ["event": "storage", "ok": failure == nil, "reason": failure ?? ""]
+        case .peerQuota(let peer, let nickname, let quota):
+            // Only this peer's messages are refused: the store itself works.
+            return ["event": "storage", "ok": true, "peer": peer.rawValue, "nickname": nickname, "quotaBytes": quota,
+                    "reason": "peer reached its storage quota; its new messages are not stored"]
         }
     }
 
@@ -112,20 +116,7 @@ public actor JSONSession: FrontEnd {
             case .rooms(let rooms):
                 reply["rooms"] = rooms.map(JSONEventEncoder.room)
             case .stats(let counters, let transport):
-                reply["transport"] = transport
-                reply["receivedByType"] = counters.receivedByType
-                reply["rejected"] = counters.rejected
-                reply["unknownType"] = counters.unknownType
-                reply["duplicates"] = counters.duplicates
-                reply["clampedTimestamps"] = counters.clampedTimestamps
-                reply["catchUpRefused"] = counters.catchUpRefused
-                reply["catchUpDeferred"] = counters.catchUpDeferred
-                reply["catchUpInvalid"] = counters.catchUpInvalid
-                reply["acksSent"] = counters.acksSent
-                reply["dmRetries"] = counters.dmRetries
-                reply["signatureRefusals"] = counters.signatureRefusals
-                reply["relayedClaimingSelf"] = counters.relayedClaimingSelf
-                reply["catchUpUnsolicited"] = counters.catchUpUnsolicited
+                reply.merge(JSONEventEncoder.stats(counters, transport: transport)) { _, stat in stat }
             case .roomGroups(let groups):
                 reply["groups"] = groups.map { group in
                     ["title": group.title, "rooms": group.items.map(JSONEventEncoder.summary)] as [String: Any]

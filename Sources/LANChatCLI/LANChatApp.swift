@@ -72,8 +72,11 @@ public enum LANChatApp {
         configuration.capabilities = ["ack", "history"]
         configuration.groupSecret = groupSecret
         let service = P2PService(identity: identity, configuration: configuration, logger: logger.labeled("transport"))
+        let peerQuota = options.maxPeerHistoryMiB.map { $0 * 1_048_576 }
+            ?? NodeOptions.defaultPeerQuota(historyBytes: options.maxHistoryMiB.map { $0 * 1_048_576 })
         let node = ChatNode(identity: identity, transport: service, store: store, logger: logger.labeled("node"),
-                            authenticator: Ed25519MessageAuthenticator(key: identityKey))
+                            authenticator: Ed25519MessageAuthenticator(key: identityKey),
+                            options: NodeOptions(peerStorageQuota: peerQuota))
         let signals = SignalWatcher()
         do {
             try await node.start()

@@ -32,6 +32,9 @@ public struct LaunchOptions: Hashable, Sendable {
     public var inMemory = false
     /// Cap of the history file in MiB (the total storage quota); nil: none.
     public var maxHistoryMiB: Int?
+    /// What one other peer's messages may take, in MiB (the per-peer
+    /// quota); nil: `NodeOptions.defaultPeerQuota`.
+    public var maxPeerHistoryMiB: Int?
     public var beaconInterval: Double = 2
     public var locale = "en"
     /// `--secret-file` / LANCHAT_SECRET_FILE: the private group's secret.

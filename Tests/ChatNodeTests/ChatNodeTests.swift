@@ -15,12 +15,13 @@ struct TestNode {
     let faults: FaultyStore
 
     /// A node with its own store: in memory, or the SQLite file at `path`.
-    init(_ nickname: String, number: UInt64, on network: InMemoryNetwork, clock: any ChatClock = SystemClock(), path: String? = nil) async throws {
+    init(_ nickname: String, number: UInt64, on network: InMemoryNetwork, clock: any ChatClock = SystemClock(), path: String? = nil,
+         options: NodeOptions = NodeOptions()) async throws {
         identity = NodeIdentity(number: NodeNumber(rawValue: number)!, nickname: nickname)
         transport = network.transport(for: identity)
         store = try ChatStore(path: path, localNumber: identity.number)
         faults = FaultyStore(store)
-        node = ChatNode(identity: identity, transport: transport, store: faults, clock: clock)
+        node = ChatNode(identity: identity, transport: transport, store: faults, clock: clock, options: options)
         log = EventLog(node.events)
         try await node.start()
     }

@@ -33,6 +33,13 @@ import Testing
         #expect(options.logLevel == "debug")
     }
 
+    @Test func storageQuotasParse() throws {
+        let options = try parser.parse(["--max-history", "40", "--max-peer-history", "3"])
+        #expect(options.maxHistoryMiB == 40)
+        #expect(options.maxPeerHistoryMiB == 3)
+        #expect(try parser.parse([]).maxPeerHistoryMiB == nil)
+    }
+
     @Test func botsParse() throws {
         #expect(try parser.parse(["bot", "echo"]).mode == .echoBot)
         #expect(try parser.parse(["bot", "chatter", "--rate", "20", "--count", "5"]).mode == .chatterBot(rate: 20, count: 5))
@@ -56,6 +63,7 @@ import Testing
         (["--peer", "127.0.0.1"], "--peer wants HOST:PORT, such as 127.0.0.1:47001, not '127.0.0.1'"),
         (["--beacon-interval", "0"], "--beacon-interval wants seconds between 0.05 and 3600, not '0'"),
         (["--locale", "fr"], "--locale is en or ko, not 'fr'"),
+        (["--max-peer-history", "0"], "--max-peer-history wants MiB between 1 and 1048576, not '0'"),
         (["bot"], "'bot' needs a kind: echo or chatter"),
         (["bot", "dance"], "unknown bot 'dance'; kinds are echo and chatter"),
         (["hello"], "unexpected argument 'hello'"),

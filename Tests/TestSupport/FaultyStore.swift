@@ -85,4 +85,7 @@ public actor FaultyStore: ChatStoring {
         try await inner.publicMessages(afterSeq: seq, limit: limit)
     }
     public func value(forKey key: String) async throws(StoreError) -> String? { try await inner.value(forKey: key) }
+    public func usage(of authors: [NodeNumber]) async throws(StoreError) -> [NodeNumber: StorageUsage] {
+        try await inner.usage(of: authors)
+    }
 }

@@ -1,0 +1,125 @@
+import ChatCore
+
+/// Which linked peer the node catches up from, so each missing page is
+/// fetched from one peer, not the same pages from every peer. Pure: the
+/// node tells it what happened (a peer linked or left, a page was merged,
+/// a request went unanswered) and performs the `CatchUpAsk` it returns.
+///
+/// A round starts when a peer links while none is running. One peer at a
+/// time is the *source*; peers that link meanwhile wait in link order. The
+/// first source runs a full chain (page after page until `more` is false):
+/// that covers the gap. Each waiting peer is then only *probed*: one small
+/// page from its own cursor. Messages only it holds (it was cut off from the
+/// source, say) show up there as fresh, and then its chain runs in full;
+/// a probe with nothing new ends its turn, so it costs one small page
+/// instead of a copy of the whole backlog. A source that leaves or does not
+/// answer in time (`NodeOptions.catchUpTimeout`) hands over to the next
+/// waiting peer, which takes over the full chain if the gap is not covered
+/// yet; while it is not, the unanswered one waits again at the back, so a
+/// slow single peer is asked again rather than dropped. A source whose
+/// pages keep bringing nothing new (`yieldAfterIdlePages` in a row) yields
+/// its turn to a waiting peer and waits at the back, its cursor kept, so
+/// one peer answering `more` forever cannot keep the others from being
+/// asked.
+struct CatchUpRound: Sendable {
+    enum Mode: Sendable, Equatable {
+        /// Page after page until the peer says there is no more.
+        case full
+        /// One page of `CatchUpRound.probeSize`: go on only if it brings anything new.
+        case probe
+    }
+
+    /// Messages in a probe page.
+    static let probeSize = 20
+    /// Pages in a row with nothing new after which a source lets a waiting peer go first.
+    static let yieldAfterIdlePages = 3
+
+    private(set) var source: CatchUpAsk?
+    private(set) var waiting: [NodeNumber] = []
+    /// A full chain completed in this round: the gap is covered.
+    private(set) var covered = false
+    /// The source's pages in a row that brought nothing new.
+    private var idlePages = 0
+
+    var isIdle: Bool { source == nil && waiting.isEmpty }
+
+    /// `peer` linked: asked now if no one is, else it waits its turn.
+    mutating func peerLinked(_ peer: NodeNumber) -> CatchUpAsk? {
+        guard source?.peer != peer, !waiting.contains(peer) else { return nil }
+        if source == nil {
+            if waiting.isEmpty { covered = false }  // a new round
+            source = CatchUpAsk(peer: peer, mode: covered ? .probe : .full)
+            return source
+        }
+        waiting.append(peer)
+        return nil
+    }
+
+    /// `peer`'s link went down: out of the round; if it was the source, the
+    /// next peer is asked.
+    mutating func peerLeft(_ peer: NodeNumber) -> CatchUpAsk? {
+        waiting.removeAll { $0 == peer }
+        guard source?.peer == peer else { return nil }
+        return advance()
+    }
+
+    /// The source did not answer in time: the next peer is asked. While
+    /// the gap is not covered this one waits again at the back (it may only
+    /// be slow, and may be the only one who can answer); a probe that goes
+    /// unanswered is dropped, so a silent peer is not asked forever.
+    mutating func timedOut(_ peer: NodeNumber) -> CatchUpAsk? {
+        guard source?.peer == peer else { return nil }
+        if !covered { waiting.append(peer) }
+        return advance()
+    }
+
+    /// What follows a page from `peer` that brought `fresh` new messages.
+    mutating func pageMerged(from peer: NodeNumber, fresh: Int, more: Bool) -> CatchUpNext {
+        guard let current = source, current.peer == peer else { return .stop }
+        idlePages = fresh > 0 ? 0 : idlePages + 1
+        switch current.mode {
+        case .full:
+            if more, idlePages >= Self.yieldAfterIdlePages, !waiting.isEmpty {
+                waiting.append(peer)  // its turn comes again, from where it stopped
+                return advance().map(CatchUpNext.ask) ?? .stop
+            }
+            if more { return .nextPage(.full) }
+            covered = true
+        case .probe:
+            if fresh > 0 {
+                // It holds what the source did not: take all of it.
+                source = CatchUpAsk(peer: peer, mode: .full)
+                if more { return .nextPage(.full) }
+            }
+        }
+        return advance().map(CatchUpNext.ask) ?? .stop
+    }
+
+    /// The next waiting peer becomes the source, or the round ends.
+    private mutating func advance() -> CatchUpAsk? {
+        idlePages = 0
+        guard !waiting.isEmpty else {
+            source = nil
+            covered = false
+            return nil
+        }
+        source = CatchUpAsk(peer: waiting.removeFirst(), mode: covered ? .probe : .full)
+        return source
+    }
+}
+
+/// Ask `peer` for the pages after our cursor for it, in `mode`.
+struct CatchUpAsk: Sendable, Equatable {
+    var peer: NodeNumber
+    var mode: CatchUpRound.Mode
+}
+
+/// What the node does after merging a page.
+enum CatchUpNext: Sendable, Equatable {
+    /// Ask the same peer for its next page.
+    case nextPage(CatchUpRound.Mode)
+    /// Start on another peer.
+    case ask(CatchUpAsk)
+    /// The round is over (or the page was not the source's).
+    case stop
+}

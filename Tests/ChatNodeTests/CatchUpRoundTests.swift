@@ -1,0 +1,80 @@
+import ChatCore
+import Testing
+@testable import ChatNode
+
+/// The catch-up round's choices, step by step: one full chain from one
+/// peer, the others probed, hand-over when the source leaves or is silent.
+@Suite struct CatchUpRoundTests {
+    static let a = NodeNumber(rawValue: 1)!
+    static let b = NodeNumber(rawValue: 2)!
+    static let c = NodeNumber(rawValue: 3)!
+
+    @Test func onePeerRunsTheFullChainAndTheOthersAreOnlyProbed() {
+        var round = CatchUpRound()
+        #expect(round.peerLinked(Self.a) == CatchUpAsk(peer: Self.a, mode: .full))
+        #expect(round.peerLinked(Self.b) == nil)
+        #expect(round.peerLinked(Self.c) == nil)
+        #expect(round.peerLinked(Self.b) == nil, "linked twice, waits once")
+        #expect(round.pageMerged(from: Self.a, fresh: 200, more: true) == .nextPage(.full))
+        #expect(round.pageMerged(from: Self.a, fresh: 200, more: true) == .nextPage(.full))
+        #expect(round.pageMerged(from: Self.a, fresh: 50, more: false) == .ask(CatchUpAsk(peer: Self.b, mode: .probe)))
+        // Nothing new from b: its turn ends after one small page.
+        #expect(round.pageMerged(from: Self.b, fresh: 0, more: true) == .ask(CatchUpAsk(peer: Self.c, mode: .probe)))
+        #expect(round.pageMerged(from: Self.c, fresh: 0, more: false) == .stop)
+        #expect(round.isIdle)
+        // The next link-up is a new round, with a full chain again.
+        #expect(round.peerLinked(Self.b) == CatchUpAsk(peer: Self.b, mode: .full))
+    }
+
+    @Test func aProbeThatFindsSomethingNewRunsInFull() {
+        var round = CatchUpRound()
+        _ = round.peerLinked(Self.a)
+        _ = round.peerLinked(Self.b)
+        #expect(round.pageMerged(from: Self.a, fresh: 3, more: false) == .ask(CatchUpAsk(peer: Self.b, mode: .probe)))
+        #expect(round.pageMerged(from: Self.b, fresh: 1, more: true) == .nextPage(.full))
+        #expect(round.pageMerged(from: Self.b, fresh: 0, more: true) == .nextPage(.full), "a full chain runs to its end")
+        #expect(round.pageMerged(from: Self.b, fresh: 0, more: false) == .stop)
+    }
+
+    @Test func aSourceThatLeavesOrIsSilentHandsOverTheFullChain() {
+        var round = CatchUpRound()
+        _ = round.peerLinked(Self.a)
+        _ = round.peerLinked(Self.b)
+        _ = round.peerLinked(Self.c)
+        #expect(round.peerLeft(Self.a) == CatchUpAsk(peer: Self.b, mode: .full))
+        // b is silent: c takes over, b waits again (the gap is not covered).
+        #expect(round.timedOut(Self.b) == CatchUpAsk(peer: Self.c, mode: .full))
+        #expect(round.waiting == [Self.b])
+        #expect(round.pageMerged(from: Self.c, fresh: 9, more: false) == .ask(CatchUpAsk(peer: Self.b, mode: .probe)))
+        // A silent probe is dropped: nobody is asked again.
+        #expect(round.timedOut(Self.b) == nil)
+        #expect(round.isIdle)
+    }
+
+    @Test func aSourceWhosePagesBringNothingNewLetsTheNextGoFirst() {
+        var round = CatchUpRound()
+        _ = round.peerLinked(Self.a)
+        #expect(round.pageMerged(from: Self.a, fresh: 0, more: true) == .nextPage(.full))
+        #expect(round.pageMerged(from: Self.a, fresh: 0, more: true) == .nextPage(.full))
+        #expect(round.pageMerged(from: Self.a, fresh: 0, more: true) == .nextPage(.full), "alone, it goes on")
+        _ = round.peerLinked(Self.b)
+        #expect(round.pageMerged(from: Self.a, fresh: 0, more: true) == .ask(CatchUpAsk(peer: Self.b, mode: .full)))
+        #expect(round.waiting == [Self.a])
+        // b brings new pages, then completes: a only gets a probe.
+        #expect(round.pageMerged(from: Self.b, fresh: 0, more: true) == .nextPage(.full))
+        #expect(round.pageMerged(from: Self.b, fresh: 0, more: true) == .nextPage(.full))
+        #expect(round.pageMerged(from: Self.b, fresh: 4, more: true) == .nextPage(.full), "something new resets the count")
+        #expect(round.pageMerged(from: Self.b, fresh: 0, more: false) == .ask(CatchUpAsk(peer: Self.a, mode: .probe)))
+    }
+
+    @Test func aSilentOnlyPeerIsAskedAgainAndStalePagesAreIgnored() {
+        var round = CatchUpRound()
+        _ = round.peerLinked(Self.a)
+        #expect(round.timedOut(Self.a) == CatchUpAsk(peer: Self.a, mode: .full))
+        #expect(round.pageMerged(from: Self.b, fresh: 5, more: true) == .stop, "not the source's page")
+        #expect(round.timedOut(Self.b) == nil)
+        #expect(round.peerLeft(Self.b) == nil)
+        #expect(round.peerLeft(Self.a) == nil)
+        #expect(round.isIdle)
+    }
+}
