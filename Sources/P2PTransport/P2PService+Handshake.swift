@@ -201,7 +201,7 @@ extension P2PService {
         if let previous, previous !== link {
             stats.duplicateLinks += 1
             moveUnsentFrames(from: previous, to: link)
-            retire(previous)
+            retire(previous, for: link)
             if previous.peer != peer { emit(.peerUpdated(peer)) }
         } else {
             logger.info("linked to \(peer.nickname)#\(peer.number.shortTag) (\(peer.number)) at \(peer.address)")
@@ -227,11 +227,17 @@ extension P2PService {
                         address: address.description, identityKey: Data(verified.key.rawValue).base64EncodedString(), fingerprint: verified.key.fingerprint)
     }
 
-    /// A replaced link finishes what it had sealed and sends FIN, and is
-    /// read until the peer closes it (or the handshake timeout): the frames
-    /// the peer wrote on it before it switched still arrive.
-    private func retire(_ link: PeerLink) {
+    /// A replaced link finishes what it had sealed and is read until the
+    /// peer closes it (or the handshake timeout): the frames the peer wrote
+    /// on it before it switched still arrive.
+    ///
+    /// Only the side that switches second sends FIN: the dialler of the
+    /// new link, which switches when the acceptor's first record arrives,
+    /// after the acceptor switched. An earlier FIN would reach the dialler
+    /// on its still current link and read as the peer leaving.
+    private func retire(_ link: PeerLink, for successor: PeerLink) {
         link.lifecycle.retire(at: now)
+        link.finOnDrain = successor.direction == .outbound
         flush(link)
     }
 

@@ -155,9 +155,9 @@ extension P2PService {
         while !link.isClosed {
             if link.output.isEmpty { sealPending(on: link) }
             guard let chunk = link.output.nextChunk else {
-                if link.phase == .retiring, !link.finishedWriting {
+                if link.phase == .retiring, link.finOnDrain {
                     // All it had is written: FIN tells the peer this link is done.
-                    link.finishedWriting = true
+                    link.finOnDrain = false
                     Socket.shutdownWrite(link.fd)
                 }
                 return

@@ -82,8 +82,9 @@ final class PeerLink {
     /// Inbound and without a finished handshake: counts against the pending limits.
     var isPending: Bool { direction == .inbound && lifecycle.isUnfinished }
 
-    /// A retiring link has sent its FIN (after its sealed output).
-    var finishedWriting = false
+    /// A retiring link sends FIN once its sealed output is written (then
+    /// this turns false again); see `P2PService.retire`.
+    var finOnDrain = false
 
     func markClosed() { isClosed = true }
 }
