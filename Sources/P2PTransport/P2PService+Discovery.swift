@@ -71,9 +71,9 @@ extension P2PService {
         let number = beacon.number
         switch beacon.kind {
         case .leave:
-            directory.depart(number, instanceId: beacon.instanceId, at: now)
+            announcements.depart(number, instanceId: beacon.instanceId, at: now)
         case .beacon:
-            switch directory.observe(beacon, from: source.address, at: now) {
+            switch announcements.observe(beacon, from: source.address, at: now) {
             case .departed, .refreshed:
                 return
             case .refused:
@@ -96,7 +96,7 @@ extension P2PService {
     /// only by frames on the link; only the address the link's hello
     /// announced may announce its leave, and another instance claiming the number is believed only if
     /// the link fails a ping (`startProbe`); until then the claim waits in
-    /// `pendingClaims` and the directory keeps the linked instance.
+    /// `pendingClaims` and the announcement table keeps the linked instance.
     private func handleBeacon(_ beacon: DiscoveryBeacon, from source: IPv4Endpoint, about link: PeerLink, peer: PeerInfo) {
         let announced = IPv4Endpoint(address: source.address, port: beacon.tcpPort)
         let fromLink = announced == link.listenEndpoint
@@ -119,14 +119,14 @@ extension P2PService {
         }
         switch beacon.kind {
         case .leave:
-            directory.departLinked(beacon.number, instanceId: beacon.instanceId, at: now)
+            announcements.departLinked(beacon.number, instanceId: beacon.instanceId, at: now)
             // Trusted only as a label: the link itself ends by its own
             // leave frame or end of stream, which is then reported as a leave.
             link.leaveAnnounced = true
         case .beacon:
             // Keeps the announcement fresh for redials; names change only
             // by frames on the link (`noteIdentity`), never by a datagram.
-            _ = directory.observe(beacon, from: source.address, at: now)
+            _ = announcements.observe(beacon, from: source.address, at: now)
         }
     }
 
@@ -136,7 +136,7 @@ extension P2PService {
     /// replaces it.
     func acceptPendingClaim(for number: NodeNumber) {
         guard let claim = pendingClaims.removeValue(forKey: number) else { return }
-        switch directory.observe(claim.beacon, from: claim.source.address, at: now) {
+        switch announcements.observe(claim.beacon, from: claim.source.address, at: now) {
         case .departed, .refused: break
         case .new, .restarted, .changed, .refreshed: answerBeacon()
         }

@@ -194,7 +194,7 @@ extension P2PService {
         link.lifecycle.establish()
         let previous = established[peer.number]
         established[peer.number] = link
-        directory.linked(peer.number)
+        announcements.linked(peer.number)
         for index in staticPeers.indices where staticPeers[index].number == peer.number {
             staticPeers[index].backoff.reset()
         }

@@ -258,9 +258,9 @@ extension P2PService {
         emit(.peerLeft(number, reason))
         switch reason {
         case .left:
-            directory.departLinked(number, instanceId: link.peer?.instanceId ?? "", at: now)
+            announcements.departLinked(number, instanceId: link.peer?.instanceId ?? "", at: now)
         case .restarted:
-            directory.redialNow(number, at: now)
+            announcements.redialNow(number, at: now)
             admitHeldLink(for: number)
         case .timedOut, .disconnected:
             scheduleRedial(number: number, staticIndex: link.staticIndex)
@@ -294,7 +294,7 @@ extension P2PService {
 
     /// Backs off the next dial of an announced peer or a static peer.
     func scheduleRedial(number: NodeNumber?, staticIndex: Int?) {
-        if let number { directory.scheduleRedial(number, at: now) }
+        if let number { announcements.scheduleRedial(number, at: now) }
         for index in staticPeers.indices where index == staticIndex || (number != nil && staticPeers[index].number == number) {
             staticPeers[index].nextDialAt = now + staticPeers[index].backoff.nextDelay()
         }

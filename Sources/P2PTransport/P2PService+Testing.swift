@@ -22,7 +22,7 @@ extension P2PService {
     func linkCountForTesting() -> Int { links.values.count { $0.phase != .retiring } }
 
     /// Whether beacons of `number` are current (it would be redialled).
-    func isAnnouncedForTesting(_ number: NodeNumber) -> Bool { directory[number] != nil }
+    func isAnnouncedForTesting(_ number: NodeNumber) -> Bool { announcements[number] != nil }
 
     /// Whether static peer `index` was found to be this node.
     func staticPeerIsSelfForTesting(_ index: Int) -> Bool { staticPeers[index].isSelf }
@@ -32,10 +32,10 @@ extension P2PService {
         dial(IPv4Endpoint(address: 0x7F00_0001, port: port), expecting: nil, staticIndex: nil)
     }
 
-    /// The announcement the directory holds for `number`: instance id and
+    /// The announcement the table holds for `number`: instance id and
     /// the endpoint it would dial.
     func announcementForTesting(_ number: NodeNumber) -> (instanceId: String, endpoint: String)? {
-        directory[number].map { ($0.instanceId, $0.endpoint.description) }
+        announcements[number].map { ($0.instanceId, $0.endpoint.description) }
     }
 
     /// Received bytes held for links (records not yet opened), at most.
@@ -50,6 +50,6 @@ extension P2PService {
         links.values.count { $0.direction == .outbound && $0.lifecycle.isUnfinished }
     }
 
-    /// Announcements the directory holds.
-    func announcementCountForTesting() -> Int { directory.count }
+    /// Announcements the table holds.
+    func announcementCountForTesting() -> Int { announcements.count }
 }

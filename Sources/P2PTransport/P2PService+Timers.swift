@@ -17,7 +17,7 @@ extension P2PService {
                 nextBeaconAt = now + configuration.beaconInterval * Double.random(in: 0.8...1.2)
             }
         }
-        directory.expire(at: now, timeout: configuration.deadPeerTimeout)
+        announcements.expire(at: now, timeout: configuration.deadPeerTimeout)
         dialAnnouncedPeers()
         dialStaticPeers()
         for link in links.values.sorted(by: { $0.id < $1.id }) where !link.isClosed {
@@ -70,7 +70,7 @@ extension P2PService {
             pendingPerAddress[link.remote.address, default: 0] += 1
         }
         var linkCount = links.count
-        for announcement in directory.announcements.values.sorted(by: { $0.number < $1.number }) {
+        for announcement in announcements.entries.values.sorted(by: { $0.number < $1.number }) {
             guard established[announcement.number] == nil, !busy.contains(announcement.number),
                   now >= announcement.nextDialAt else { continue }
             let ours = LinkArbiter.shouldDialOnDiscovery(local: identity.number, remote: announcement.number)
@@ -79,7 +79,7 @@ extension P2PService {
             let address = announcement.endpoint.address
             guard pendingTotal < limits.maxPendingDials, linkCount < limits.maxLinks,
                   pendingPerAddress[address, default: 0] < limits.maxPendingDialsPerAddress else {
-                if directory.deferDial(announcement.number) { stats.deferredDials += 1 }
+                if announcements.deferDial(announcement.number) { stats.deferredDials += 1 }
                 continue
             }
             pendingTotal += 1

@@ -66,7 +66,7 @@ public actor P2PService: PeerTransport {
     var readingPaused = false
     /// The one established link per peer.
     var established: [NodeNumber: PeerLink] = [:]
-    var directory: PeerDirectory
+    var announcements: AnnouncementTable
     /// Inbound connection attempts per source address.
     var connectionGate: ConnectionGate
     /// Beacons from a new instance of a linked peer's number, waiting for
@@ -119,7 +119,7 @@ public actor P2PService: PeerTransport {
         self.clock = clock
         self.logger = logger
         instance = InstanceID.make()
-        directory = PeerDirectory(backoffBase: configuration.reconnectDelay, backoffCap: configuration.maxReconnectDelay,
+        announcements = AnnouncementTable(backoffBase: configuration.reconnectDelay, backoffCap: configuration.maxReconnectDelay,
                                   maxEntries: configuration.limits.maxAnnouncements,
                                   maxPerAddress: configuration.limits.maxAnnouncementsPerAddress)
         connectionGate = ConnectionGate(burst: configuration.limits.connectionBurstPerAddress,
@@ -149,7 +149,7 @@ public actor P2PService: PeerTransport {
 
     public func counters() -> TransportCounters {
         var counters = stats
-        counters.evictedAnnouncements = directory.evictions
+        counters.evictedAnnouncements = announcements.evictions
         return counters
     }
 

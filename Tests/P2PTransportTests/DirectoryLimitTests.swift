@@ -2,15 +2,15 @@ import ChatCore
 @testable import P2PTransport
 import Testing
 
-/// The announcement table's bounds, on the pure `PeerDirectory`.
+/// The announcement table's bounds, on the pure `AnnouncementTable`.
 @Suite struct DirectoryLimitTests {
     private func beacon(_ number: UInt64, _ kind: DiscoveryBeacon.Kind = .beacon, instance: String = InstanceID.make()) -> DiscoveryBeacon {
         DiscoveryBeacon(kind: kind, identity: NodeIdentity(number: NodeNumber(rawValue: number)!, nickname: "n\(number)"),
                         tcpPort: 4_000, instanceId: instance)
     }
 
-    private func directory() -> P2PTransport.PeerDirectory {
-        P2PTransport.PeerDirectory(backoffBase: .milliseconds(100), backoffCap: .seconds(1), maxEntries: 8, maxPerAddress: 4)
+    private func directory() -> AnnouncementTable {
+        AnnouncementTable(backoffBase: .milliseconds(100), backoffCap: .seconds(1), maxEntries: 8, maxPerAddress: 4)
     }
 
     @Test func oneAddressGetsItsShareOnly() {

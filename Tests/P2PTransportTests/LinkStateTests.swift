@@ -72,7 +72,7 @@ import Testing
     }
 
     @Test func directoryTracksBeaconsRestartsAndLeaves() {
-        var directory = PeerDirectory(backoffBase: .milliseconds(100), backoffCap: .seconds(1))
+        var directory = AnnouncementTable(backoffBase: .milliseconds(100), backoffCap: .seconds(1))
         let bob = NodeIdentity(number: high, nickname: "bob")
         let first = DiscoveryBeacon(kind: .beacon, identity: bob, tcpPort: 4000, instanceId: "one")
         let firstSeen = directory.observe(first, from: 0x7F00_0001, at: .seconds(1))
@@ -102,7 +102,7 @@ import Testing
     }
 
     @Test func directoryExpiresSilentPeers() {
-        var directory = PeerDirectory(backoffBase: .milliseconds(100), backoffCap: .seconds(1))
+        var directory = AnnouncementTable(backoffBase: .milliseconds(100), backoffCap: .seconds(1))
         let beacon = DiscoveryBeacon(kind: .beacon, identity: NodeIdentity(number: low, nickname: "a"), tcpPort: 1, instanceId: "i")
         _ = directory.observe(beacon, from: 1, at: .seconds(10))
         let expiredEarly = directory.expire(at: .seconds(16), timeout: .seconds(6))

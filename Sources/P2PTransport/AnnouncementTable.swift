@@ -25,7 +25,7 @@ struct Announcement: Sendable {
 ///
 /// Pure state: every method takes the time, so tests drive it without a
 /// network or a clock.
-struct PeerDirectory: Sendable {
+struct AnnouncementTable: Sendable {
     enum Observation: Sendable, Hashable {
         /// First beacon from this number.
         case new
@@ -41,7 +41,7 @@ struct PeerDirectory: Sendable {
         case refused
     }
 
-    private(set) var announcements: [NodeNumber: Announcement] = [:]
+    private(set) var entries: [NodeNumber: Announcement] = [:]
     /// Instance ids that said leave, with when; forgotten after a while
     /// (instance ids are per start, so they never come back anyway).
     private var departed: [String: Duration] = [:]
@@ -60,17 +60,17 @@ struct PeerDirectory: Sendable {
         self.maxPerAddress = maxPerAddress
     }
 
-    var count: Int { announcements.count }
+    var count: Int { entries.count }
 
-    subscript(number: NodeNumber) -> Announcement? { announcements[number] }
+    subscript(number: NodeNumber) -> Announcement? { entries[number] }
 
     mutating func observe(_ beacon: DiscoveryBeacon, from address: UInt32, at now: Duration) -> Observation {
         if departed[beacon.instanceId] != nil { return .departed }
         let endpoint = IPv4Endpoint(address: address, port: beacon.tcpPort)
-        guard var known = announcements[beacon.number], known.instanceId == beacon.instanceId else {
-            let previous = announcements[beacon.number]?.instanceId
+        guard var known = entries[beacon.number], known.instanceId == beacon.instanceId else {
+            let previous = entries[beacon.number]?.instanceId
             if previous == nil, !makeRoom(for: address) { return .refused }
-            announcements[beacon.number] = Announcement(
+            entries[beacon.number] = Announcement(
                 number: beacon.number, nickname: beacon.nickname, stage: beacon.stage,
                 instanceId: beacon.instanceId, endpoint: endpoint, lastSeen: now, unlinkedSince: now,
                 backoff: Backoff(base: backoffBase, cap: backoffCap), nextDialAt: now)
@@ -81,7 +81,7 @@ struct PeerDirectory: Sendable {
         known.stage = beacon.stage
         known.endpoint = endpoint
         known.lastSeen = now
-        announcements[beacon.number] = known
+        entries[beacon.number] = known
         return changed ? .changed : .refreshed
     }
 
@@ -89,13 +89,13 @@ struct PeerDirectory: Sendable {
     /// address's share, and within the total once an entry whose dials
     /// failed (a forger's invention, or a node long gone) is forgotten.
     private mutating func makeRoom(for address: UInt32) -> Bool {
-        guard announcements.values.count(where: { $0.endpoint.address == address }) < maxPerAddress else { return false }
-        guard announcements.count >= maxEntries else { return true }
-        let failing = announcements.values.filter { $0.unlinkedSince != nil && $0.backoff.failures > 0 }
+        guard entries.values.count(where: { $0.endpoint.address == address }) < maxPerAddress else { return false }
+        guard entries.count >= maxEntries else { return true }
+        let failing = entries.values.filter { $0.unlinkedSince != nil && $0.backoff.failures > 0 }
         guard let victim = failing.max(by: { ($0.backoff.failures, $1.lastSeen) < ($1.backoff.failures, $0.lastSeen) }) else {
             return false
         }
-        announcements[victim.number] = nil
+        entries[victim.number] = nil
         evictions += 1
         return true
     }
@@ -104,7 +104,7 @@ struct PeerDirectory: Sendable {
     /// Remembered only for an instance we knew, so a flood of leave
     /// datagrams with invented ids costs nothing.
     mutating func depart(_ number: NodeNumber, instanceId: String, at now: Duration) {
-        guard announcements[number]?.instanceId == instanceId else { return }
+        guard entries[number]?.instanceId == instanceId else { return }
         departLinked(number, instanceId: instanceId, at: now)
     }
 
@@ -115,45 +115,45 @@ struct PeerDirectory: Sendable {
             departed[oldest.key] = nil
         }
         departed[instanceId] = now
-        if announcements[number]?.instanceId == instanceId { announcements[number] = nil }
+        if entries[number]?.instanceId == instanceId { entries[number] = nil }
     }
 
     /// A link to `number` is up: no dialling needed, failures forgotten.
     mutating func linked(_ number: NodeNumber) {
-        announcements[number]?.dialDeferred = false
-        announcements[number]?.unlinkedSince = nil
-        announcements[number]?.backoff.reset()
+        entries[number]?.dialDeferred = false
+        entries[number]?.unlinkedSince = nil
+        entries[number]?.backoff.reset()
     }
 
     /// The link to `number` went away or a dial failed: retry after backoff.
     mutating func scheduleRedial(_ number: NodeNumber, at now: Duration) {
-        guard var entry = announcements[number] else { return }
+        guard var entry = entries[number] else { return }
         entry.dialDeferred = false
         if entry.unlinkedSince == nil { entry.unlinkedSince = now }
         entry.nextDialAt = now + entry.backoff.nextDelay()
-        announcements[number] = entry
+        entries[number] = entry
     }
 
     /// A due dial of `number` waits for a free slot; true the first time
     /// since its last dial, so the wait is counted once.
     mutating func deferDial(_ number: NodeNumber) -> Bool {
-        guard let entry = announcements[number], !entry.dialDeferred else { return false }
-        announcements[number]?.dialDeferred = true
+        guard let entry = entries[number], !entry.dialDeferred else { return false }
+        entries[number]?.dialDeferred = true
         return true
     }
 
     /// Dial `number` as soon as the dial rule allows (it restarted).
     mutating func redialNow(_ number: NodeNumber, at now: Duration) {
-        announcements[number]?.backoff.reset()
-        announcements[number]?.nextDialAt = now
-        if announcements[number]?.unlinkedSince == nil { announcements[number]?.unlinkedSince = now }
+        entries[number]?.backoff.reset()
+        entries[number]?.nextDialAt = now
+        if entries[number]?.unlinkedSince == nil { entries[number]?.unlinkedSince = now }
     }
 
-    /// Drops announcements without a beacon for `timeout`; returns their numbers.
+    /// Drops entries without a beacon for `timeout`; returns their numbers.
     @discardableResult
     mutating func expire(at now: Duration, timeout: Duration) -> [NodeNumber] {
-        let stale = announcements.values.filter { now - $0.lastSeen > timeout }.map(\.number)
-        for number in stale { announcements[number] = nil }
+        let stale = entries.values.filter { now - $0.lastSeen > timeout }.map(\.number)
+        for number in stale { entries[number] = nil }
         departed = departed.filter { now - $0.value <= timeout * 4 }
         return stale
     }
