@@ -25,7 +25,7 @@ extension P2PService {
                 drop(link, .endOfStream)
                 return
             case .bytes(let count):
-                if link.receivedNothing {
+                if link.receivedNothing, link.direction == .inbound {
                     link.receivedNothing = false
                     if readBuffer[0] == UInt8(ascii: "{") {
                         refuseVersion1(on: link)
