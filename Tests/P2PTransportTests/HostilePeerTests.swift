@@ -229,6 +229,8 @@ import TestSupport
         #expect(await waitUntil { copy.isClosed })
         #expect(copy.frames.isEmpty, "never accepted")
         #expect(await alice.service.counters().badHello == 1)
+        // The link was held: Alice pinged Bob's, and his pong refused the claim.
+        #expect(await waitUntil { await alice.service.counters().identityConflicts == 1 })
 
         #expect(alice.log.joined(early.number) == nil)
         #expect(!alice.receivedTexts.contains("before message 3") && !alice.receivedTexts.contains("before acceptance"))
