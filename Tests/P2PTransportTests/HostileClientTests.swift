@@ -59,7 +59,7 @@ import TestSupport
         let (alice, bob) = try await pair()
         let raw = try RawPeer(connectingTo: await alice.service.listeningPort, seed: 901, "mallory")
         try await raw.handshake()
-        #expect(raw.acceptorHello?.senderNumber == alice.number)
+        #expect(raw.remoteHello?.senderNumber == alice.number)
         #expect(await waitUntil { alice.log.joined(raw.number) != nil })
         raw.send(raw.frame(.publicMessage, content: "I am bob", sender: bob.number))
         #expect(await waitUntil { raw.isClosed })

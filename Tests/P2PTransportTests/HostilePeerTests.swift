@@ -198,7 +198,7 @@ import TestSupport
         }
         let member = try RawPeer(connectingTo: port, seed: 7_059, "member", groupSecret: blue)
         try await member.handshake()
-        #expect(member.acceptorHello?.senderNumber == alice.number)
+        #expect(member.remoteHello?.senderNumber == alice.number)
         #expect(await waitUntil { alice.log.joined(member.number) != nil })
         #expect(await alice.service.counters().handshakeFailures == 2)
         #expect(await bobStillChats(alice, bob, "still bob after the outsiders"))

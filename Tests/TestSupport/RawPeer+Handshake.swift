@@ -28,27 +28,32 @@ extension RawPeer {
     /// Waits for message 2 and verifies the acceptor's identity payload in it.
     @discardableResult
     public func awaitMessage2(within timeout: Duration = .seconds(5)) async throws -> HandshakeIdentity.Verified {
-        let deadline = ContinuousClock.now + timeout
-        while handshakeInbox.isEmpty {
-            poll()
-            if !handshakeInbox.isEmpty { break }
-            if isClosed { throw Failure("closed before message 2") }
-            if let streamFailure { throw Failure("no message 2: \(streamFailure)") }
-            guard ContinuousClock.now < deadline else { throw Failure("no message 2 within \(timeout)") }
-            try await Task.sleep(for: .milliseconds(5))
-        }
+        let message = try await awaitHandshakeMessage(0, "message 2", within: timeout)
         do {
-            let verified = try noise.readIdentityMessage(handshakeInbox[0])
-            acceptor = verified
+            let verified = try noise.readIdentityMessage(message)
+            remoteIdentity = verified
             return verified
         } catch {
             throw Failure("message 2 does not verify: \(error)")
         }
     }
 
-    /// The acceptor's hello, from its verified message 2.
-    public var acceptorHello: P2PPayload? {
-        acceptor.flatMap { try? P2PFrameCodec.decodeLine($0.hello) }
+    /// The `index`th handshake message received, once it is in.
+    func awaitHandshakeMessage(_ index: Int, _ name: String, within timeout: Duration) async throws -> [UInt8] {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            poll()
+            if handshakeInbox.count > index { return handshakeInbox[index] }
+            if isClosed { throw Failure("closed before \(name)") }
+            if let streamFailure { throw Failure("no \(name): \(streamFailure)") }
+            guard ContinuousClock.now < deadline else { throw Failure("no \(name) within \(timeout)") }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
+    /// The other side's hello, from its verified identity payload.
+    public var remoteHello: P2PPayload? {
+        remoteIdentity.flatMap { try? P2PFrameCodec.decodeLine($0.hello) }
     }
 
     /// Message 3 with this peer's identity payload carrying `hello` (any

@@ -2,7 +2,7 @@ import ChatCore
 import ChatCrypto
 import Foundation
 
-/// A hand-driven protocol v2 dialler on 127.0.0.1, for speaking (and
+/// A hand-driven protocol v2 peer on 127.0.0.1, for speaking (and
 /// breaking) the link protocol without a `P2PService` or a `lanchat`
 /// process: the Noise handshake step by step (PROTOCOL.md, "Links in v2"),
 /// records, and raw bytes anywhere in between.
@@ -18,8 +18,11 @@ import Foundation
 /// deadline. Only `writeAll(_:until:)` and `waitReadable(until:)` block,
 /// for tests that time round trips or flood from a thread of their own.
 ///
-/// A hostile peer holds a valid key of its own: every refusal a test sees
-/// is the transport's rule at work, not a broken signature.
+/// It dials (`init(connectingTo:...)`, the Noise initiator) or, for a node
+/// that dials it, accepts (`accepted(on:...)`, the responder; see
+/// `RawPeer+Acceptor`). A hostile peer holds a valid key of its own: every
+/// refusal a test sees is the transport's rule at work, not a broken
+/// signature.
 public final class RawPeer: @unchecked Sendable {
     // @unchecked: a test drives a RawPeer from one task, or hands it to one
     // thread while it awaits that thread's result; never two at once.
@@ -40,12 +43,14 @@ public final class RawPeer: @unchecked Sendable {
     var noise: NoiseHandshake
     /// The record ciphers, once message 3 is written.
     public internal(set) var transport: NoiseTransport?
-    /// Handshake message bodies (no length prefix) as sent: messages 1 and 3.
+    /// Handshake message bodies (no length prefix) as sent: messages 1
+    /// and 3 by a dialler, message 2 by an acceptor.
     public internal(set) var sentHandshakeMessages: [[UInt8]] = []
-    /// Handshake message bodies as received (message 2), polled.
+    /// Handshake message bodies as received (see `receivedHandshakeMessages`).
     var handshakeInbox: [[UInt8]] = []
-    /// The acceptor's verified identity payload, once message 2 is read.
-    public internal(set) var acceptor: HandshakeIdentity.Verified?
+    /// The other side's verified identity payload, once its message 2 (or
+    /// 3, for an acceptor) is read.
+    public internal(set) var remoteIdentity: HandshakeIdentity.Verified?
     /// Records as sent, length prefix included (to replay one).
     public private(set) var sentRecords: [[UInt8]] = []
 
@@ -58,17 +63,25 @@ public final class RawPeer: @unchecked Sendable {
     private var outbox: [UInt8] = []
     private var closedByPeer = false
 
-    /// Connects to 127.0.0.1:`port` with `key`; with `groupSecret` it speaks
-    /// XXpsk0+psk3 (its group's psk), else XX.
-    public init(connectingTo port: Int, key: IdentityKey, nickname: String, groupSecret: GroupSecret? = nil) throws {
+    /// Connects to 127.0.0.1:`port` as the dialler (Noise initiator) with
+    /// `key`; with `groupSecret` it speaks XXpsk0+psk3 (its group's psk),
+    /// else XX.
+    public convenience init(connectingTo port: Int, key: IdentityKey, nickname: String, groupSecret: GroupSecret? = nil) throws {
+        try self.init(fd: try Self.connectNonBlocking(port: port), role: .initiator, key: key, nickname: nickname,
+                      groupSecret: groupSecret)
+    }
+
+    /// Takes over `fd`, a connected non-blocking socket.
+    init(fd: Int32, role: NoiseHandshake.Role, key: IdentityKey, nickname: String, groupSecret: GroupSecret?) throws {
+        self.fd = fd
         self.key = key
         self.nickname = nickname
         do {
-            noise = try .lanchat(role: .initiator, staticKey: try X25519KeyPair.generate(), groupSecret: groupSecret)
+            noise = try .lanchat(role: role, staticKey: try X25519KeyPair.generate(), groupSecret: groupSecret)
         } catch {
+            Self.close(fd)
             throw Failure("no Noise handshake: \(error)")
         }
-        fd = try Self.connectNonBlocking(port: port)
     }
 
     deinit { Self.close(fd) }
@@ -174,20 +187,26 @@ public final class RawPeer: @unchecked Sendable {
         do {
             try splitter.append(bytes)
             while let body = try splitter.decode() {
-                guard transport != nil else {
-                    handshakeInbox.append(body)
-                    continue
-                }
-                let plaintext = try transport!.open(body)
-                if let payload = try? P2PFrameCodec.decodeLine(plaintext) { opened.append(payload) }
+                if transport == nil { handshakeInbox.append(body) } else { openRecord(body) }
             }
         } catch {
             streamFailure = "\(error)"
         }
     }
 
-    /// Handshake message bodies received so far: message 2 (more would be
-    /// the acceptor breaking the protocol).
+    /// Opens one record; a record that does not open ends the stream.
+    func openRecord(_ record: [UInt8]) {
+        guard streamFailure == nil else { return }
+        do {
+            let plaintext = try transport!.open(record)
+            if let payload = try? P2PFrameCodec.decodeLine(plaintext) { opened.append(payload) }
+        } catch {
+            streamFailure = "a record did not open: \(error)"
+        }
+    }
+
+    /// Handshake message bodies received so far: message 2 for a dialler,
+    /// messages 1 and 3 for an acceptor.
     public var receivedHandshakeMessages: [[UInt8]] {
         poll()
         return handshakeInbox
