@@ -104,4 +104,34 @@ import TestSupport
         #expect(await alice.service.announcementForTesting(TestNetwork.key(1_539).nodeNumber) == nil)
         await alice.service.stop()
     }
+
+    /// The hello rides inside a verified identity payload: the signature is
+    /// good, but what it signed is not a usable hello. Each is refused
+    /// (`badHello`, not a handshake failure) and never accepted.
+    @Test func aVerifiedPayloadWhoseHelloIsNotAHelloIsRefused() async throws {
+        let configuration = TestNetwork.configuration(discoveryPort: TestNetwork.discoveryPort())
+        let alice = try await TestNode.started(1_540, "alice", configuration: configuration)
+        let port = await alice.service.listeningPort
+        let cases: [(String, (RawPeer) -> [UInt8])] = [
+            ("no hello at all", { _ in [] }),
+            ("not JSON", { _ in Array("hello, I am bob".utf8) }),
+            ("a publicMessage in place of the hello", { RawPeer.encoded($0.frame(.publicMessage, content: "hi")) }),
+            ("no instanceId", { var hello = $0.hello(); hello.instanceId = nil; return RawPeer.encoded(hello) }),
+            ("an invalid instanceId", { var hello = $0.hello(); hello.instanceId = "not an id!"; return RawPeer.encoded(hello) }),
+            ("no listenPort", { var hello = $0.hello(); hello.listenPort = nil; return RawPeer.encoded(hello) }),
+        ]
+        for (index, (name, helloBytes)) in cases.enumerated() {
+            let raw = try RawPeer(connectingTo: port, seed: 1_541 + UInt64(index), "mallory")
+            try raw.sendMessage1()
+            try await raw.awaitMessage2()
+            raw.sendRaw(try raw.message3(helloBytes: helloBytes(raw)))
+            #expect(await waitUntil { raw.isClosed }, "\(name)")
+            #expect(raw.frames.isEmpty, "\(name): no acceptance record")
+            #expect(alice.log.joined(raw.number) == nil, "\(name)")
+            #expect(await alice.service.counters().badHello == index + 1, "\(name)")
+        }
+        #expect(await alice.service.counters().handshakeFailures == 0)
+        #expect(await alice.service.counters().claimedNumbers == 0)
+        await alice.service.stop()
+    }
 }
