@@ -41,7 +41,7 @@ public final class RawPeer: @unchecked Sendable {
     public var listenPort = 9
 
     var noise: NoiseHandshake
-    /// The record ciphers, once message 3 is written.
+    /// The record ciphers, once message 3 is written (dialler) or read (acceptor).
     public internal(set) var transport: NoiseTransport?
     /// Handshake message bodies (no length prefix) as sent: messages 1
     /// and 3 by a dialler, message 2 by an acceptor.
