@@ -35,8 +35,8 @@ let package = Package(
         // `swift run -c release lanchat-bench`: figures beside same-run baselines.
         .executableTarget(name: "LANChatBench", dependencies: ["ChatCore", "CSQLite", "ChatNode", "ChatStore", "P2PTransport", "LANChatCLI", "ChatScreen", "ChatCrypto", "CCrypto"]),
 
-        // Shared test helpers: manual clock, recording logger, in-memory network.
-        .target(name: "TestSupport", dependencies: ["ChatCore", "ChatStore"], path: "Tests/TestSupport"),
+        // Shared test helpers: manual clock, recording logger, in-memory network, a raw v2 peer.
+        .target(name: "TestSupport", dependencies: ["ChatCore", "ChatStore", "ChatCrypto"], path: "Tests/TestSupport"),
         .testTarget(name: "ChatCoreTests", dependencies: ["ChatCore", "TestSupport"]),
         .testTarget(name: "ChatStoreTests", dependencies: ["ChatCore", "ChatStore", "TestSupport"]),
         .testTarget(name: "ChatCryptoTests", dependencies: ["ChatCore", "ChatCrypto", "TestSupport"], exclude: ["Fixtures"]),

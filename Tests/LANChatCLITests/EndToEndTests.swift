@@ -205,12 +205,12 @@ import TestSupport
         let tcpPort = Int(banner.split(separator: " ").first { Int($0.trimmingCharacters(in: .punctuationCharacters)) != nil }!
             .trimmingCharacters(in: .punctuationCharacters))!
 
-        let eve = try RawPeer(port: tcpPort)
         let now = Int(Date().timeIntervalSince1970 * 1000)
-        // Eve holds a real key: her public messages pass the signature
-        // check, so what is tested is the terminal, not the signature.
+        // Eve holds a real key: her handshake and her public messages pass
+        // every check, so what is tested is the terminal, not a signature.
         let eveKey = try IdentityKey.generate()
         let eveNumber = eveKey.nodeNumber
+        let eve = try RawPeer(connectingTo: tcpPort, key: eveKey, nickname: "eve")
         func frame(_ type: String, id: Int, nickname: String, content: String = "", extra: String = "") -> String {
             let uuid = String(format: "01934c04-c000-7a1b-809a-%012x", id)
             var extra = extra
@@ -222,13 +222,14 @@ import TestSupport
             }
             let escapedNick = nickname.unicodeScalars.map { $0.value < 0x20 ? String(format: "\\u%04x", $0.value) : String($0) }.joined()
             let escapedContent = content.unicodeScalars.map { $0.value < 0x20 ? String(format: "\\u%04x", $0.value) : String($0) }.joined()
-            return #"{"version":1,"type":"\#(type)","messageId":"\#(uuid)","senderNumber":\#(eveNumber),"senderNickname":"\#(escapedNick)","content":"\#(escapedContent)","timestamp":\#(now)\#(extra)}"#
+            return #"{"version":2,"type":"\#(type)","messageId":"\#(uuid)","senderNumber":\#(eveNumber),"senderNickname":"\#(escapedNick)","content":"\#(escapedContent)","timestamp":\#(now)\#(extra)}"#
         }
-        try eve.send(frame("hello", id: 1, nickname: "eve", extra: #","instanceId":"e0e0e0e0-0000-4000-8000-000000000001","listenPort":9"#))
-        #expect(eve.readLine() != nil, "bob answers the hello")
-        try eve.send(frame("publicMessage", id: 2, nickname: "eve", content: "\u{1B}]0;owned\u{07}hi \u{1B}[31mred\u{1B}[0m\u{1B}[2J"))
-        try eve.send(frame("publicMessage", id: 3, nickname: "\u{1B}[5meve", content: "blink name"))
-        try eve.send(frame("publicMessage", id: 4, nickname: "eve", content: "after"))
+        // Bob accepting the link (his first record) is his answer to her hello.
+        try await eve.handshake()
+        // Each frame by hand, as one record: the escapes go out as written.
+        eve.sendRecord(frame("publicMessage", id: 2, nickname: "eve", content: "\u{1B}]0;owned\u{07}hi \u{1B}[31mred\u{1B}[0m\u{1B}[2J"))
+        eve.sendRecord(frame("publicMessage", id: 3, nickname: "\u{1B}[5meve", content: "blink name"))
+        eve.sendRecord(frame("publicMessage", id: 4, nickname: "eve", content: "after"))
         try await bob.line(containing: "eve: after")
         let output = bob.stdoutLines.joined(separator: "\n")
         #expect(!output.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 })

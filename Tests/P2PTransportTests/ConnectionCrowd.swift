@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 
-/// Many raw TCP connections to 127.0.0.1:`port` that never finish a hello:
+/// Many raw TCP connections to 127.0.0.1:`port` that never finish a handshake:
 /// a slowloris crowd or a connection storm. Connects are non-blocking, so
 /// the test thread never waits on a full accept queue; the kernel finishes
 /// them (retrying SYNs the queue dropped) on its own.
@@ -28,9 +28,8 @@ final class ConnectionCrowd {
 
     deinit { close() }
 
-    /// Writes `text` on every connection that takes it now.
-    func send(_ text: String) {
-        let bytes = Array(text.utf8)
+    /// Writes `bytes` on every connection that takes them now.
+    func send(_ bytes: [UInt8]) {
         for fd in descriptors {
             _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         }

@@ -15,13 +15,18 @@ import TestSupport
         return try await TestNode.started(number, "alice", configuration: configuration)
     }
 
-    /// Whether a raw peer that finishes its hello at once links (rather
-    /// than being closed).
-    private func canLink(_ alice: TestNode, as number: UInt64) async throws -> Bool {
-        let peer = try RawPeer(connectingTo: await alice.service.listeningPort, as: TestNetwork.identity(number, "bob"))
-        peer.sendHello()
-        await waitUntil { alice.log.joined(peer.identity.number) != nil || peer.isClosed }
-        return alice.log.joined(peer.identity.number) != nil
+    /// A raw peer that finishes its handshake at once, if it links (rather
+    /// than being closed). The caller holds it: dropping it closes the
+    /// connection, which would change the link counts it checks.
+    private func link(_ alice: TestNode, as seed: UInt64) async throws -> RawPeer? {
+        let peer = try RawPeer(connectingTo: await alice.service.listeningPort, seed: seed, "bob")
+        do {
+            try await peer.handshake()
+        } catch {
+            return nil
+        }
+        await waitUntil { alice.log.joined(peer.number) != nil || peer.isClosed }
+        return alice.log.joined(peer.number) != nil ? peer : nil
     }
 
     @Test func connectionAttemptsPerAddressAreRateLimited() async throws {
@@ -52,10 +57,11 @@ import TestSupport
         #expect(await waitUntil { crowd.closedCount == 15 })
         // While the five wait, the address gets no sixth; once they are
         // gone it does.
-        #expect(try await !canLink(alice, as: 1_290))
+        #expect(try await link(alice, as: 1_290) == nil)
         crowd.close()
         #expect(await waitUntil { await alice.service.linkCountForTesting() == 0 })
-        #expect(try await canLink(alice, as: 1_291))
+        let linked = try await link(alice, as: 1_291)
+        #expect(linked != nil)
         await alice.service.stop()
     }
 
@@ -66,9 +72,11 @@ import TestSupport
         #expect(await alice.service.linkCountForTesting() == 8)
         #expect(await waitUntil { crowd.closedCount == 12 })
         // A real peer gets in all the same: it evicts one more.
-        #expect(try await canLink(alice, as: 1_292))
+        let linked = try await link(alice, as: 1_292)
+        #expect(linked != nil)
         #expect(await alice.service.counters().evictedPending == 13)
         #expect(await alice.service.linkCountForTesting() == 8)
+        withExtendedLifetime(linked) {}
         crowd.close()
         await alice.service.stop()
     }

@@ -1,6 +1,5 @@
 import ChatCore
 import Foundation
-import Glibc
 @testable import P2PTransport
 import Testing
 import TestSupport
@@ -16,26 +15,25 @@ import TestSupport
         configuration.limits.framesPerSecond = 200
         let alice = try await TestNode.started(1_301, "alice", configuration: configuration)
         let port = await alice.service.listeningPort
-        let flooder = try RawPeer(connectingTo: port, as: TestNetwork.identity(1_390, "flood"))
-        let bob = try RawPeer(connectingTo: port, as: TestNetwork.identity(1_391, "bob"))
-        flooder.sendHello()
-        bob.sendHello()
-        try #require(await waitUntil { alice.log.joined(flooder.identity.number) != nil && alice.log.joined(bob.identity.number) != nil })
+        let flooder = try RawPeer(connectingTo: port, seed: 1_390, "flood")
+        let bob = try RawPeer(connectingTo: port, seed: 1_391, "bob")
+        try await flooder.handshake()
+        try await bob.handshake()
+        try #require(await waitUntil { alice.log.joined(flooder.number) != nil && alice.log.joined(bob.number) != nil })
         let baseline = RoundTrips.median(await RoundTrips.measure(bob, count: 30))
 
         // Back-to-back public messages, each with its own id, for 2 s: about
         // 4 MB, more than loopback's socket buffers take, so the flooder
-        // ends up waiting on TCP.
-        let frames = (0..<20_000).map { index in Array(P2PFrameCodec.encode(flooder.frame(.publicMessage, content: "flood \(index)"))) }
-        let floodDescriptor = flooder.fd
+        // ends up waiting on TCP. Each is sealed as it is written, so the
+        // records the node sees have no gap in their nonces.
         let started = ContinuousClock.now
-        async let written = Self.flood(floodDescriptor, frames: frames, for: .seconds(2))
+        async let written = Self.flood(flooder, count: 20_000, for: .seconds(2))
         try await Task.sleep(for: .milliseconds(300))
         let during = RoundTrips.median(await RoundTrips.measure(bob, count: 30))
         let backlog = await alice.service.largestInputBacklogForTesting()
         let sent = await written
         let elapsed = ContinuousClock.now - started
-        let delivered = alice.log.events.count { if case .received(_, let from) = $0 { from == flooder.identity.number } else { false } }
+        let delivered = alice.log.events.count { if case .received(_, let from) = $0 { from == flooder.number } else { false } }
 
         // Far more was written than the budget lets through ...
         #expect(sent > 1_000, "the flooder wrote \(sent) frames")
@@ -56,31 +54,21 @@ import TestSupport
         await alice.service.stop()
     }
 
-    /// Writes `frames` in a loop, as fast as the socket takes them, for
-    /// `duration`; returns how many were written whole. On a thread of its
-    /// own, since it blocks in poll(2) when the socket is full.
-    private static func flood(_ fd: Int32, frames: [[UInt8]], for duration: Duration) async -> Int {
+    /// Writes `count` public messages in a loop, as fast as the socket
+    /// takes them, for `duration`; returns how many were written whole. On
+    /// a thread of its own, since it blocks in poll(2) when the socket is
+    /// full; the test awaits it, so the thread is the flooder's only user.
+    private static func flood(_ flooder: RawPeer, count: Int, for duration: Duration) async -> Int {
         await withCheckedContinuation { continuation in
             Thread {
                 let deadline = ContinuousClock.now + duration
-                var count = 0
-                outer: while ContinuousClock.now < deadline, count < frames.count {
-                    let frame = frames[count]
-                    var offset = 0
-                    while offset < frame.count {
-                        let written = frame[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-                        if written > 0 {
-                            offset += written
-                        } else if errno == EAGAIN, ContinuousClock.now < deadline {
-                            var entry = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-                            _ = poll(&entry, 1, 10)
-                        } else {
-                            break outer
-                        }
-                    }
-                    count += 1
+                var written = 0
+                while ContinuousClock.now < deadline, written < count {
+                    let record = flooder.seal(flooder.frame(.publicMessage, content: "flood \(written)"))
+                    guard flooder.writeAll(record, until: deadline) else { break }
+                    written += 1
                 }
-                continuation.resume(returning: count)
+                continuation.resume(returning: written)
             }.start()
         }
     }

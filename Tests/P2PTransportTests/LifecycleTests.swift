@@ -83,14 +83,21 @@ import TestSupport
         for node in [alice, bob, bob2] { await node.service.stop() }
     }
 
-    /// Someone else claims a linked peer's number (beacon and dial) while
-    /// the real peer still answers: the link stays and the claim is refused.
+    /// Another instance of a linked peer dials while the real one still
+    /// answers: the link stays and the claim is refused. In v2 only a
+    /// holder of Bob's key has his number (another key claiming it is
+    /// `SpoofingTests`), so the impostor is a second process with a copy
+    /// of Bob's key: held, never accepted, closed once Bob answers a ping.
     @Test func anotherInstanceCannotHijackALiveLink() async throws {
         let configuration = TestNetwork.configuration(discoveryPort: TestNetwork.discoveryPort())
         let (alice, bob) = try await linkedPair(configuration)
-        let impostor = try RawPeer(connectingTo: await alice.service.listeningPort, as: bob.identity)
-        impostor.sendHello()
+        let impostor = try RawPeer(connectingTo: await alice.service.listeningPort, seed: 42, "bob")
+        #expect(impostor.number == bob.number)
+        try impostor.sendMessage1()
+        try await impostor.awaitMessage2()
+        try impostor.sendMessage3()
         #expect(await waitUntil { impostor.isClosed })
+        #expect(impostor.frames.isEmpty, "never accepted")
         #expect(await waitUntil { await alice.service.counters().identityConflicts == 1 })
         #expect(!alice.log.events.contains { if case .peerLeft = $0 { true } else { false } })
         #expect(await alice.service.connectedPeers().first?.instanceId == bob.service.instanceId)

@@ -4,33 +4,41 @@ import Foundation
 import Testing
 import TestSupport
 
-/// Connections that open and then dawdle: a hello trickled byte by byte is
+/// Connections that open and then dawdle: a handshake trickled byte by byte is
 /// cut at the handshake deadline however busy it looks, and a crowd of 500
 /// half-open connections does not slow a linked peer down.
 @Suite struct SlowlorisTests {
-    @Test func aHelloTrickledByteByByteIsCutAtTheDeadline() async throws {
+    /// v1 trickled its hello line; in v2 the hello rides in message 3, so
+    /// the whole handshake is trickled: message 1, then (once message 2 is
+    /// in) message 3, one byte every 20 ms.
+    @Test func aHandshakeTrickledByteByByteIsCutAtTheDeadline() async throws {
         let configuration = TestNetwork.configuration(discoveryPort: TestNetwork.discoveryPort())
         let alice = try await TestNode.started(1_101, "alice", configuration: configuration)
-        let raw = try RawPeer(connectingTo: await alice.service.listeningPort, as: TestNetwork.identity(1_190, "snail"))
-        var hello = raw.frame(.hello)
-        hello.instanceId = raw.instanceId
-        hello.listenPort = 9
-        let bytes = Array(P2PFrameCodec.encode(hello).dropLast())
+        let raw = try RawPeer(connectingTo: await alice.service.listeningPort, seed: 1_190, "snail")
+        var bytes = try raw.message1()
+        var wroteMessage3 = false
         let opened = ContinuousClock.now
-        // One byte every 20 ms: always busy, never done (a hello is ~250 bytes).
+        // Always busy, never done (message 1 is 34 bytes, message 3 ~400).
         var sent = 0
-        while !raw.isClosed, sent < bytes.count, ContinuousClock.now - opened < .seconds(5) {
-            raw.send([bytes[sent]])
-            sent += 1
+        while !raw.isClosed, ContinuousClock.now - opened < .seconds(5) {
+            if sent < bytes.count {
+                raw.sendRaw([bytes[sent]])
+                sent += 1
+            } else if !wroteMessage3, !raw.receivedHandshakeMessages.isEmpty {
+                try await raw.awaitMessage2()
+                bytes += try raw.message3()
+                wroteMessage3 = true
+                continue
+            }
             try await Task.sleep(for: .milliseconds(20))
         }
         let lasted = ContinuousClock.now - opened
         #expect(raw.isClosed)
-        #expect(sent < bytes.count)
+        #expect(!(wroteMessage3 && sent == bytes.count), "the handshake was never all sent")
         // handshakeTimeout is 1 s in tests; ticks and a busy host add some.
         #expect(lasted >= .milliseconds(950) && lasted < .milliseconds(4_500), "cut after \(lasted)")
         #expect(await alice.service.counters().handshakeTimeout == 1)
-        #expect(alice.log.joined(raw.identity.number) == nil)
+        #expect(alice.log.joined(raw.number) == nil)
         await alice.service.stop()
     }
 
@@ -47,17 +55,18 @@ import TestSupport
         configuration.limits.connectionBurstPerAddress = 600
         let alice = try await TestNode.started(1_102, "alice", configuration: configuration)
         let port = await alice.service.listeningPort
-        let peer = try RawPeer(connectingTo: port, as: TestNetwork.identity(1_191, "bob"))
-        peer.sendHello()
-        try #require(await waitUntil { alice.log.joined(peer.identity.number) != nil })
+        let peer = try RawPeer(connectingTo: port, seed: 1_191, "bob")
+        try await peer.handshake()
+        try #require(await waitUntil { alice.log.joined(peer.number) != nil })
         let baseline = RoundTrips.median(await RoundTrips.measure(peer, count: 40))
 
         let crowd = ConnectionCrowd(count: 500, port: port)
-        // Each starts a hello and stops mid-way.
+        // Each starts a handshake and stops mid-way.
         let allIn = await waitUntil(within: .seconds(20)) { await alice.service.linkCountForTesting() == 501 }
         let (linkCount, counters) = (await alice.service.linkCountForTesting(), await alice.service.counters())
         #expect(allIn, "\(linkCount) links, \(counters)")
-        crowd.send("{\"version\":1,\"type\":\"hel")
+        // Half of message 1: a length of 32, then 16 of its bytes.
+        crowd.send([0x00, 0x20] + [UInt8](repeating: 0x42, count: 16))
         let during = RoundTrips.median(await RoundTrips.measure(peer, count: 40))
         #expect(await alice.service.linkCountForTesting() == 501)
         #expect(crowd.closedCount == 0)

@@ -4,8 +4,8 @@ import Foundation
 import Testing
 import TestSupport
 
-/// Claims to be someone else change nothing: the link a peer's hello bound,
-/// not a frame's fields or a datagram, says who is who.
+/// Claims to be someone else change nothing: the key a link's handshake
+/// verified, not a hello's or a frame's fields or a datagram, says who is who.
 @Suite struct SpoofingTests {
     /// Alice linked to Bob; Bob's link and announcement as Alice sees them.
     private func pair(_ alice: UInt64, _ bob: UInt64) async throws -> (TestNode, TestNode, Int) {
@@ -98,13 +98,24 @@ import TestSupport
         await bob.service.stop()
     }
 
-    @Test func aHelloWithALinkedPeersNumberIsRefusedWhileTheLinkAnswers() async throws {
+    /// v1 let any hello state Bob's number; in v2 a number is derived from
+    /// the key that signed the handshake, so a hello naming Bob's number
+    /// under another key is refused outright (no ping of Bob's link is
+    /// needed), and the claimant gets no acceptance record.
+    @Test func aHelloWithALinkedPeersNumberUnderAnotherKeyIsRefused() async throws {
         let (alice, bob, _) = try await pair(1_405, 1_406)
-        let raw = try RawPeer(connectingTo: await alice.service.listeningPort, as: TestNetwork.identity(1_406, "mallory"))
-        raw.sendHello()
+        let raw = try RawPeer(connectingTo: await alice.service.listeningPort, seed: 1_491, "mallory")
+        var claim = raw.hello()
+        claim.senderNumber = bob.number
+        claim.senderNickname = "bob"
+        try raw.sendMessage1()
+        try await raw.awaitMessage2()
+        try raw.sendMessage3(hello: claim)
         #expect(await waitUntil { raw.isClosed })
-        #expect(raw.frames.isEmpty)   // never answered with a hello
-        #expect(await alice.service.counters().identityConflicts == 1)
+        #expect(raw.frames.isEmpty)   // never accepted
+        #expect(await alice.service.counters().claimedNumbers == 1)
+        #expect(await alice.service.counters().identityConflicts == 0)
+        #expect(alice.log.joined(raw.number) == nil)
         #expect(await exchange(alice, bob, "still bob"))
         #expect(await bobIsIntact(alice, bob))
         await alice.service.stop()
@@ -113,9 +124,9 @@ import TestSupport
 
     @Test func aFrameInAnotherPeersNameCutsTheLinkAndIsNotDelivered() async throws {
         let (alice, bob, _) = try await pair(1_407, 1_408)
-        let raw = try RawPeer(connectingTo: await alice.service.listeningPort, as: TestNetwork.identity(1_490, "mallory"))
-        raw.sendHello()
-        try #require(await waitUntil { alice.log.joined(raw.identity.number) != nil })
+        let raw = try RawPeer(connectingTo: await alice.service.listeningPort, seed: 1_490, "mallory")
+        try await raw.handshake()
+        try #require(await waitUntil { alice.log.joined(raw.number) != nil })
         raw.send(raw.frame(.publicMessage, content: "I am bob", sender: bob.number))
         var direct = raw.frame(.directMessage, content: "me too", sender: bob.number)
         direct.targetNumber = alice.number
