@@ -16,11 +16,10 @@ public struct TransportCounters: Hashable, Sendable, Codable {
 
     /// Frames whose `senderNumber` was not the link's identity; the link is cut.
     public var spoofed = 0
-    /// Lines that were not a valid frame; a few are tolerated per link.
+    /// Records whose frame was not valid (a few are tolerated per link), and
+    /// record lengths under 16 bytes after the handshake (the link is cut).
     public var malformed = 0
-    /// Lines over 64 KiB; the link is cut.
-    public var overlong = 0
-    /// Links that did not finish the hello in time.
+    /// Links that did not finish the handshake in time.
     public var handshakeTimeout = 0
     /// Links whose hello (inside the verified identity payload) was not a
     /// valid hello, or whose first record was a frame before acceptance.
