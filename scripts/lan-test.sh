@@ -26,7 +26,8 @@ usage() {
     cat <<'EOF'
 OVERVIEW: run lanchat nodes on a virtual LAN of network namespaces and
 check discovery, fan-out, DM privacy, leave/crash, durability, partition,
-packet loss and a stopped consumer.
+packet loss, a stopped consumer, two private groups, clocks an hour apart,
+a sender killed again and again, a full disk and a flooding peer.
 
 USAGE: scripts/lan-test.sh [options]
 
@@ -35,6 +36,7 @@ OPTIONS:
   --quick           3 hosts, every scenario with smaller bursts (what CI runs)
   --only LIST       comma-separated scenarios: discovery, fanout, dm-privacy,
                     leave-crash, durability, partition, loss, slow-consumer,
+                    two-groups, clock-skew, killed-sender, disk-full, flood,
                     and backlog (opt-in: 2500 missed messages to catch up)
                     (discovery always runs: it builds the mesh the others use)
   --beacon-interval S
@@ -44,7 +46,8 @@ OPTIONS:
   --cleanup         remove namespaces and processes left by earlier runs
   -h, --help        show this help
 
-Needs root, iproute2 (ip netns), nftables, sqlite3 and python3; installs the
+Needs root, iproute2 (ip netns), nftables, sqlite3, python3 and faketime
+(libfaketime, for clock-skew); installs the
 missing ones with apt-get when it can. Prints "skipped: ..." and exits 0
 when this machine cannot create network namespaces.
 EOF
@@ -70,6 +73,15 @@ run_is_live() {
     [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && grep -q lan-test "/proc/$pid/cmdline" 2>/dev/null
 }
 
+# The disk-full scenario mounts a small tmpfs under the work directory and
+# unmounts it itself; this catches what an interrupted run left mounted.
+unmount_under() {
+    local mnt
+    for mnt in $(awk -v dir="$1/" 'index($2, dir) == 1 {print $2}' /proc/self/mounts | sort -r); do
+        umount -l "$mnt" 2>/dev/null || true
+    done
+}
+
 cleanup_stale() {
     local ns run dir f removed=0 busy=0
     for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep -E "^${PREFIX}[0-9a-f]{4}-(sw|h[0-9]+)\$" || true); do
@@ -80,7 +92,7 @@ cleanup_stale() {
     for dir in /tmp/lanchat-lan-????.*; do
         [ -d "$dir" ] || continue
         run=${dir#/tmp/lanchat-lan-}; run=${run%%.*}
-        run_is_live "$run" || rm -rf "$dir"
+        run_is_live "$run" || { unmount_under "$dir"; rm -rf "$dir"; }
     done
     for f in "$STATE"/*.pid; do
         [ -e "$f" ] || continue
@@ -121,6 +133,7 @@ command -v ip >/dev/null || missing+=(iproute2)
 command -v nft >/dev/null || missing+=(nftables)
 command -v sqlite3 >/dev/null || missing+=(sqlite3)
 command -v python3 >/dev/null || missing+=(python3)
+ls /usr/lib/*/faketime/libfaketime.so.1 >/dev/null 2>&1 || missing+=(faketime)
 if [ ${#missing[@]} -gt 0 ] && [ $CLEANUP = 0 ]; then
     if command -v apt-get >/dev/null; then
         say "installing ${missing[*]}"
@@ -151,6 +164,7 @@ on_exit() {
     local status=$?
     trap - EXIT INT TERM
     for ns in $(ns_of_run "$RUN"); do remove_ns "$ns"; done
+    unmount_under "$WORK"
     rm -f "$STATE/$RUN.pid"
     if [ -n "$KEEP" ]; then
         mkdir -p "$KEEP" && cp -a "$WORK/." "$KEEP/" && say "logs kept in $KEEP"

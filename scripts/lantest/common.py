@@ -1,5 +1,6 @@
 """Constants and helpers every part of the harness shares."""
 
+import glob
 import os
 import subprocess
 import time
@@ -19,8 +20,11 @@ DEAD = max(1.0, 3 * BEACON)  # the nodes' dead-peer timeout
 LOSS_ONE_IN = 5              # loss scenario: drop one packet in 5 (20%) each way in
 DIRECT_TYPES = ("dmRequest", "directMessage", "dmAccept", "dmDecline", "ack")
 ALL_SCENARIOS = ["discovery", "fanout", "dm-privacy", "leave-crash", "durability",
-                 "partition", "loss", "slow-consumer"]
+                 "partition", "loss", "slow-consumer",
+                 "two-groups", "clock-skew", "killed-sender", "disk-full", "flood"]
 QUICK_SCENARIOS = ALL_SCENARIOS     # with 3 hosts and smaller bursts they take ~25 s
+# libfaketime (Debian package faketime), for nodes with a skewed clock.
+FAKETIME_LIB = next(iter(sorted(glob.glob("/usr/lib/*/faketime/libfaketime.so.1"))), "")
 EXTRA_SCENARIOS = ["backlog"]       # only with --only: known to fail (see the scenario)
 
 

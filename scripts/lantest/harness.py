@@ -19,6 +19,7 @@ class Harness:
         self.lan = Lan(args.prefix, args.run_id, args.hosts)
         self.nodes = []           # the --json nodes, one per host
         self.bots = []            # bots that are running
+        self.extras = []          # a scenario's own nodes (private groups), stopped when it ends
         self.results = []         # (scenario, ok, figure, detail)
 
     # ---- setup ----------------------------------------------------------
@@ -146,12 +147,44 @@ class Harness:
                 self.record(name, False, "", str(failure))
             except Exception as error:  # a harness error fails the scenario, not the run
                 self.record(name, False, "", f"harness error: {error!r}")
+            finally:
+                self.retire()
             log(f"    ({time.monotonic() - started:.1f} s)")
             if name == "discovery" and not self.results[-1][1]:
                 log("no mesh: the other scenarios cannot run")
                 break
 
+    # ---- a scenario's own nodes -----------------------------------------
+
+    def secret_file(self, group):
+        """A group secret file (mode 0600) for --secret-file / LANCHAT_SECRET_FILE."""
+        path = os.path.join(self.work, "secrets", group)
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        with open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as f:
+            f.write(f"{group} {os.urandom(16).hex()}\n")
+        return path
+
+    def group_node(self, host, name, secret, kind="json", extra=(), via_env=False, clock=None):
+        """A node of a private group (its own secret): it links to nothing of
+        the shared mesh, so a scenario's faults touch only its own nodes.
+        Stopped by retire() (run() calls it when the scenario ends)."""
+        if via_env:
+            node = Node(self.lan, self.work, host, name, kind=kind, extra=extra,
+                        env={"LANCHAT_SECRET_FILE": secret}, clock=clock)
+        else:
+            node = Node(self.lan, self.work, host, name, kind=kind,
+                        extra=list(extra) + ["--secret-file", secret], clock=clock)
+        self.extras.append(node)
+        return node
+
+    def retire(self):
+        """Stops every node a scenario made for itself."""
+        for node in self.extras:
+            node.stop()
+        self.extras = []
+
     def shutdown(self):
+        self.retire()
         for node in self.nodes + self.bots + [getattr(self, "echo", None)]:
             if node is None:
                 continue

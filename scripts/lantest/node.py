@@ -8,7 +8,7 @@ import subprocess
 import threading
 import time
 
-from .common import BEACON, Failure, norm, wait_until
+from .common import BEACON, FAKETIME_LIB, Failure, norm, wait_until
 
 
 class Proc:
@@ -111,8 +111,10 @@ class Proc:
 class Node:
     """A lanchat node on a host: its data directory outlives its processes."""
 
-    def __init__(self, lan, work, host, name, kind="json", extra=()):
+    def __init__(self, lan, work, host, name, kind="json", extra=(), env=None, clock=None):
         self.lan, self.host, self.name, self.kind, self.extra = lan, host, name, kind, list(extra)
+        self.env = dict(env or {})   # added to the process's environment
+        self.clock = clock           # a libfaketime offset such as "+1h", or None
         self.data = os.path.join(work, "data", name)
         self.logs = os.path.join(work, "logs")
         os.makedirs(self.logs, exist_ok=True)
@@ -129,11 +131,61 @@ class Node:
 
     def start(self, binary):
         mode = ["--json"] if self.kind == "json" else ["bot", self.kind]
-        argv = (["ip", "netns", "exec", self.lan.host(self.host), binary] + mode + self.extra +
+        argv = (["ip", "netns", "exec", self.lan.host(self.host)] + self.launcher() + [binary] + mode + self.extra +
                 ["--nick", self.name, "--data-dir", self.data, "--beacon-interval", f"{BEACON:g}",
                  "--log-level", "notice"])
         self.procs.append(Proc(self, argv, self.logs, len(self.procs) + 1))
         return self.proc
+
+    def launcher(self):
+        """What runs before the binary: `env` with this node's variables and,
+        for a skewed clock, libfaketime. libfaketime that starts inside the
+        Swift process itself sets a variable, which moves `environ` and
+        leaves Swift's CommandLine.arguments empty; loaded into a first
+        `env` it sets that variable there, and the node inherits it. The
+        shared memory it makes is named after the pid (exec keeps it) and
+        removed by forget_clock()."""
+        prefix = ["env"] + [f"{k}={v}" for k, v in self.env.items()]
+        if self.clock is None:
+            return prefix if self.env else []
+        return prefix + [f"FAKETIME={self.clock}", "DONT_FAKE_MONOTONIC=1", f"LD_PRELOAD={FAKETIME_LIB}", "env"]
+
+    def forget_clock(self):
+        """Removes the shared memory libfaketime made for ended processes."""
+        if self.clock is None:
+            return
+        for proc in self.procs:
+            if proc.alive():
+                continue
+            for path in (f"/dev/shm/faketime_shm_{proc.pid}", f"/dev/shm/sem.faketime_sem_{proc.pid}"):
+                try:
+                    os.unlink(path)
+                except OSError:
+                    pass
+
+    def rss_kib(self):
+        """The running process's resident set (VmRSS), in KiB."""
+        with open(f"/proc/{self.proc.pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+        raise Failure(f"{self.name}: no VmRSS in /proc/{self.proc.pid}/status")
+
+    def stop(self, timeout=10):
+        """Asks the process to quit (SIGTERM: a clean leave) and reaps it."""
+        if self.procs and self.proc.alive():
+            try:
+                os.kill(self.proc.pid, signal.SIGCONT)
+                self.proc.popen.terminate()
+                self.proc.popen.wait(timeout=timeout)
+            except ProcessLookupError:
+                pass
+            except subprocess.TimeoutExpired:
+                self.proc.popen.kill()
+                self.proc.popen.wait()
+        if self.procs:
+            self.proc.close_files()
+        self.forget_clock()
 
     def wait_ready(self, timeout=30):
         if self.kind == "json":
@@ -164,6 +216,7 @@ class Node:
         """kill -9, then reap it."""
         self.signal(signal.SIGKILL)
         self.proc.popen.wait(timeout=10)
+        self.forget_clock()
 
     def stats(self):
         return self.proc.call({"cmd": "stats"})
