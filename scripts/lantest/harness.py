@@ -2,6 +2,7 @@
 scenarios (methods named scenario_<name>) and tears everything down."""
 
 import os
+import random
 import signal
 import subprocess
 import time
@@ -164,18 +165,28 @@ class Harness:
             f.write(f"{group} {os.urandom(16).hex()}\n")
         return path
 
-    def group_node(self, host, name, secret, kind="json", extra=(), via_env=False, clock=None):
-        """A node of a private group (its own secret): it links to nothing of
-        the shared mesh, so a scenario's faults touch only its own nodes.
-        Stopped by retire() (run() calls it when the scenario ends)."""
+    def group_node(self, host, name, secret, kind="json", extra=(), via_env=False, clock=None, skip=(), port=None):
+        """A node of a private group (its own secret), stopped by retire()
+        (run() calls it when the scenario ends). With `port` (a discovery
+        port of the scenario's own, see private_port) it does not even hear
+        the shared mesh, so a scenario's faults and counts touch only its
+        own nodes whatever the secrets do."""
+        extra = list(extra) + (["--discovery-port", str(port)] if port else [])
         if via_env:
             node = Node(self.lan, self.work, host, name, kind=kind, extra=extra,
-                        env={"LANCHAT_SECRET_FILE": secret}, clock=clock)
+                        env={"LANCHAT_SECRET_FILE": secret}, clock=clock, skip=skip)
         else:
             node = Node(self.lan, self.work, host, name, kind=kind,
-                        extra=list(extra) + ["--secret-file", secret], clock=clock)
+                        extra=extra + ["--secret-file", secret], clock=clock, skip=skip)
         self.extras.append(node)
         return node
+
+    def private_port(self):
+        """A discovery port for one scenario's nodes (20000-29999, not the mesh's)."""
+        self.ports_used = getattr(self, "ports_used", set())
+        port = random.choice([p for p in range(20000, 30000) if p not in self.ports_used])
+        self.ports_used.add(port)
+        return port
 
     def retire(self):
         """Stops every node a scenario made for itself."""

@@ -28,6 +28,7 @@ class Proc:
         self.messages = {}        # normalized id -> [(t, event)]
         self.delivery = {}        # normalized id -> (t, state) of the latest
         self.ready = None
+        self.skipped = 0          # lines matching node.skip
         self.seq = 0
         self.started_at = time.monotonic()
         json_mode = node.kind == "json"
@@ -41,7 +42,11 @@ class Proc:
             self.reader.start()
 
     def _read(self):
+        skip = self.node.skip
         for line in self.popen.stdout:
+            if skip and any(marker in line for marker in skip):
+                self.skipped += 1     # a flood: counted, not kept
+                continue
             t = time.monotonic()
             self.log.write(f"{t:.3f} {line}")
             try:
@@ -111,8 +116,9 @@ class Proc:
 class Node:
     """A lanchat node on a host: its data directory outlives its processes."""
 
-    def __init__(self, lan, work, host, name, kind="json", extra=(), env=None, clock=None):
+    def __init__(self, lan, work, host, name, kind="json", extra=(), env=None, clock=None, skip=()):
         self.lan, self.host, self.name, self.kind, self.extra = lan, host, name, kind, list(extra)
+        self.skip = tuple(skip)      # output lines containing one of these are only counted
         self.env = dict(env or {})   # added to the process's environment
         self.clock = clock           # a libfaketime offset such as "+1h", or None
         self.data = os.path.join(work, "data", name)
@@ -132,8 +138,8 @@ class Node:
     def start(self, binary):
         mode = ["--json"] if self.kind == "json" else ["bot", self.kind]
         argv = (["ip", "netns", "exec", self.lan.host(self.host)] + self.launcher() + [binary] + mode + self.extra +
-                ["--nick", self.name, "--data-dir", self.data, "--beacon-interval", f"{BEACON:g}",
-                 "--log-level", "notice"])
+                ["--nick", self.name, "--beacon-interval", f"{BEACON:g}", "--log-level", "notice"] +
+                ([] if "--in-memory" in self.extra else ["--data-dir", self.data]))
         self.procs.append(Proc(self, argv, self.logs, len(self.procs) + 1))
         return self.proc
 

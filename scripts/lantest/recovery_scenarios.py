@@ -18,9 +18,10 @@ class RecoveryScenarios:
         if not FAKETIME_LIB:
             raise Failure("libfaketime is not installed (apt-get install faketime)")
         secret = self.secret_file("skew")
-        fast = self.group_node(1, "fast", secret, clock="+1h")
-        slow = self.group_node(2, "slow", secret, clock="-1h")
-        plain = self.group_node(self.lan.hosts, "plain", secret)
+        port = self.private_port()
+        fast = self.group_node(1, "fast", secret, clock="+1h", port=port)
+        slow = self.group_node(2, "slow", secret, clock="-1h", port=port)
+        plain = self.group_node(self.lan.hosts, "plain", secret, port=port)
         group = [fast, slow, plain]
         for node in group:
             node.start(self.binary)
@@ -96,8 +97,9 @@ class RecoveryScenarios:
         random points, again and again. Afterwards every DM its history shows
         as its own reaches the peer exactly once: none stranded."""
         secret = self.secret_file("killed")
-        sender = self.group_node(1, "ks", secret)
-        peer = self.group_node(2, "kp", secret)
+        port = self.private_port()
+        sender = self.group_node(1, "ks", secret, port=port)
+        peer = self.group_node(2, "kp", secret, port=port)
         for node in (sender, peer):
             node.start(self.binary)
             node.wait_ready()
