@@ -21,11 +21,11 @@ class GroupScenarios:
         a = [self.group_node(1, "ga1", secret_a), self.group_node(hosts, "ga2", secret_a, via_env=True)]
         b = [self.group_node(2, "gb1", secret_b, via_env=True), self.group_node(hosts, "gb2", secret_b)]
         mesh_marks = {n.name: len(n.proc.joined) for n in self.nodes}
+        t0 = time.monotonic()
         for node in a + b:
             node.start(self.binary)
         for node in a + b:
             node.wait_ready()
-        t0 = time.monotonic()
         self.wait_mesh(timeout=20, among=a)
         self.wait_mesh(timeout=20, among=b)
         linked = time.monotonic() - t0
@@ -94,6 +94,6 @@ class GroupScenarios:
         if leaks:
             raise Failure("; ".join(leaks[:4]))
         foreign = sum(n.stats()["transport"].get("foreignBeacons", 0) for n in a + b)
-        return (f"groups of 2+2 linked in {linked:.2f} s beside the {len(self.live())}-node mesh; 0 cross links over "
+        return (f"groups of 2+2 linked {linked:.2f} s after their start beside the {len(self.live())}-node mesh; 0 cross links over "
                 f"{DEAD + 1:g} s quiet + traffic ({foreign} foreign beacons dropped); {len(a_ids)}+{len(b_ids)} msgs "
                 f"each only in its group; a DM across refused")

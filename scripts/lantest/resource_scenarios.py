@@ -13,6 +13,7 @@ class ResourceScenarios:
     """Mixed into the harness; each method returns its figure or raises Failure."""
 
     DISK_MIB = 4           # the receiver's tmpfs
+    STUCK_SECONDS = 20     # disk-full fails once the receiver gains nothing for this long (DM retry backoff: 1, 2, 4, 8, 16 s)
     FLOOD_SECONDS = 10     # 30 in a full run
     ROUND_TRIP_LIMIT = 10  # seconds, for each DM round trip during the flood
     RSS_MARGIN_MIB = 32    # flood bound: peak RSS < 2 x the start + this
@@ -75,14 +76,20 @@ class ResourceScenarios:
                           f"{full_dms} DMs stored): the scenario tests nothing")
         os.unlink(filler)
         t0 = time.monotonic()
-        try:
-            wait_until(f"{receiver.name} to hold every message once space is back", 45,
-                       lambda: held() == (len(public), len(dms)), interval=0.25)
-        except Failure:
-            got_public, got_dms = held()
+        progress = [None, t0]
+
+        def done_or_stuck():
+            now = held()
+            if now != progress[0]:
+                progress[:] = [now, time.monotonic()]
+            return now == (len(public), len(dms)) or time.monotonic() - progress[1] > self.STUCK_SECONDS
+        wait_until(f"{receiver.name} to hold every message once space is back", 60, done_or_stuck, interval=0.25)
+        got_public, got_dms = held()
+        if (got_public, got_dms) != (len(public), len(dms)):
             raise Failure(f"after freeing the disk {receiver.name} holds {got_public} of {len(public)} public messages "
-                          f"and {got_dms} of {len(dms)} DMs 45 s later ({full_public} and {full_dms} stored while full; "
-                          f"storage events {storage_events()}); no restart")
+                          f"and {got_dms} of {len(dms)} DMs, and gained none for {self.STUCK_SECONDS} s "
+                          f"({full_public} and {full_dms} stored while full; storage events: "
+                          f"{', '.join('ok' if e['ok'] else 'failed' for e in storage_events())}); no restart")
         took = time.monotonic() - t0
         problems = []
         stored_public = id_counts(receiver, "public")
