@@ -131,11 +131,14 @@ class ResourceScenarios:
             node.start(self.binary)
             node.wait_ready()
         self.wait_mesh(timeout=20, among=[receiver, echo])
-        rtts, samples, t0 = [], [], None
+        rtts, samples, t0, before = [], [], None, 0
+
+        lags = []   # how late the node's own event for a DM came after the command's answer
 
         def round_trip(i, limit):
             t = time.monotonic()
-            receiver.proc.call({"cmd": "dm", "to": echo.number, "text": f"ping {i}"}, timeout=limit)
+            mid = norm(receiver.proc.call({"cmd": "dm", "to": echo.number, "text": f"ping {i}"}, timeout=limit)["id"])
+            answered_at = time.monotonic()
 
             def answered():
                 with receiver.proc.cond:
@@ -143,11 +146,27 @@ class ResourceScenarios:
             try:
                 wait_until(f"the echo of ping {i}", max(0.1, limit - (time.monotonic() - t)), answered, interval=0.01)
             except Failure:
-                since = f", {time.monotonic() - t0:.1f} s into the flood" if t0 else ""
-                raise Failure(f"DM round trip {i} to the echo bot not done within {limit:g} s{since} (earlier: "
-                              f"{', '.join(f'{r * 1000:.0f}' for r in rtts)} ms; RSS so far "
-                              f"{', '.join(f'{k / 1024:.0f}' for k in samples)} MiB)")
+                raise Failure(f"DM round trip {i} to the echo bot not done within {limit:g} s" + flood_state(mid, answered_at))
             rtts.append(time.monotonic() - t)
+            lags.append(receiver.proc.messages[mid][0][0] - answered_at)
+
+        def flood_state(mid, answered_at):
+            """What the receiver read and said, for a failure."""
+            text = f", {time.monotonic() - t0:.1f} s into the flood" if t0 else ""
+            try:
+                got = receiver.proc.call({"cmd": "stats"}, timeout=5)["receivedByType"].get("publicMessage", 0)
+                text += f"; it read {got - before} flood msgs, its event stream carried {receiver.proc.skipped} of them"
+            except Failure:
+                pass
+            with receiver.proc.cond:
+                own = receiver.proc.messages.get(mid)
+                delivered = receiver.proc.delivery.get(mid)
+            text += (f"; the event for the ping itself came {own[0][0] - answered_at:.1f} s after the command's answer"
+                     if own else f"; no event for the ping itself {time.monotonic() - answered_at:.1f} s after the command's answer")
+            if delivered:
+                text += f", last delivery state {delivered[1]}"
+            return (text + f" (earlier round trips {', '.join(f'{r * 1000:.0f}' for r in rtts)} ms; RSS "
+                    f"{', '.join(f'{k / 1024:.0f}' for k in samples)} MiB)")
         round_trip(0, 10)
         start_kib = max(receiver.rss_kib() for _ in range(3))
         before = receiver.stats()["receivedByType"].get("publicMessage", 0)
@@ -176,7 +195,8 @@ class ResourceScenarios:
         figure = (f"a chatter bot flooding: {got} msgs reached an --in-memory node in {flood_s:.1f} s "
                   f"({got / flood_s:.0f}/s): its RSS {start_kib / 1024:.0f} MiB at start, peak {peak / 1024:.0f}, end "
                   f"{end_kib / 1024:.0f} (bound {bound / 1024:.0f} = 2x start + {self.RSS_MARGIN_MIB}); "
-                  f"{len(rtts) - 1} DM round trips meanwhile, max {max(rtts[1:]) * 1000:.0f} ms")
+                  f"{len(rtts) - 1} DM round trips meanwhile, max {max(rtts[1:]) * 1000:.0f} ms (event stream up to "
+                  f"{max(lags):.2f} s behind the command answers)")
         log(f"  receiver's flood lines (message events) {receiver.proc.skipped}")
         if got < 1000:
             raise Failure(f"the flood was too thin to test anything ({load_average()}): {figure}")
