@@ -82,6 +82,19 @@ unmount_under() {
     done
 }
 
+# libfaketime (clock-skew) keeps a shared-memory pair per process, named
+# after its pid; the driver removes them, this catches those of processes
+# that are gone when the driver could not.
+forget_fake_clocks() {
+    local f pid
+    for f in /dev/shm/faketime_shm_* /dev/shm/sem.faketime_sem_*; do
+        [ -e "$f" ] || continue
+        pid=${f##*_}
+        [[ $pid =~ ^[0-9]+$ ]] && ! kill -0 "$pid" 2>/dev/null && rm -f "$f"
+    done
+    return 0
+}
+
 cleanup_stale() {
     local ns run dir f removed=0 busy=0
     for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep -E "^${PREFIX}[0-9a-f]{4}-(sw|h[0-9]+)\$" || true); do
@@ -99,6 +112,7 @@ cleanup_stale() {
         run=$(basename "$f" .pid)
         run_is_live "$run" || rm -f "$f"
     done
+    forget_fake_clocks
     echo "lan-test.sh: removed $removed stale namespace(s)$([ $busy -gt 0 ] && echo ", left $busy of a live run" || true)"
 }
 
@@ -165,6 +179,7 @@ on_exit() {
     trap - EXIT INT TERM
     for ns in $(ns_of_run "$RUN"); do remove_ns "$ns"; done
     unmount_under "$WORK"
+    forget_fake_clocks
     rm -f "$STATE/$RUN.pid"
     if [ -n "$KEEP" ]; then
         mkdir -p "$KEEP" && cp -a "$WORK/." "$KEEP/" && say "logs kept in $KEEP"
