@@ -9,8 +9,9 @@ harness    setup, full-mesh waits, running scenarios, teardown
 mesh_scenarios, fault_scenarios   the scenarios, one method each
 group_scenarios      two private groups (secrets) beside the shared mesh, same port
 recovery_scenarios   clocks an hour apart (libfaketime), a sender killed again and again
-resource_scenarios   a full disk (tmpfs data dir), a flooding peer (RSS, DM round trips)
-                     (these three run nodes of their own, stopped when the scenario
+resource_scenarios   a full disk (tmpfs data dir)
+flood_scenario       a flooding peer (RSS, DM round trips)
+                     (these four run nodes of their own, stopped when the scenario
                      ends; recovery and resource nodes also use a discovery port
                      of their own, so they never meet the shared mesh)
 """

@@ -24,6 +24,7 @@ import time
 
 from lantest.common import ALL_SCENARIOS, BEACON, DEAD, EXTRA_SCENARIOS, LOG_FILES, QUICK_SCENARIOS, load_average, log, neighbour_table
 from lantest.fault_scenarios import FaultScenarios
+from lantest.flood_scenario import FloodScenario
 from lantest.group_scenarios import GroupScenarios
 from lantest.recovery_scenarios import RecoveryScenarios
 from lantest.resource_scenarios import ResourceScenarios
@@ -31,7 +32,7 @@ from lantest.harness import Harness
 from lantest.mesh_scenarios import MeshScenarios
 
 
-class Suite(MeshScenarios, FaultScenarios, GroupScenarios, RecoveryScenarios, ResourceScenarios, Harness):
+class Suite(MeshScenarios, FaultScenarios, GroupScenarios, RecoveryScenarios, ResourceScenarios, FloodScenario, Harness):
     """The harness with every scenario."""
 
 

@@ -1,4 +1,4 @@
-"""Resources: a full disk, a flooding peer."""
+"""Resources: a full disk (the flood is in flood_scenario.py)."""
 
 import errno
 import os
@@ -14,9 +14,6 @@ class ResourceScenarios:
 
     DISK_MIB = 4           # the receiver's tmpfs
     STUCK_SECONDS = 20     # disk-full fails once the receiver gains nothing for this long (DM retry backoff: 1, 2, 4, 8, 16 s)
-    FLOOD_SECONDS = 10     # 30 in a full run
-    ROUND_TRIP_LIMIT = 10  # seconds, for each DM round trip during the flood
-    RSS_MARGIN_MIB = 32    # flood bound: peak RSS < 2 x the start + this
 
     def scenario_disk_full(self):
         """The receiver's data dir is a small tmpfs. Fill it; two peers send
@@ -117,92 +114,6 @@ class ResourceScenarios:
         return (f"{self.DISK_MIB} MiB tmpfs filled; {len(public)} public + {len(dms)} DMs sent: {full_public} + "
                 f"{full_dms} stored while full (storage events: {', '.join('ok' if e['ok'] else 'failed' for e in storage)}); space "
                 f"freed: all stored once {took:.2f} s later, no restart; integrity ok")
-
-    def scenario_flood(self):
-        """A chatter bot floods public messages at its top rate for ~10 s at
-        an --in-memory node, while that node DMs an echo bot: its RSS stays under 2 x the start + RSS_MARGIN_MIB, and every
-        DM round trip during the flood completes within ROUND_TRIP_LIMIT."""
-        secret = self.secret_file("flood")
-        port = self.private_port()
-        receiver = self.group_node(1, "flr", secret, extra=["--in-memory"],
-                                   skip=('"text":"chatter ', '"event":"unread"'), port=port)
-        echo = self.group_node(2, "fle", secret, kind="echo", extra=["--in-memory"], port=port)
-        for node in (receiver, echo):
-            node.start(self.binary)
-            node.wait_ready()
-        self.wait_mesh(timeout=20, among=[receiver, echo])
-        rtts, samples, t0, before = [], [], None, 0
-
-        lags = []   # how late the node's own event for a DM came after the command's answer
-
-        def round_trip(i, limit):
-            t = time.monotonic()
-            mid = norm(receiver.proc.call({"cmd": "dm", "to": echo.number, "text": f"ping {i}"}, timeout=limit)["id"])
-            answered_at = time.monotonic()
-
-            def answered():
-                with receiver.proc.cond:
-                    return any(evs[0][1]["text"] == f"echo: ping {i}" for evs in receiver.proc.messages.values())
-            try:
-                wait_until(f"the echo of ping {i}", max(0.1, limit - (time.monotonic() - t)), answered, interval=0.01)
-            except Failure:
-                raise Failure(f"DM round trip {i} to the echo bot not done within {limit:g} s" + flood_state(mid, answered_at))
-            rtts.append(time.monotonic() - t)
-            lags.append(receiver.proc.messages[mid][0][0] - answered_at)
-
-        def flood_state(mid, answered_at):
-            """What the receiver read and said, for a failure."""
-            text = f", {time.monotonic() - t0:.1f} s into the flood" if t0 else ""
-            try:
-                got = receiver.proc.call({"cmd": "stats"}, timeout=5)["receivedByType"].get("publicMessage", 0)
-                text += f"; it read {got - before} flood msgs, its event stream carried {receiver.proc.skipped} of them"
-            except Failure:
-                pass
-            with receiver.proc.cond:
-                own = receiver.proc.messages.get(mid)
-                delivered = receiver.proc.delivery.get(mid)
-            text += (f"; the event for the ping itself came {own[0][0] - answered_at:.1f} s after the command's answer"
-                     if own else f"; no event for the ping itself {time.monotonic() - answered_at:.1f} s after the command's answer")
-            if delivered:
-                text += f", last delivery state {delivered[1]}"
-            return (text + f" (earlier round trips {', '.join(f'{r * 1000:.0f}' for r in rtts)} ms; RSS "
-                    f"{', '.join(f'{k / 1024:.0f}' for k in samples)} MiB)")
-        round_trip(0, 10)
-        start_kib = max(receiver.rss_kib() for _ in range(3))
-        before = receiver.stats()["receivedByType"].get("publicMessage", 0)
-        # One flooder: every member processes every flood message (3 nodes
-        # here), and the link's frame budget (PeerLimits: 1,000 frames/s)
-        # caps one peer anyway; more flooders only share the two cores.
-        flooder = self.group_node(self.lan.hosts, "flf", secret, kind="chatter",
-                                  extra=["--in-memory", "--rate", "10000"], port=port)
-        flooder.start(self.binary)
-        flooder.wait_ready()
-        t0 = time.monotonic()
-        samples.append(start_kib)
-        i = 0
-        try:
-            while time.monotonic() - t0 < (self.FLOOD_SECONDS if self.args.quick else 3 * self.FLOOD_SECONDS):
-                i += 1
-                round_trip(i, self.ROUND_TRIP_LIMIT)
-                samples.append(receiver.rss_kib())
-        finally:
-            flooder.stop()
-        flood_s = time.monotonic() - t0
-        got = receiver.stats()["receivedByType"].get("publicMessage", 0) - before
-        end_kib = receiver.rss_kib()
-        peak = max(samples + [end_kib])
-        bound = 2 * start_kib + self.RSS_MARGIN_MIB * 1024
-        figure = (f"a chatter bot flooding: {got} msgs reached an --in-memory node in {flood_s:.1f} s "
-                  f"({got / flood_s:.0f}/s): its RSS {start_kib / 1024:.0f} MiB at start, peak {peak / 1024:.0f}, end "
-                  f"{end_kib / 1024:.0f} (bound {bound / 1024:.0f} = 2x start + {self.RSS_MARGIN_MIB}); "
-                  f"{len(rtts) - 1} DM round trips meanwhile, max {max(rtts[1:]) * 1000:.0f} ms (event stream up to "
-                  f"{max(lags):.2f} s behind the command answers)")
-        log(f"  receiver's flood lines (message events) {receiver.proc.skipped}")
-        if got < 1000:
-            raise Failure(f"the flood was too thin to test anything ({load_average()}): {figure}")
-        if peak > bound:
-            raise Failure(f"RSS over the bound: {figure}")
-        return figure
 
 
 def fill(path):
