@@ -12,6 +12,6 @@ recovery_scenarios   clocks an hour apart (libfaketime), a sender killed again a
 resource_scenarios   a full disk (tmpfs data dir)
 flood_scenario       a flooding peer (RSS, DM round trips)
                      (these four run nodes of their own, stopped when the scenario
-                     ends; recovery and resource nodes also use a discovery port
+                     ends; all but two-groups also use a discovery port
                      of their own, so they never meet the shared mesh)
 """
