@@ -46,8 +46,8 @@ OPTIONS:
   --cleanup         remove namespaces and processes left by earlier runs
   -h, --help        show this help
 
-Needs root, iproute2 (ip netns), nftables, sqlite3, python3 and faketime
-(libfaketime, for clock-skew); installs the
+Needs root, iproute2 (ip netns), nftables, sqlite3, python3 and a C compiler
+(clock-skew builds a small LD_PRELOAD library that shifts wall clocks); installs the
 missing ones with apt-get when it can. Prints "skipped: ..." and exits 0
 when this machine cannot create network namespaces.
 EOF
@@ -82,19 +82,6 @@ unmount_under() {
     done
 }
 
-# libfaketime (clock-skew) keeps a shared-memory pair per process, named
-# after its pid; the driver removes them, this catches those of processes
-# that are gone when the driver could not.
-forget_fake_clocks() {
-    local f pid
-    for f in /dev/shm/faketime_shm_* /dev/shm/sem.faketime_sem_*; do
-        [ -e "$f" ] || continue
-        pid=${f##*_}
-        [[ $pid =~ ^[0-9]+$ ]] && ! kill -0 "$pid" 2>/dev/null && rm -f "$f"
-    done
-    return 0
-}
-
 cleanup_stale() {
     local ns run dir f removed=0 busy=0
     for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep -E "^${PREFIX}[0-9a-f]{4}-(sw|h[0-9]+)\$" || true); do
@@ -112,7 +99,6 @@ cleanup_stale() {
         run=$(basename "$f" .pid)
         run_is_live "$run" || rm -f "$f"
     done
-    forget_fake_clocks
     echo "lan-test.sh: removed $removed stale namespace(s)$([ $busy -gt 0 ] && echo ", left $busy of a live run" || true)"
 }
 
@@ -147,7 +133,7 @@ command -v ip >/dev/null || missing+=(iproute2)
 command -v nft >/dev/null || missing+=(nftables)
 command -v sqlite3 >/dev/null || missing+=(sqlite3)
 command -v python3 >/dev/null || missing+=(python3)
-ls /usr/lib/*/faketime/libfaketime.so.1 >/dev/null 2>&1 || missing+=(faketime)
+command -v cc >/dev/null || command -v gcc >/dev/null || command -v clang >/dev/null || missing+=(gcc)
 if [ ${#missing[@]} -gt 0 ] && [ $CLEANUP = 0 ]; then
     if command -v apt-get >/dev/null; then
         say "installing ${missing[*]}"
@@ -179,7 +165,6 @@ on_exit() {
     trap - EXIT INT TERM
     for ns in $(ns_of_run "$RUN"); do remove_ns "$ns"; done
     unmount_under "$WORK"
-    forget_fake_clocks
     rm -f "$STATE/$RUN.pid"
     if [ -n "$KEEP" ]; then
         mkdir -p "$KEEP" && cp -a "$WORK/." "$KEEP/" && say "logs kept in $KEEP"

@@ -8,7 +8,7 @@ node       lanchat processes and what they print; reading their stores
 harness    setup, full-mesh waits, running scenarios, teardown
 mesh_scenarios, fault_scenarios   the scenarios, one method each
 group_scenarios      two private groups (secrets) beside the shared mesh, same port
-recovery_scenarios   clocks an hour apart (libfaketime), a sender killed again and again
+recovery_scenarios   wall clocks an hour apart (skewclock.c), a sender killed again and again
 resource_scenarios   a full disk (tmpfs data dir)
 flood_scenario       a flooding peer (RSS, DM round trips)
                      (these four run nodes of their own, stopped when the scenario

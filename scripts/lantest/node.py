@@ -8,7 +8,7 @@ import subprocess
 import threading
 import time
 
-from .common import BEACON, FAKETIME_LIB, Failure, norm, wait_until
+from .common import BEACON, Failure, norm, wait_until
 
 
 class Proc:
@@ -120,7 +120,7 @@ class Node:
         self.lan, self.host, self.name, self.kind, self.extra = lan, host, name, kind, list(extra)
         self.skip = tuple(skip)      # output lines containing one of these are only counted
         self.env = dict(env or {})   # added to the process's environment
-        self.clock = clock           # a libfaketime offset such as "+1h", or None
+        self.clock = clock           # (skewclock.so, seconds its wall clock is off), or None
         self.data = os.path.join(work, "data", name)
         self.logs = os.path.join(work, "logs")
         os.makedirs(self.logs, exist_ok=True)
@@ -137,37 +137,21 @@ class Node:
 
     def start(self, binary):
         mode = ["--json"] if self.kind == "json" else ["bot", self.kind]
+        # LAN_TEST_LOG_LEVEL=debug (in the environment) for a closer look.
         argv = (["ip", "netns", "exec", self.lan.host(self.host)] + self.launcher() + [binary] + mode + self.extra +
-                ["--nick", self.name, "--beacon-interval", f"{BEACON:g}", "--log-level", "notice"] +
+                ["--nick", self.name, "--beacon-interval", f"{BEACON:g}", "--log-level", os.environ.get("LAN_TEST_LOG_LEVEL", "notice")] +
                 ([] if "--in-memory" in self.extra else ["--data-dir", self.data]))
         self.procs.append(Proc(self, argv, self.logs, len(self.procs) + 1))
         return self.proc
 
     def launcher(self):
         """What runs before the binary: `env` with this node's variables and,
-        for a skewed clock, libfaketime. libfaketime that starts inside the
-        Swift process itself sets a variable, which moves `environ` and
-        leaves Swift's CommandLine.arguments empty; loaded into a first
-        `env` it sets that variable there, and the node inherits it. The
-        shared memory it makes is named after the pid (exec keeps it) and
-        removed by forget_clock()."""
-        prefix = ["env"] + [f"{k}={v}" for k, v in self.env.items()]
-        if self.clock is None:
-            return prefix if self.env else []
-        return prefix + [f"FAKETIME={self.clock}", "DONT_FAKE_MONOTONIC=1", f"LD_PRELOAD={FAKETIME_LIB}", "env"]
-
-    def forget_clock(self):
-        """Removes the shared memory libfaketime made for ended processes."""
-        if self.clock is None:
-            return
-        for proc in self.procs:
-            if proc.alive():
-                continue
-            for path in (f"/dev/shm/faketime_shm_{proc.pid}", f"/dev/shm/sem.faketime_sem_{proc.pid}"):
-                try:
-                    os.unlink(path)
-                except OSError:
-                    pass
+        for a skewed clock, skewclock.so (common.skew_clock_library)."""
+        env = dict(self.env)
+        if self.clock is not None:
+            library, offset = self.clock
+            env.update(LD_PRELOAD=library, LANTEST_CLOCK_OFFSET_S=str(offset))
+        return ["env"] + [f"{k}={v}" for k, v in env.items()] if env else []
 
     def rss_kib(self):
         """The running process's resident set (VmRSS), in KiB."""
@@ -191,7 +175,6 @@ class Node:
                 self.proc.popen.wait()
         if self.procs:
             self.proc.close_files()
-        self.forget_clock()
 
     def wait_ready(self, timeout=30):
         if self.kind == "json":
@@ -222,7 +205,6 @@ class Node:
         """kill -9, then reap it."""
         self.signal(signal.SIGKILL)
         self.proc.popen.wait(timeout=10)
-        self.forget_clock()
 
     def stats(self):
         return self.proc.call({"cmd": "stats"})

@@ -3,7 +3,7 @@
 import random
 import time
 
-from .common import DEAD, FAKETIME_LIB, Failure, norm, wait_until
+from .common import DEAD, Failure, norm, skew_clock_library, wait_until
 from .node import id_counts, integrity, public_ids, sqlite
 
 
@@ -11,16 +11,16 @@ class RecoveryScenarios:
     """Mixed into the harness; each method returns its figure or raises Failure."""
 
     def scenario_clock_skew(self):
-        """A private group of three: fast (+1 h), slow (-1 h), plain. The fast
+        """A private group of three: fast (+1 h), slow (-1 h), plain (wall
+        clocks shifted by skewclock.so, as on machines set wrong). The fast
         node goes away while the others send public messages and DMs to it,
         comes back and must get every one; then the slow node does the same.
         Catch-up follows the answerer's arrival order, not timestamps."""
-        if not FAKETIME_LIB:
-            raise Failure("libfaketime is not installed (apt-get install faketime)")
+        library = skew_clock_library(self.work)
         secret = self.secret_file("skew")
         port = self.private_port()
-        fast = self.group_node(1, "fast", secret, clock="+1h", port=port)
-        slow = self.group_node(2, "slow", secret, clock="-1h", port=port)
+        fast = self.group_node(1, "fast", secret, clock=(library, 3600), port=port)
+        slow = self.group_node(2, "slow", secret, clock=(library, -3600), port=port)
         plain = self.group_node(self.lan.hosts, "plain", secret, port=port)
         group = [fast, slow, plain]
         for node in group:
@@ -37,7 +37,7 @@ class RecoveryScenarios:
             skews[node.name] = stamp / 1000 - time.time()
             if abs(skews[node.name] - want) > 60:
                 raise Failure(f"{node.name}'s clock is {skews[node.name]:+.0f} s off, wanted {want:+d} s "
-                              f"(does libfaketime reach Swift's Date here?)")
+                              f"(does skewclock.so reach Swift's Date here?)")
         # Conversations open while everyone runs (a restarted node's new
         # event log would not show an earlier accept).
         for a, b in ((slow, fast), (plain, fast), (plain, slow)):
@@ -47,7 +47,7 @@ class RecoveryScenarios:
         for away in (fast, slow):
             senders = [n for n in group if n is not away]
             rounds.append(self.skew_round(away, senders, group, per_sender))
-        return ("clocks " + ", ".join(f"{k} {v / 3600:+.2f} h" for k, v in skews.items()) + "; "
+        return ("wall clocks " + ", ".join(f"{k} {v / 3600:+.2f} h" for k, v in skews.items()) + "; "
                 + "; ".join(rounds))
 
     def skew_round(self, away, senders, group, k):
@@ -74,7 +74,7 @@ class RecoveryScenarios:
                        lambda: held() == (len(public), len(dms)), interval=0.2)
         except Failure:
             got_public, got_dms = held()
-            raise Failure(f"{away.name} ({away.clock}) holds {got_public} of {len(public)} public messages and "
+            raise Failure(f"{away.name} ({clock_name(away)}) holds {got_public} of {len(public)} public messages and "
                           f"{got_dms} of {len(dms)} DMs sent while it was away, 30 s after it came back")
         took = time.monotonic() - t0
         wait_until("every DM delivered", 15, lambda: all(
@@ -89,7 +89,7 @@ class RecoveryScenarios:
             problems.append(f"{len(shown)} messages shown twice")
         if problems:
             raise Failure(f"{away.name}: " + "; ".join(problems))
-        return (f"{away.name} ({away.clock}) away: {len(public)}/{len(public)} public + {len(dms)}/{len(dms)} DMs "
+        return (f"{away.name} ({clock_name(away)}) away: {len(public)}/{len(public)} public + {len(dms)}/{len(dms)} DMs "
                 f"from {'+'.join(s.name for s in senders)}, each once, {took:.2f} s after restart")
 
     def scenario_killed_sender(self):
@@ -164,3 +164,7 @@ class RecoveryScenarios:
         return (f"{kills} kill -9s among {commands} DM commands (seed {seed}): {len(answered)} answered ok, "
                 f"{len(history)} in the sender's history, all {len(history)} delivered once "
                 f"{took:.2f} s after the peer came back; 0 stranded")
+
+
+def clock_name(node):
+    return "true clock" if node.clock is None else f"{node.clock[1] / 3600:+g} h"
