@@ -16,16 +16,28 @@ class FloodScenario:
 
     def scenario_flood(self):
         """A chatter bot floods public messages at its top rate for ~10 s at
-        an --in-memory node, which meanwhile DMs an echo bot again and again.
+        an --in-memory node, which meanwhile DMs an echo bot again and again;
+        a full run floods for 30 s, then does the same to a node on disk.
         Passes when the node's RSS stays under 2 x the start + RSS_MARGIN_MIB,
         and each DM round trip completes within ROUND_TRIP_LIMIT in the node
         (the echo is stored: `rooms`) and within SHOWN_LIMIT for its JSON
         client (the echo's message event)."""
+        figures = [self.flood_into("--in-memory")]
+        if not self.args.quick:
+            self.retire()
+            figures.append(self.flood_into("on disk"))
+        return "; ".join(figures)
+
+    def flood_into(self, store):
+        """One flood at a receiver with `store` ("--in-memory" or "on disk");
+        returns the figure."""
         secret = self.secret_file("flood")
         port = self.private_port()
-        receiver = self.group_node(1, "flr", secret, extra=["--in-memory"],
+        memory = store == "--in-memory"
+        prefix = "fl" if memory else "fd"
+        receiver = self.group_node(1, prefix + "r", secret, extra=["--in-memory"] if memory else [],
                                    skip=('"text":"chatter ', '"event":"unread"'), port=port)
-        echo = self.group_node(2, "fle", secret, kind="echo", extra=["--in-memory"], port=port)
+        echo = self.group_node(2, prefix + "e", secret, kind="echo", extra=["--in-memory"], port=port)
         for node in (receiver, echo):
             node.start(self.binary)
             node.wait_ready()
@@ -80,7 +92,7 @@ class FloodScenario:
         # One flooder: every member processes every flood message (3 nodes
         # here), and a link's frame budget (PeerLimits: 1,000 frames/s) caps
         # one peer anyway; more flooders would only share the two cores.
-        flooder = self.group_node(self.lan.hosts, "flf", secret, kind="chatter",
+        flooder = self.group_node(self.lan.hosts, prefix + "f", secret, kind="chatter",
                                   extra=["--in-memory", "--rate", "10000"], port=port)
         flooder.start(self.binary)
         flooder.wait_ready()
@@ -100,7 +112,8 @@ class FloodScenario:
         peak = max(state["samples"] + [end_kib])
         bound = 2 * start_kib + self.RSS_MARGIN_MIB * 1024
         during = trips[1:]
-        figure = (f"a chatter bot flooding: {got} msgs reached an --in-memory node in {flood_s:.1f} s "
+        target = "an --in-memory node" if memory else "a node on disk"
+        figure = (f"a chatter bot flooding: {got} msgs reached {target} in {flood_s:.1f} s "
                   f"({got / flood_s:.0f}/s): its RSS {start_kib / 1024:.0f} MiB at start, peak {peak / 1024:.0f}, end "
                   f"{end_kib / 1024:.0f} (bound {bound / 1024:.0f} = 2x start + {self.RSS_MARGIN_MIB}); "
                   f"{len(during)} DM round trips meanwhile, max {max(a for a, _ in during) * 1000:.0f} ms stored, "
