@@ -94,7 +94,7 @@ class RecoveryScenarios:
 
     def scenario_killed_sender(self):
         """A sender DMs an offline peer (queued) and is killed with SIGKILL at
-        random points, again and again. Afterwards every DM its history shows
+        random points, again and again (some while it starts). Afterwards every DM its history shows
         as its own reaches the peer exactly once: none stranded."""
         secret = self.secret_file("killed")
         port = self.private_port()
@@ -111,8 +111,15 @@ class RecoveryScenarios:
         seed = random.randrange(1 << 30)
         rng = random.Random(seed)
         kills = 20
-        commands, answered = 0, set()
+        commands, answered, while_starting = 0, set(), 0
         for k in range(kills):
+            if k and rng.random() < 0.2:
+                # Some kills land while it starts (opening the store, loading the outbox).
+                sender.start(self.binary)
+                time.sleep(rng.uniform(0, 0.2))
+                sender.crash()
+                while_starting += 1
+                continue
             if k:
                 self.restart(sender)
             rids = []
@@ -161,7 +168,8 @@ class RecoveryScenarios:
         wait_until("the sender to mark every DM delivered", 15, lambda: sqlite(
             sender.db, f"SELECT count(*) FROM messages WHERE room = '{room}' AND sender = {sender.number} "
                        f"AND delivery IS NOT 'delivered';").strip() == "0", interval=0.2)
-        return (f"{kills} kill -9s among {commands} DM commands (seed {seed}): {len(answered)} answered ok, "
+        return (f"{kills} kill -9s ({while_starting} while starting) among {commands} DM commands (seed {seed}): "
+                f"{len(answered)} answered ok, "
                 f"{len(history)} in the sender's history, all {len(history)} delivered once "
                 f"{took:.2f} s after the peer came back; 0 stranded")
 
