@@ -47,8 +47,8 @@ OPTIONS:
   -h, --help        show this help
 
 Needs root, iproute2 (ip netns), nftables, sqlite3, python3 and a C compiler
-(clock-skew builds a small LD_PRELOAD library that shifts wall clocks); installs the
-missing ones with apt-get when it can. Prints "skipped: ..." and exits 0
+(clock-skew builds a small LD_PRELOAD library that shifts wall clocks);
+installs the missing ones with apt-get when it can. Prints "skipped: ..." and exits 0
 when this machine cannot create network namespaces.
 EOF
 }
