@@ -28,7 +28,7 @@ public struct DirectChat: Sendable {
 
         var payloads: [P2PPayload] = []
         if step.action == .sendAcceptAndMessage {
-            payloads.append(control(.dmAccept, to: peer, at: timestamp, refId: nil))
+            payloads.append(control(.dmAccept, to: peer, at: timestamp, refId: conversation.lastRequestId))
         }
         let type: PayloadType = step.action == .sendRequest ? .dmRequest : .directMessage
         let payload = P2PPayload(
@@ -47,7 +47,8 @@ public struct DirectChat: Sendable {
     }
 
     /// Accepts `peer`'s request. Returns the `dmAccept` frame (nil if the
-    /// conversation was already accepted).
+    /// conversation was already accepted); its `refId` names the request
+    /// when known (`DirectConversation.lastRequestId`), as do all answers.
     public mutating func accept(_ peer: NodeNumber, at timestamp: Int64) throws(ChatError) -> (payload: P2PPayload?, events: [ChatEvent]) {
         try answer(peer, input: .localAccept, at: timestamp)
     }
@@ -93,6 +94,8 @@ public struct DirectChat: Sendable {
         if conversation.state != step.state { events.append(.dmStateChanged(peer: peer, step.state)) }
         conversation.state = step.state
         if let message, step.action == .deliver || step.action == .deliverAndAccept {
+            // A request, or a message that asks like one: what an answer names.
+            if payload.type == .dmRequest || step.state == .incomingRequest { conversation.lastRequestId = payload.messageId }
             if case .added(let counted) = conversation.log.add(message, localNumber: identity.number) {
                 if step.state == .incomingRequest && !wasAsking {
                     events.append(.dmRequested(peer: peer, nickname: payload.senderNickname, message: message))
@@ -151,9 +154,10 @@ public struct DirectChat: Sendable {
 
     /// A `dmDecline` restating an earlier decline to a peer that keeps
     /// sending (its copy of the answer was lost); nil unless I declined it.
+    /// Its `refId` names the request I declined, when known.
     public mutating func repeatDecline(to peer: NodeNumber, at timestamp: Int64) -> P2PPayload? {
-        guard state(with: peer) == .declinedByMe else { return nil }
-        return control(.dmDecline, to: peer, at: timestamp, refId: nil)
+        guard let conversation = conversations[peer], conversation.state == .declinedByMe else { return nil }
+        return control(.dmDecline, to: peer, at: timestamp, refId: conversation.lastRequestId)
     }
 
     private mutating func answer(_ peer: NodeNumber, input: DMInput, at timestamp: Int64) throws(ChatError) -> (payload: P2PPayload?, events: [ChatEvent]) {
@@ -164,8 +168,8 @@ public struct DirectChat: Sendable {
         conversation.state = step.state
         conversations[peer] = conversation
         switch step.action {
-        case .sendAccept: return (control(.dmAccept, to: peer, at: timestamp, refId: nil), events)
-        case .sendDecline: return (control(.dmDecline, to: peer, at: timestamp, refId: nil), events)
+        case .sendAccept: return (control(.dmAccept, to: peer, at: timestamp, refId: conversation.lastRequestId), events)
+        case .sendDecline: return (control(.dmDecline, to: peer, at: timestamp, refId: conversation.lastRequestId), events)
         default: return (nil, events)
         }
     }

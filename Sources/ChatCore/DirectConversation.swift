@@ -6,6 +6,11 @@ public struct DirectConversation: Sendable {
     public var peerNickname: String
     public internal(set) var state: DMState
     public internal(set) var log: RoomLog
+    /// The `messageId` of the peer's last request (a `dmRequest`, or a
+    /// `directMessage` taken as one): my `dmAccept`/`dmDecline` name it in
+    /// `refId`. Memory only, so unknown after a restart (the frame then goes
+    /// without `refId`, which receivers must not require).
+    public internal(set) var lastRequestId: MessageID?
 
     public init(peer: NodeNumber, peerNickname: String, state: DMState = .none, capacity: Int = ChatLimits.roomCapacity) {
         self.peer = peer
