@@ -145,6 +145,7 @@ extension ChatNode {
             storeFailed(error, what: "\(plan.changes.messages.count) messages")
             for command in plan.commands { command.resume(.failure(.store(error))) }
             for page in plan.catchUpPages { retryCatchUp(page.request, from: page.peer) }
+            recoverLostPublicMessages(plan)
         }
     }
 

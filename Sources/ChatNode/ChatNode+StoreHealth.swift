@@ -17,6 +17,29 @@ extension ChatNode {
         emit(.storage(failure: error.description))
     }
 
+    /// Live public messages in a failed commit are not sent again by their
+    /// authors (DMs are: their outbox retries until acked). They were never
+    /// counted by the catch-up cursor, so each author still linked joins the
+    /// catch-up round shortly: its pages from our cursor hold them, and a
+    /// page that fails to commit too is asked again until the store writes.
+    func recoverLostPublicMessages(_ plan: NodePlan) {
+        let authors = Set(plan.changes.messages.lazy
+            .filter { $0.room == .publicRoom && $0.senderNumber != self.identity.number }
+            .map(\.senderNumber))
+        for peer in authors where directory[peer] != nil && lostPublicFrom.insert(peer).inserted {
+            Task { [weak self] in
+                try? await Task.sleep(for: Self.catchUpRetry)
+                await self?.askAfterLoss(peer)
+            }
+        }
+    }
+
+    private func askAfterLoss(_ peer: NodeNumber) async {
+        lostPublicFrom.remove(peer)
+        guard state == .running, directory[peer] != nil, catchUpOutstanding[peer] == nil else { return }
+        await catchUpPeerLinked(peer)
+    }
+
     func storeHealthy() {
         guard storeFailure != nil else { return }
         storeFailure = nil

@@ -65,6 +65,9 @@ public actor ChatNode {
     var routerReplay: [@Sendable (inout MessageRouter) -> [ChatEvent]]?
     /// Set while the store refuses writes (said once, see ChatNode+StoreHealth.swift).
     var storeFailure: StoreError?
+    /// Linked peers whose live public messages a failed commit lost, to be
+    /// asked for catch-up (see `recoverLostPublicMessages`).
+    var lostPublicFrom: Set<NodeNumber> = []
     /// The task handling `inbox`, while it has work.
     var drainer: Task<Void, Never>?
     private var pump: Task<Void, Never>?

@@ -62,6 +62,29 @@ import TestSupport
         #expect(bob.messages().filter { $0.content.hasPrefix("while full") }.count == 10)
     }
 
+    /// Found by lan-test's disk-full scenario: with links staying up,
+    /// nothing asked for the lost public messages again (only a link-up did).
+    @Test func publicMessagesLostToAFullDiskComeBackWhileTheLinkStaysUp() async throws {
+        let network = InMemoryNetwork()
+        let alice = try await TestNode("alice", number: 1, on: network)
+        let bob = try await TestNode("bob", number: 2, on: network)
+        try await alice.waitForPeers(1)
+        try await alice.node.sendPublic("before")
+        _ = try await bob.waitForMessage("before")
+
+        await bob.faults.setDiskFull(true)
+        for n in 1...10 { try await alice.node.sendPublic("while full \(n)") }
+        try await waitUntil("bob's commits fail") { await bob.faults.failures >= 1 }
+        // Bob's catch-up asks keep failing while the disk is full, and land once it is not.
+        try await waitUntil("bob asks again") { await bob.faults.failures >= 2 }
+        await bob.faults.setDiskFull(false)
+        try await waitUntil("all ten stored", within: .seconds(10)) {
+            try await DeliveryTests.storedPublic(bob).count == 11
+        }
+        #expect(!bob.log.events.contains { if case .peerLeft = $0 { true } else { false } }, "the link stayed up")
+        #expect(bob.messages().filter { $0.content.hasPrefix("while full") }.count == 10)
+    }
+
     @Test func aSendWhoseCommitFailsLeavesNoTrace() async throws {
         let network = InMemoryNetwork()
         let alice = try await TestNode("alice", number: 1, on: network)
