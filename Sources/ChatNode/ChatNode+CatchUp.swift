@@ -57,14 +57,14 @@ extension ChatNode {
             catchUpCursors[peer] = cursor
         }
         let limit = ask.mode == .full ? Self.catchUpPageSize : CatchUpRound.probeSize
-        await sendCatchUp(CatchUpRequest(id: Self.randomID(at: clock.nowMillis()), cursor: cursor, limit: limit), to: peer)
+        await sendCatchUp(CatchUpRequest(id: nextMessageID(), cursor: cursor, limit: limit), to: peer)
     }
 
     /// Sends `request` (under a fresh id) as the one outstanding for
     /// `peer`, and hands it to the next peer if unanswered in time.
     func sendCatchUp(_ request: CatchUpRequest, to peer: NodeNumber) async {
         var request = request
-        request.id = Self.randomID(at: clock.nowMillis())
+        request.id = nextMessageID()
         request.answered = false
         catchUpOutstanding[peer] = request
         var frame = P2PPayload(
@@ -216,7 +216,7 @@ extension ChatNode {
             last = seq
         }
         var reply = P2PPayload(
-            type: .historyReply, messageId: Self.randomID(at: clock.nowMillis()),
+            type: .historyReply, messageId: nextMessageID(),
             senderNumber: identity.number, senderNickname: identity.nickname, senderStage: identity.stage,
             timestamp: clock.nowMillis(), targetNumber: peer, refId: request.messageId)
         reply.messages = frames

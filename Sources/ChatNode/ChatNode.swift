@@ -46,6 +46,9 @@ public actor ChatNode {
     var catchUpCursors: [NodeNumber: CatchUpCursor] = [:]
     /// Which linked peer is asked for missed pages (CatchUpRound.swift).
     var catchUpRound = CatchUpRound()
+    /// Ids for the node's own link and delivery frames (acks, catch-up):
+    /// strictly increasing, like the chat models' ids.
+    var messageIDs = MessageIDGenerator()
     /// Peers told (once per run) that they reached their storage quota.
     var quotaReported = Set<NodeNumber>()
     /// Signs our public messages and checks others' (ChatNode+Signatures.swift).
@@ -177,23 +180,22 @@ public actor ChatNode {
         if outbox.count > 0 { logger.info("outbox: \(outbox.count) DMs waiting from the last run") }
     }
 
-    func handle(_ event: TransportEvent) async {
-        switch event {
-        case .peerJoined(let peer):
+    /// A peer joined, changed or left (frames go through `step`).
+    func handle(_ change: PeerChange) async {
+        switch change {
+        case .joined(let peer):
             directory.upsert(peer)
             emit(.peerJoined(peer))
             outbox.peerReachable(peer.number, at: clock.uptime())
             await pumpOutbox()
             await catchUpPeerLinked(peer.number)
-        case .peerUpdated(let peer):
+        case .updated(let peer):
             let previous = directory.upsert(peer)
             emit(.peerUpdated(peer, previous: previous))
-        case .peerLeft(let number, let reason):
+        case .left(let number, let reason):
             linkLostAt[number] = lastHeard[number] ?? clock.nowMillis()
             if let peer = directory.remove(number) { emit(.peerLeft(peer, reason)) }
             await catchUpPeerLeft(number)
-        case .received(let payload, let peer):
-            await step(frames: [(payload, peer)], commands: [])
         }
     }
 }
