@@ -12,12 +12,6 @@ import ChatStore
 public actor ChatNode {
     public enum State: Sendable, Equatable { case idle, running, stopped }
 
-    /// Timestamps further ahead of the local clock than this are clamped to
-    /// the local clock (see README, "Ordering and clocks").
-    public static let maxClockSkew: Int64 = 5 * 60 * 1000
-    /// How often the outbox is checked for retries.
-    static let tickInterval = Duration.milliseconds(100)
-
     public nonisolated let events: AsyncStream<NodeEvent>
     let eventSink: AsyncStream<NodeEvent>.Continuation
     let transport: any PeerTransport
@@ -79,7 +73,7 @@ public actor ChatNode {
         clock: any ChatClock = SystemClock(), logger: ChatLogger = .disabled,
         authenticator: (any MessageAuthenticator)? = nil, options: NodeOptions = NodeOptions()
     ) {
-        (events, eventSink) = AsyncStream.makeStream(of: NodeEvent.self, bufferingPolicy: .bufferingNewest(Self.eventBuffer))
+        (events, eventSink) = AsyncStream.makeStream(of: NodeEvent.self, bufferingPolicy: .bufferingNewest(NodeLimits.eventBuffer))
         self.transport = transport
         self.store = store
         self.clock = clock
@@ -109,7 +103,7 @@ public actor ChatNode {
             while !Task.isCancelled {
                 // An empty outbox needs no timer: an idle node does not wake.
                 await self?.parkWhileOutboxEmpty()
-                try? await Task.sleep(for: Self.tickInterval)
+                try? await Task.sleep(for: NodeLimits.outboxTick)
                 guard let self else { return }
                 await self.pumpOutbox()
             }
@@ -129,10 +123,6 @@ public actor ChatNode {
         emit(.stopped)
         eventSink.finish()
     }
-
-    /// Events held for a front end that does not read: beyond this the
-    /// oldest are dropped (and counted); messages stay in the history.
-    public static let eventBuffer = 65_536
 
     func emit(_ event: NodeEvent) {
         if case .dropped = eventSink.yield(event) { counters.eventsDropped += 1 }
