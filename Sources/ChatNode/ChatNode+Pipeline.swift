@@ -18,7 +18,7 @@ import ChatStore
 /// end a run and are handled on their own, so events keep their order.
 extension ChatNode {
     /// Takes one event from the transport; starts the drainer if idle.
-    func accept(_ event: TransportEvent) async {
+    func enqueue(_ event: TransportEvent) async {
         inbox.append(event)
         startDrainer()
         if !readingPaused, inbox.count >= NodeLimits.inboxHighWater {
@@ -67,20 +67,20 @@ extension ChatNode {
                 await handle(event)
                 continue
             }
-            let frames = inbox.takeFrames(limit: NodeLimits.maxCommitBatch)
+            let received = inbox.takeReceived(limit: NodeLimits.maxCommitBatch)
             let taken = Array(commands.prefix(NodeLimits.maxCommitBatch))
             commands.removeFirst(taken.count)
             await releaseBackpressure()
-            await step(frames: frames, commands: taken)
+            await step(received: received, commands: taken)
         }
         drainer = nil
         await releaseBackpressure()
     }
 
     /// Plans, commits and applies one step.
-    func step(frames: [(payload: P2PPayload, peer: NodeNumber)], commands: [PendingCommand]) async {
+    func step(received: [ReceivedFrame], commands: [PendingCommand]) async {
         // Signatures are checked on the frames as sent, before the clamp.
-        let frames = admitLive(frames)
+        let frames = admitLive(received)
         let now = clock.nowMillis()
         var payloads: [P2PPayload] = []
         payloads.reserveCapacity(frames.count)

@@ -22,7 +22,7 @@ extension ChatNode {
         if payload.type.carriesChatText,
            !(payload.type.isDirect && scratch.directChat.state(with: payload.senderNumber) == .declinedByMe),
            !admitToQuota(payload, into: &plan) { return }
-        let result = scratch.route(payload, from: peer, at: now)
+        let result = scratch.receive(payload, from: peer, at: now)
         for event in result.events {
             switch event {
             case .message(let message):

@@ -96,7 +96,7 @@ public actor ChatNode {
         pump = Task { [weak self] in
             for await event in events {
                 guard let self else { return }
-                await self.accept(event)
+                await self.enqueue(event)
             }
         }
         ticker = Task { [weak self] in

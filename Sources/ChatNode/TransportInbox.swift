@@ -11,7 +11,7 @@ struct TransportInbox: Sendable {
 
     /// The next event to handle alone (a peer joining, updating or
     /// leaving), or nil when the next one is a frame (take those with
-    /// `takeFrames`).
+    /// `takeReceived`).
     mutating func takeSingle() -> PeerChange? {
         guard let event = events.first, let change = PeerChange(event) else { return nil }
         events.popFirst()
@@ -19,8 +19,8 @@ struct TransportInbox: Sendable {
     }
 
     /// The run of received frames at the front, at most `limit`, in arrival order.
-    mutating func takeFrames(limit: Int) -> [(payload: P2PPayload, peer: NodeNumber)] {
-        var frames: [(payload: P2PPayload, peer: NodeNumber)] = []
+    mutating func takeReceived(limit: Int) -> [ReceivedFrame] {
+        var frames: [ReceivedFrame] = []
         while frames.count < limit, case .received(let payload, let peer)? = events.first {
             frames.append((payload, peer))
             events.popFirst()
@@ -28,6 +28,10 @@ struct TransportInbox: Sendable {
         return frames
     }
 }
+
+/// A frame as it arrived (`TransportEvent.received`): the payload and the
+/// peer whose link it came on.
+typealias ReceivedFrame = (payload: P2PPayload, peer: NodeNumber)
 
 /// A transport event about a peer rather than a frame: the node handles
 /// each alone, in order, between runs of frames.
