@@ -6,11 +6,8 @@ import TestSupport
 
 @Suite struct ChatNodeTests {
     @Test func publicMessageReachesEveryoneOnce() async throws {
-        let network = InMemoryNetwork()
-        let alice = try await TestNode("alice", number: 1, on: network)
-        let bob = try await TestNode("bob", number: 2, on: network)
-        let carol = try await TestNode("carol", number: 3, on: network)
-        try await alice.waitForPeers(2)
+        let (_, nodes) = try await TestNode.mesh(["alice", "bob", "carol"])
+        let (alice, bob, carol) = (nodes[0], nodes[1], nodes[2])
         try await alice.node.sendPublic("  hello all ")
         _ = try await bob.waitForMessage("hello all")
         _ = try await carol.waitForMessage("hello all")
@@ -36,12 +33,8 @@ import TestSupport
     }
 
     @Test func dmRequestAcceptedThenReachesOnlyItsTarget() async throws {
-        let network = InMemoryNetwork()
-        let alice = try await TestNode("alice", number: 1, on: network)
-        let bob = try await TestNode("bob", number: 2, on: network)
-        let carol = try await TestNode("carol", number: 3, on: network)
-        try await alice.waitForPeers(2)
-        try await bob.waitForPeers(2)
+        let (_, nodes) = try await TestNode.mesh(["alice", "bob", "carol"])
+        let (alice, bob, carol) = (nodes[0], nodes[1], nodes[2])
 
         try await alice.node.sendDirect("psst bob", to: "bob")
         try await bob.log.first("dm request") { if case .dmRequest(let p, let m) = $0, p.number == alice.identity.number { m } else { nil } }

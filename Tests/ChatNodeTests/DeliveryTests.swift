@@ -77,12 +77,9 @@ import TestSupport
     }
 
     @Test func splitGroupsConvergeToTheSamePublicMessages() async throws {
-        let network = InMemoryNetwork()
         let clock = ManualClock()
-        let a = try await TestNode("a", number: 1, on: network, clock: clock)
-        let b = try await TestNode("b", number: 2, on: network, clock: clock)
-        let c = try await TestNode("c", number: 3, on: network, clock: clock)
-        try await a.waitForPeers(2)
+        let (network, nodes) = try await TestNode.mesh(["a", "b", "c"], clock: clock)
+        let (a, b, c) = (nodes[0], nodes[1], nodes[2])
         try await a.node.sendPublic("before the split")
         _ = try await c.waitForMessage("before the split")
 

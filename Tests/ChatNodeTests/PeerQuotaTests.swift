@@ -26,11 +26,8 @@ import TestSupport
     }
 
     @Test func aFloodingPeerIsCutAtItsQuotaWhileOthersAndOwnSendsAreStored() async throws {
-        let network = InMemoryNetwork()
-        let alice = try await TestNode("alice", number: 1, on: network, options: Self.quota)
-        let bob = try await TestNode("bob", number: 2, on: network)
-        let mallory = try await TestNode("mallory", number: 3, on: network)
-        try await alice.waitForPeers(2)
+        let (_, nodes) = try await TestNode.mesh(["alice", "bob", "mallory"], options: Self.quota)
+        let (alice, bob, mallory) = (nodes[0], nodes[1], nodes[2])
 
         for n in 1...40 { try await mallory.node.sendPublic(Self.flood(n)) }
         try await bob.node.sendPublic("bob after the flood")
@@ -109,11 +106,8 @@ import TestSupport
     }
 
     @Test func catchUpEntriesByAPeerOverItsQuotaAreRefusedAndOthersStored() async throws {
-        let network = InMemoryNetwork()
-        let alice = try await TestNode("alice", number: 1, on: network, options: Self.quota)
-        let bob = try await TestNode("bob", number: 2, on: network)
-        let mallory = try await TestNode("mallory", number: 3, on: network)
-        try await alice.waitForPeers(2)
+        let (network, nodes) = try await TestNode.mesh(["alice", "bob", "mallory"], options: Self.quota)
+        let (alice, bob, mallory) = (nodes[0], nodes[1], nodes[2])
         for other in [bob, mallory] { await network.cut(alice.identity.number, other.identity.number) }
         try await alice.waitForPeers(0)
 

@@ -37,18 +37,29 @@ struct TestNode {
                             on: network, clock: clock, path: path, options: options)
     }
 
-    /// Alice (1) and Bob (2) on a fresh network, linked both ways: where
-    /// most node tests start. With `conversation`, alice has also asked bob
-    /// for a DM conversation and he accepted.
+    /// Nodes numbered 1, 2, … with these nicknames on a fresh network,
+    /// sharing `clock`, each linked to all the others. `options` are the
+    /// first node's (the one under test).
+    static func mesh(_ nicknames: [String], clock: any ChatClock = SystemClock(), options: NodeOptions = NodeOptions())
+        async throws -> (network: InMemoryNetwork, nodes: [TestNode]) {
+        let network = InMemoryNetwork()
+        var nodes: [TestNode] = []
+        for (index, nickname) in nicknames.enumerated() {
+            nodes.append(try await TestNode(nickname, number: UInt64(index + 1), on: network, clock: clock,
+                                            options: index == 0 ? options : NodeOptions()))
+        }
+        for node in nodes { try await node.waitForPeers(nodes.count - 1) }
+        return (network, nodes)
+    }
+
+    /// Alice (1) and Bob (2), linked: where most node tests start. With
+    /// `conversation`, alice has also asked bob for a DM conversation and
+    /// he accepted.
     static func linkedPair(clock: any ChatClock = SystemClock(), conversation: Bool = false)
         async throws -> (network: InMemoryNetwork, alice: TestNode, bob: TestNode) {
-        let network = InMemoryNetwork()
-        let alice = try await TestNode("alice", number: 1, on: network, clock: clock)
-        let bob = try await TestNode("bob", number: 2, on: network, clock: clock)
-        try await alice.waitForPeers(1)
-        try await bob.waitForPeers(1)
-        if conversation { try await alice.openConversation(with: bob) }
-        return (network, alice, bob)
+        let (network, nodes) = try await mesh(["alice", "bob"], clock: clock)
+        if conversation { try await nodes[0].openConversation(with: nodes[1]) }
+        return (network, nodes[0], nodes[1])
     }
 
     func messages() -> [Message] {
