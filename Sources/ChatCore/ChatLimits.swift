@@ -28,6 +28,11 @@ public enum ChatLimits {
     /// of the cap if that is less; the user's own messages never count.
     public static let storedBytesPerPeer = 64 * 1024 * 1024
     public static let peerShareOfHistoryCap = 8
+    /// An unacknowledged DM is sent again after this, then after twice as
+    /// long each time, up to `outboxMaxRetry` (and at once when its peer
+    /// links up again).
+    public static let outboxFirstRetry = Duration.seconds(1)
+    public static let outboxMaxRetry = Duration.seconds(30)
 
     public static let documentedRows: [LimitRow] = [
         LimitRow("maxMessageCharacters", maxMessageCharacters, "characters", "one message's text, as grapheme clusters"),
@@ -39,6 +44,8 @@ public enum ChatLimits {
         LimitRow("maxLineBytes", maxLineBytes, "bytes", "one frame's line before its newline"),
         LimitRow("storedBytesPerPeer", storedBytesPerPeer, "bytes", "stored messages one other peer authored (no history cap)"),
         LimitRow("peerShareOfHistoryCap", peerShareOfHistoryCap, "1/n", "each peer's default share of a `--max-history` cap"),
+        LimitRow("outboxFirstRetry", outboxFirstRetry, "an unacknowledged DM's first retry; doubles per attempt"),
+        LimitRow("outboxMaxRetry", outboxMaxRetry, "the longest wait between a DM's retries"),
     ]
 }
 

@@ -21,8 +21,6 @@ public enum FrameError: Error, Hashable, Sendable, CustomStringConvertible {
     /// such a frame is refused rather than read one way here and another
     /// way by a monitor.
     case duplicateKey(String)
-    /// The sender speaks a protocol version this build cannot read.
-    case unsupportedVersion(Int)
 
     public var description: String {
         switch self {
@@ -34,7 +32,6 @@ public enum FrameError: Error, Hashable, Sendable, CustomStringConvertible {
         case .wrongFieldType(let field): "wrong type for field \(field)"
         case .invalidValue(let field, let reason): "invalid \(field): \(reason)"
         case .duplicateKey(let key): "duplicate key \(key)"
-        case .unsupportedVersion(let version): "unsupported protocol version \(version)"
         }
     }
 }

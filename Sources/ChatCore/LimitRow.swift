@@ -1,6 +1,7 @@
 /// One limit as README's limits tables show it: its name in code, its
 /// value, the unit and what it bounds. Each layer lists its limits as
-/// `documentedRows` (`ChatLimits`, `PeerLimits`), and a test checks that
+/// `documentedRows` (`ChatLimits`, `NodeLimits`, `PeerLimits`,
+/// `P2PConfiguration`), and a test checks that
 /// README's table holds exactly those rows, so the two cannot drift.
 public struct LimitRow: Hashable, Sendable, CustomStringConvertible {
     public var name: String
@@ -13,6 +14,16 @@ public struct LimitRow: Hashable, Sendable, CustomStringConvertible {
         self.value = value.description
         self.unit = unit
         self.meaning = meaning
+    }
+
+    /// A time limit: whole seconds as seconds, anything finer in milliseconds.
+    public init(_ name: String, _ duration: Duration, _ meaning: String) {
+        let millis = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+        if millis % 1000 == 0 {
+            self.init(name, millis / 1000, "seconds", meaning)
+        } else {
+            self.init(name, millis, "milliseconds", meaning)
+        }
     }
 
     /// The row as README writes it: `| `name` | value | unit | meaning |`.

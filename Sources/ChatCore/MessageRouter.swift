@@ -20,16 +20,18 @@ public struct MessageRouter: Sendable {
         }
     }
 
-    /// What routing one frame produced: local events and frames to send back
+    /// What receiving one frame produced: local events and frames to send back
     /// on the same link.
     public struct Result: Sendable, Hashable {
         public var events: [ChatEvent] = []
         public var replies: [P2PPayload] = []
     }
 
-    /// Routes `payload`, which arrived on the link of peer `link`. A frame
-    /// that breaks a rule yields `.rejected` and changes nothing else.
-    public mutating func route(_ payload: P2PPayload, from link: NodeNumber, at now: Int64) -> Result {
+    /// Takes `payload`, received on the link of peer `link`, to the model
+    /// that owns its type (as `PublicChat.receive` and `DirectChat.receive`
+    /// name the same moment). A frame that breaks a rule yields `.rejected`
+    /// and changes nothing else.
+    public mutating func receive(_ payload: P2PPayload, from link: NodeNumber, at now: Int64) -> Result {
         counters.received += 1
         guard payload.senderNumber == link else {
             return reject(.spoofedSender(claimed: payload.senderNumber, link: link), from: link)

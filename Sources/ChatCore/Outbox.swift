@@ -32,7 +32,8 @@ extension DeliveryState {
 }
 
 /// Outgoing DMs waiting for their acknowledgement, with the retry schedule:
-/// a frame is re-sent after 1 s, 2 s, 4 s … up to 30 s while unacknowledged,
+/// a frame is re-sent after 1 s, 2 s, 4 s … up to 30 s while unacknowledged
+/// (`ChatLimits.outboxFirstRetry`, `outboxMaxRetry`),
 /// and at once when its peer links up again. Pure: the caller passes the
 /// monotonic time and writes the frames `due(at:)` returns.
 public struct Outbox: Sendable {
@@ -43,9 +44,6 @@ public struct Outbox: Sendable {
         /// Uptime at which to (re)send next.
         public var nextAttempt: Duration
     }
-
-    public static let firstRetry = Duration.seconds(1)
-    public static let maxRetry = Duration.seconds(30)
 
     public private(set) var entries: [MessageID: Entry] = [:]
 
@@ -99,9 +97,10 @@ public struct Outbox: Sendable {
         return ids.sorted()
     }
 
-    /// 1 s, 2 s, 4 s … capped at 30 s.
+    /// `ChatLimits.outboxFirstRetry` doubled per attempt, capped at
+    /// `ChatLimits.outboxMaxRetry` (1 s, 2 s, 4 s … 30 s).
     public static func backoff(afterAttempts attempts: Int) -> Duration {
-        let exponent = min(max(attempts - 1, 0), 5)
-        return min(firstRetry * (1 << exponent), maxRetry)
+        let exponent = min(max(attempts - 1, 0), 16)
+        return min(ChatLimits.outboxFirstRetry * (1 << exponent), ChatLimits.outboxMaxRetry)
     }
 }

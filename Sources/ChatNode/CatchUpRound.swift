@@ -17,7 +17,7 @@ import ChatCore
 /// waiting peer, which takes over the full chain if the gap is not covered
 /// yet; while it is not, the unanswered one waits again at the back, so a
 /// slow single peer is asked again rather than dropped. A source whose
-/// pages keep bringing nothing new (`yieldAfterIdlePages` in a row) yields
+/// pages keep bringing nothing new (`NodeLimits.catchUpIdlePagesBeforeYield` in a row) yields
 /// its turn to a waiting peer and waits at the back, its cursor kept, so
 /// one peer answering `more` forever cannot keep the others from being
 /// asked.
@@ -25,14 +25,9 @@ struct CatchUpRound: Sendable {
     enum Mode: Sendable, Equatable {
         /// Page after page until the peer says there is no more.
         case full
-        /// One page of `CatchUpRound.probeSize`: go on only if it brings anything new.
+        /// One page of `NodeLimits.catchUpProbeSize`: go on only if it brings anything new.
         case probe
     }
-
-    /// Messages in a probe page.
-    static let probeSize = 20
-    /// Pages in a row with nothing new after which a source lets a waiting peer go first.
-    static let yieldAfterIdlePages = 3
 
     private(set) var source: CatchUpAsk?
     private(set) var waiting: [NodeNumber] = []
@@ -79,7 +74,7 @@ struct CatchUpRound: Sendable {
         idlePages = fresh > 0 ? 0 : idlePages + 1
         switch current.mode {
         case .full:
-            if more, idlePages >= Self.yieldAfterIdlePages, !waiting.isEmpty {
+            if more, idlePages >= NodeLimits.catchUpIdlePagesBeforeYield, !waiting.isEmpty {
                 waiting.append(peer)  // its turn comes again, from where it stopped
                 return advance().map(CatchUpNext.ask) ?? .stop
             }

@@ -8,7 +8,7 @@ struct CatchUpRequest: Sendable {
     /// Where to continue in the peer's numbering; nil on first contact.
     var cursor: CatchUpCursor?
     /// Messages asked for (a full page, or a probe's few).
-    var limit = ChatNode.catchUpPageSize
+    var limit = NodeLimits.catchUpPageSize
     /// Its reply arrived (its page may still be committing): no timeout.
     var answered = false
 }
@@ -21,19 +21,7 @@ struct CatchUpRequest: Sendable {
 /// commit fails is asked again. Timestamps only order the display. Which
 /// peer is asked, when several could answer, is `CatchUpRound`'s choice.
 extension ChatNode {
-    /// Most messages in one history reply.
-    static let catchUpPageSize = 200
-    /// A reply is kept under this many bytes of JSON, well inside the line limit.
-    static let catchUpReplyBytes = 48 * 1024
-    /// First contact (or a peer whose store is new): its newest this many
-    /// stored messages, at most.
-    static let catchUpFirstContact: Int64 = 1000
-    /// Each peer may make us answer this many requests at once, refilled at
-    /// `catchUpRefillPerSecond`.
-    static let catchUpBurst = 8.0
-    static let catchUpRefillPerSecond = 2.0
-    /// A page that could not be stored is asked again after this.
-    static let catchUpRetry = Duration.seconds(1)
+    // Page sizes, budgets and timeouts: NodeLimits.
 
     static func catchUpKey(_ peer: NodeNumber) -> String { "catchup.\(peer.rawValue)" }
 
@@ -56,15 +44,15 @@ extension ChatNode {
             cursor = CatchUpCursor(stored: stored)
             catchUpCursors[peer] = cursor
         }
-        let limit = ask.mode == .full ? Self.catchUpPageSize : CatchUpRound.probeSize
-        await sendCatchUp(CatchUpRequest(id: Self.randomID(at: clock.nowMillis()), cursor: cursor, limit: limit), to: peer)
+        let limit = ask.mode == .full ? NodeLimits.catchUpPageSize : NodeLimits.catchUpProbeSize
+        await sendCatchUp(CatchUpRequest(id: nextMessageID(), cursor: cursor, limit: limit), to: peer)
     }
 
     /// Sends `request` (under a fresh id) as the one outstanding for
     /// `peer`, and hands it to the next peer if unanswered in time.
     func sendCatchUp(_ request: CatchUpRequest, to peer: NodeNumber) async {
         var request = request
-        request.id = Self.randomID(at: clock.nowMillis())
+        request.id = nextMessageID()
         request.answered = false
         catchUpOutstanding[peer] = request
         var frame = P2PPayload(
@@ -98,7 +86,7 @@ extension ChatNode {
         switch catchUpRound.pageMerged(from: peer, fresh: fresh, more: next != nil) {
         case .nextPage(let mode):
             guard var next else { return }
-            next.limit = mode == .full ? Self.catchUpPageSize : CatchUpRound.probeSize
+            next.limit = mode == .full ? NodeLimits.catchUpPageSize : NodeLimits.catchUpProbeSize
             await sendCatchUp(next, to: peer)
         case .ask(let ask):
             await requestCatchUp(ask)
@@ -111,7 +99,7 @@ extension ChatNode {
     /// it is still the one outstanding and the peer still linked.
     func retryCatchUp(_ request: CatchUpRequest, from peer: NodeNumber) {
         Task { [weak self] in
-            try? await Task.sleep(for: Self.catchUpRetry)
+            try? await Task.sleep(for: NodeLimits.catchUpRetry)
             await self?.resendCatchUp(request, to: peer)
         }
     }
@@ -166,7 +154,7 @@ extension ChatNode {
 
     /// Answers a history request from `peer`, within its rate budget.
     func answerCatchUp(_ request: P2PPayload, from peer: NodeNumber) async {
-        var budget = catchUpBudget[peer] ?? TokenBucket(capacity: Self.catchUpBurst, perSecond: Self.catchUpRefillPerSecond)
+        var budget = catchUpBudget[peer] ?? TokenBucket(capacity: NodeLimits.catchUpBurst, perSecond: NodeLimits.catchUpRefillPerSecond)
         let allowed = budget.take(at: clock.uptime())
         catchUpBudget[peer] = budget
         guard allowed else {
@@ -178,13 +166,13 @@ extension ChatNode {
                 counters.catchUpRefused += 1
             } else {
                 Task { [weak self] in
-                    try? await Task.sleep(for: .seconds(1 / Self.catchUpRefillPerSecond))
+                    try? await Task.sleep(for: .seconds(1 / NodeLimits.catchUpRefillPerSecond))
                     await self?.answerDeferredCatchUp(from: peer)
                 }
             }
             return
         }
-        let limit = max(1, min(request.limit ?? Self.catchUpPageSize, Self.catchUpPageSize))
+        let limit = max(1, min(request.limit ?? NodeLimits.catchUpPageSize, NodeLimits.catchUpPageSize))
         let rows: [(seq: Int64, message: Message)]
         let start: Int64
         do {
@@ -193,7 +181,7 @@ extension ChatNode {
                 start = asked.seq
             } else {
                 // First contact, or the asker knew an earlier store of ours.
-                start = max(0, try await store.lastSeq() - Self.catchUpFirstContact)
+                start = max(0, try await store.lastSeq() - NodeLimits.catchUpFirstContact)
             }
             rows = try await store.publicMessages(afterSeq: start, limit: limit + 1)
         } catch {
@@ -207,7 +195,7 @@ extension ChatNode {
         for (seq, message) in rows.prefix(limit) {
             let frame = Self.relayPayload(for: message)
             let size = P2PFrameCodec.encode(frame).count
-            if bytes + size > Self.catchUpReplyBytes {
+            if bytes + size > NodeLimits.catchUpReplyBytes {
                 more = true
                 break
             }
@@ -216,7 +204,7 @@ extension ChatNode {
             last = seq
         }
         var reply = P2PPayload(
-            type: .historyReply, messageId: Self.randomID(at: clock.nowMillis()),
+            type: .historyReply, messageId: nextMessageID(),
             senderNumber: identity.number, senderNickname: identity.nickname, senderStage: identity.stage,
             timestamp: clock.nowMillis(), targetNumber: peer, refId: request.messageId)
         reply.messages = frames

@@ -17,19 +17,11 @@ import ChatStore
 /// commits at once, a flood commits in large batches. Peer joins and leaves
 /// end a run and are handled on their own, so events keep their order.
 extension ChatNode {
-    /// Most frames and commands planned and committed together.
-    static let maxCommitBatch = 1024
-
-    /// Transport events waiting before the node asks the transport to stop
-    /// reading its peers, and the level at which it reads again.
-    static let inboxHighWater = 8 * maxCommitBatch
-    static let inboxLowWater = maxCommitBatch
-
     /// Takes one event from the transport; starts the drainer if idle.
-    func accept(_ event: TransportEvent) async {
+    func enqueue(_ event: TransportEvent) async {
         inbox.append(event)
         startDrainer()
-        if !readingPaused, inbox.count >= Self.inboxHighWater {
+        if !readingPaused, inbox.count >= NodeLimits.inboxHighWater {
             readingPaused = true
             counters.backpressure += 1
             await tellTransport()
@@ -38,7 +30,7 @@ extension ChatNode {
 
     /// Resumes reading once the inbox has drained enough.
     private func releaseBackpressure() async {
-        guard readingPaused, inbox.count <= Self.inboxLowWater else { return }
+        guard readingPaused, inbox.count <= NodeLimits.inboxLowWater else { return }
         readingPaused = false
         await tellTransport()
     }
@@ -75,20 +67,20 @@ extension ChatNode {
                 await handle(event)
                 continue
             }
-            let frames = inbox.takeFrames(limit: Self.maxCommitBatch)
-            let taken = Array(commands.prefix(Self.maxCommitBatch))
+            let received = inbox.takeReceived(limit: NodeLimits.maxCommitBatch)
+            let taken = Array(commands.prefix(NodeLimits.maxCommitBatch))
             commands.removeFirst(taken.count)
             await releaseBackpressure()
-            await step(frames: frames, commands: taken)
+            await step(received: received, commands: taken)
         }
         drainer = nil
         await releaseBackpressure()
     }
 
     /// Plans, commits and applies one step.
-    func step(frames: [(payload: P2PPayload, peer: NodeNumber)], commands: [PendingCommand]) async {
+    func step(received: [ReceivedFrame], commands: [PendingCommand]) async {
         // Signatures are checked on the frames as sent, before the clamp.
-        let frames = admitLive(frames)
+        let frames = admitLive(received)
         let now = clock.nowMillis()
         var payloads: [P2PPayload] = []
         payloads.reserveCapacity(frames.count)
@@ -202,7 +194,7 @@ extension ChatNode {
     /// A clock far ahead must not pin a message below everything else:
     /// the one place the documented clamp is applied.
     static func clampTimestamp(_ payload: inout P2PPayload, now: Int64, counters: inout NodeCounters) {
-        if payload.timestamp > now + maxClockSkew {
+        if payload.timestamp > now + NodeLimits.maxClockSkew {
             payload.timestamp = now
             counters.clampedTimestamps += 1
         }

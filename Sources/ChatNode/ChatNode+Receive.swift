@@ -22,7 +22,7 @@ extension ChatNode {
         if payload.type.carriesChatText,
            !(payload.type.isDirect && scratch.directChat.state(with: payload.senderNumber) == .declinedByMe),
            !admitToQuota(payload, into: &plan) { return }
-        let result = scratch.route(payload, from: peer, at: now)
+        let result = scratch.receive(payload, from: peer, at: now)
         for event in result.events {
             switch event {
             case .message(let message):
@@ -99,15 +99,16 @@ extension ChatNode {
     func acknowledge(_ payload: P2PPayload, to peer: NodeNumber) async {
         guard payload.type.carriesChatText else { return }
         let ack = P2PPayload(
-            type: .ack, messageId: Self.randomID(at: clock.nowMillis()),
+            type: .ack, messageId: nextMessageID(),
             senderNumber: identity.number, senderNickname: identity.nickname, senderStage: identity.stage,
             timestamp: clock.nowMillis(), targetNumber: peer, refId: payload.messageId)
         counters.acksSent += 1
         await transport.send(ack, to: peer)
     }
 
-    static func randomID(at millis: Int64) -> MessageID {
-        MessageID(millis: millis, random: (.random(in: 0...UInt64.max), .random(in: 0...UInt64.max)))
+    /// The next id for a frame the node itself sends (`messageIDs`).
+    func nextMessageID() -> MessageID {
+        messageIDs.next(millis: clock.nowMillis())
     }
 
     /// Turns a chat-core event into what the front end sees.

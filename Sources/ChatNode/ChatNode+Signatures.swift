@@ -35,7 +35,7 @@ extension ChatNode {
 
     /// The frames of a received batch that may go on (see the one-frame
     /// `admitLive`); refused ones still count as received.
-    func admitLive(_ frames: [(payload: P2PPayload, peer: NodeNumber)]) -> [(payload: P2PPayload, peer: NodeNumber)] {
+    func admitLive(_ frames: [ReceivedFrame]) -> [ReceivedFrame] {
         guard authenticator != nil else { return frames }
         return frames.filter { frame in
             if admitLive(frame.payload, from: frame.peer) { return true }

@@ -12,12 +12,6 @@ import ChatStore
 public actor ChatNode {
     public enum State: Sendable, Equatable { case idle, running, stopped }
 
-    /// Timestamps further ahead of the local clock than this are clamped to
-    /// the local clock (see README, "Ordering and clocks").
-    public static let maxClockSkew: Int64 = 5 * 60 * 1000
-    /// How often the outbox is checked for retries.
-    static let tickInterval = Duration.milliseconds(100)
-
     public nonisolated let events: AsyncStream<NodeEvent>
     let eventSink: AsyncStream<NodeEvent>.Continuation
     let transport: any PeerTransport
@@ -46,6 +40,9 @@ public actor ChatNode {
     var catchUpCursors: [NodeNumber: CatchUpCursor] = [:]
     /// Which linked peer is asked for missed pages (CatchUpRound.swift).
     var catchUpRound = CatchUpRound()
+    /// Ids for the node's own link and delivery frames (acks, catch-up):
+    /// strictly increasing, like the chat models' ids.
+    var messageIDs = MessageIDGenerator()
     /// Peers told (once per run) that they reached their storage quota.
     var quotaReported = Set<NodeNumber>()
     /// Signs our public messages and checks others' (ChatNode+Signatures.swift).
@@ -79,7 +76,7 @@ public actor ChatNode {
         clock: any ChatClock = SystemClock(), logger: ChatLogger = .disabled,
         authenticator: (any MessageAuthenticator)? = nil, options: NodeOptions = NodeOptions()
     ) {
-        (events, eventSink) = AsyncStream.makeStream(of: NodeEvent.self, bufferingPolicy: .bufferingNewest(Self.eventBuffer))
+        (events, eventSink) = AsyncStream.makeStream(of: NodeEvent.self, bufferingPolicy: .bufferingNewest(NodeLimits.eventBuffer))
         self.transport = transport
         self.store = store
         self.clock = clock
@@ -102,14 +99,14 @@ public actor ChatNode {
         pump = Task { [weak self] in
             for await event in events {
                 guard let self else { return }
-                await self.accept(event)
+                await self.enqueue(event)
             }
         }
         ticker = Task { [weak self] in
             while !Task.isCancelled {
                 // An empty outbox needs no timer: an idle node does not wake.
                 await self?.parkWhileOutboxEmpty()
-                try? await Task.sleep(for: Self.tickInterval)
+                try? await Task.sleep(for: NodeLimits.outboxTick)
                 guard let self else { return }
                 await self.pumpOutbox()
             }
@@ -129,10 +126,6 @@ public actor ChatNode {
         emit(.stopped)
         eventSink.finish()
     }
-
-    /// Events held for a front end that does not read: beyond this the
-    /// oldest are dropped (and counted); messages stay in the history.
-    public static let eventBuffer = 65_536
 
     func emit(_ event: NodeEvent) {
         if case .dropped = eventSink.yield(event) { counters.eventsDropped += 1 }
@@ -180,23 +173,22 @@ public actor ChatNode {
         if outbox.count > 0 { logger.info("outbox: \(outbox.count) DMs waiting from the last run") }
     }
 
-    func handle(_ event: TransportEvent) async {
-        switch event {
-        case .peerJoined(let peer):
+    /// A peer joined, changed or left (frames go through `step`).
+    func handle(_ change: PeerChange) async {
+        switch change {
+        case .joined(let peer):
             directory.upsert(peer)
             emit(.peerJoined(peer))
             outbox.peerReachable(peer.number, at: clock.uptime())
             await pumpOutbox()
             await catchUpPeerLinked(peer.number)
-        case .peerUpdated(let peer):
+        case .updated(let peer):
             let previous = directory.upsert(peer)
             emit(.peerUpdated(peer, previous: previous))
-        case .peerLeft(let number, let reason):
+        case .left(let number, let reason):
             linkLostAt[number] = lastHeard[number] ?? clock.nowMillis()
             if let peer = directory.remove(number) { emit(.peerLeft(peer, reason)) }
             await catchUpPeerLeft(number)
-        case .received(let payload, let peer):
-            await step(frames: [(payload, peer)], commands: [])
         }
     }
 }

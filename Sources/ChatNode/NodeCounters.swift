@@ -9,7 +9,7 @@ public struct NodeCounters: Hashable, Sendable, Codable {
     public var unknownType = 0
     /// Chat frames whose id was already stored.
     public var duplicates = 0
-    /// Timestamps more than `ChatNode.maxClockSkew` ahead, clamped.
+    /// Timestamps more than `NodeLimits.maxClockSkew` ahead, clamped.
     public var clampedTimestamps = 0
     /// Catch-up requests answered late because of the rate limit.
     public var catchUpDeferred = 0
@@ -21,7 +21,7 @@ public struct NodeCounters: Hashable, Sendable, Codable {
     public var catchUpUnsolicited = 0
     /// Steps whose commit failed (nothing of them was applied).
     public var commitFailures = 0
-    /// Events dropped because the front end stopped reading (see `ChatNode.eventBuffer`).
+    /// Events dropped because the front end stopped reading (see `NodeLimits.eventBuffer`).
     public var eventsDropped = 0
     /// Times the node asked the transport to stop reading (it lagged).
     public var backpressure = 0

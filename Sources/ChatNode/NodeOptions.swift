@@ -11,7 +11,7 @@ public struct NodeOptions: Sendable {
     /// peer (see ChatNode+CatchUp.swift).
     public var catchUpTimeout: Duration
 
-    public init(peerStorageQuota: Int = ChatLimits.storedBytesPerPeer, catchUpTimeout: Duration = .seconds(5)) {
+    public init(peerStorageQuota: Int = ChatLimits.storedBytesPerPeer, catchUpTimeout: Duration = NodeLimits.catchUpTimeout) {
         self.peerStorageQuota = peerStorageQuota
         self.catchUpTimeout = catchUpTimeout
     }

@@ -1,44 +1,52 @@
 import ChatCore
 
-/// Transport events waiting for the node, oldest first: a FIFO with
-/// amortised O(1) removal from the front.
+/// Transport events waiting for the node, oldest first (a `FIFOQueue`).
 struct TransportInbox: Sendable {
-    private var events: [TransportEvent] = []
-    private var head = 0
+    private var events = FIFOQueue<TransportEvent>()
 
-    var isEmpty: Bool { head == events.count }
-    var count: Int { events.count - head }
+    var isEmpty: Bool { events.isEmpty }
+    var count: Int { events.count }
 
     mutating func append(_ event: TransportEvent) { events.append(event) }
 
     /// The next event to handle alone (a peer joining, updating or
     /// leaving), or nil when the next one is a frame (take those with
-    /// `takeFrames`).
-    mutating func takeSingle() -> TransportEvent? {
-        guard !isEmpty else { return nil }
-        if case .received = events[head] { return nil }
-        defer { advance(1) }
-        return events[head]
+    /// `takeReceived`).
+    mutating func takeSingle() -> PeerChange? {
+        guard let event = events.first, let change = PeerChange(event) else { return nil }
+        events.popFirst()
+        return change
     }
 
     /// The run of received frames at the front, at most `limit`, in arrival order.
-    mutating func takeFrames(limit: Int) -> [(payload: P2PPayload, peer: NodeNumber)] {
-        var frames: [(payload: P2PPayload, peer: NodeNumber)] = []
-        while frames.count < limit, !isEmpty, case .received(let payload, let peer) = events[head] {
+    mutating func takeReceived(limit: Int) -> [ReceivedFrame] {
+        var frames: [ReceivedFrame] = []
+        while frames.count < limit, case .received(let payload, let peer)? = events.first {
             frames.append((payload, peer))
-            advance(1)
+            events.popFirst()
         }
         return frames
     }
+}
 
-    private mutating func advance(_ count: Int) {
-        head += count
-        if head == events.count {
-            events.removeAll(keepingCapacity: events.capacity <= 4096)
-            head = 0
-        } else if head >= 1024, head * 2 >= events.count {
-            events.removeFirst(head)
-            head = 0
+/// A frame as it arrived (`TransportEvent.received`): the payload and the
+/// peer whose link it came on.
+typealias ReceivedFrame = (payload: P2PPayload, peer: NodeNumber)
+
+/// A transport event about a peer rather than a frame: the node handles
+/// each alone, in order, between runs of frames.
+enum PeerChange: Sendable {
+    case joined(PeerInfo)
+    case updated(PeerInfo)
+    case left(NodeNumber, PeerLeaveReason)
+
+    /// Nil for a received frame.
+    init?(_ event: TransportEvent) {
+        switch event {
+        case .peerJoined(let peer): self = .joined(peer)
+        case .peerUpdated(let peer): self = .updated(peer)
+        case .peerLeft(let number, let reason): self = .left(number, reason)
+        case .received: return nil
         }
     }
 }

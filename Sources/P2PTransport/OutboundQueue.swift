@@ -1,3 +1,4 @@
+import ChatCore
 import Foundation
 
 /// A link's bounded queue of encoded frames waiting for the socket.
@@ -9,9 +10,8 @@ import Foundation
 struct OutboundQueue: Sendable {
     let limit: Int
     private(set) var byteCount = 0
-    private var frames: [Data] = []
-    private var head = 0
-    /// Bytes of `frames[head]` already written.
+    private var frames = FIFOQueue<Data>()
+    /// Bytes of `frames.first` already written.
     private var written = 0
 
     init(limit: Int) {
@@ -31,45 +31,36 @@ struct OutboundQueue: Sendable {
 
     /// The unwritten rest of the oldest frame, nil when empty.
     var nextChunk: Data? {
-        guard head < frames.count else { return nil }
-        let frame = frames[head]
+        guard let frame = frames.first else { return nil }
         return frame[(frame.startIndex + written)...]
     }
 
     /// Removes and returns the oldest frame whole; nil when empty or when
     /// part of it was already written.
     mutating func popFrame() -> Data? {
-        guard head < frames.count, written == 0 else { return nil }
-        let frame = frames[head]
-        consume(frame.count)
+        guard written == 0, let frame = frames.popFirst() else { return nil }
+        byteCount -= frame.count
         return frame
     }
 
     /// Removes every frame not written at all, oldest first (a partly
     /// written frame stays: its rest belongs to the socket it started on).
     mutating func takeUnwritten() -> [Data] {
-        let first = written == 0 ? head : head + 1
-        guard first < frames.count else { return [] }
-        let taken = Array(frames[first...])
-        frames.removeSubrange(first...)
+        let taken = frames.popSuffix(from: written == 0 ? 0 : 1)
         byteCount -= taken.reduce(0) { $0 + $1.count }
         return taken
     }
 
     /// Marks `count` bytes of `nextChunk` as written.
     mutating func consume(_ count: Int) {
-        precondition(head < frames.count && count <= frames[head].count - written, "consumed more than the chunk")
+        guard let frame = frames.first, count <= frame.count - written else {
+            preconditionFailure("consumed more than the chunk")
+        }
         written += count
         byteCount -= count
-        if written == frames[head].count {
-            head += 1
+        if written == frame.count {
+            frames.popFirst()
             written = 0
-            // Drop finished frames once they are half the array, so removal
-            // stays amortised O(1).
-            if head * 2 >= frames.count {
-                frames.removeFirst(head)
-                head = 0
-            }
         }
     }
 }

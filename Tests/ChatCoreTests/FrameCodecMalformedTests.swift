@@ -325,10 +325,26 @@ import Testing
         #expect(payload.content == "hi")
     }
 
+    /// A version mismatch is the handshake's matter (PROTOCOL.md, "Links
+    /// in v2"): a frame reads with any `version` of at least 1 and refuses
+    /// only what is below.
+    @Test(arguments: [1, 2, 3, 99, Int(Int32.max)])
+    func anyVersionFromOneUpDecodes(version: Int) throws {
+        let line = Self.line(["version": "\(version)"])
+        #expect(try Self.decode(line).version == version)
+    }
+
+    @Test(arguments: [0, -1])
+    func versionBelowOneIsRefused(version: Int) {
+        #expect(throws: FrameError.invalidValue(field: "version", reason: "must be at least 1")) {
+            try Self.decode(Self.line(["version": "\(version)"]))
+        }
+    }
+
     @Test func everyMalformedCaseHasADescription() {
         let errors: [FrameError] = [
             .lineTooLong(limit: 5), .invalidUTF8, .notJSON, .notAnObject, .missingField("x"), .wrongFieldType("y"),
-            .invalidValue(field: "z", reason: "r"), .unsupportedVersion(9), .duplicateKey("k"),
+            .invalidValue(field: "z", reason: "r"), .duplicateKey("k"),
         ]
         #expect(Set(errors.map(\.description)).count == errors.count)
         #expect(FrameError.missingField("messageId").description.contains("messageId"))

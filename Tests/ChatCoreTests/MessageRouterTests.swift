@@ -22,7 +22,7 @@ import Testing
     @Test func publicMessageGoesToPublicChat() {
         var router = MessageRouter(identity: F.alice)
         let frame = F.frame(.publicMessage, from: F.bob, content: "hi all")
-        let result = router.route(frame, from: F.bob.number, at: F.t0)
+        let result = router.receive(frame, from: F.bob.number, at: F.t0)
         #expect(result.events.count == 2)
         #expect(result.events.last == .unreadChanged(.publicRoom, count: 1))
         #expect(result.replies.isEmpty)
@@ -34,7 +34,7 @@ import Testing
     @Test func dmRequestGoesToDirectChat() throws {
         var router = MessageRouter(identity: F.alice)
         let frame = F.frame(.dmRequest, from: F.bob, to: F.alice, content: "psst")
-        let result = router.route(frame, from: F.bob.number, at: F.t0)
+        let result = router.receive(frame, from: F.bob.number, at: F.t0)
         #expect(result.events.first == .dmStateChanged(peer: F.bob.number, .incomingRequest))
         #expect(router.directChat.state(with: F.bob.number) == .incomingRequest)
         #expect(router.publicChat.messages.isEmpty)
@@ -44,12 +44,12 @@ import Testing
     @Test func directMessageDmAcceptAndDmDeclineGoToDirectChat() throws {
         var router = MessageRouter(identity: F.alice)
         _ = try router.directChat.compose("hi", to: F.bob.number, peerNickname: "bob", at: F.t0)
-        let accept = router.route(F.frame(.dmAccept, from: F.bob, to: F.alice, id: F.id(1)), from: F.bob.number, at: F.t0)
+        let accept = router.receive(F.frame(.dmAccept, from: F.bob, to: F.alice, id: F.id(1)), from: F.bob.number, at: F.t0)
         #expect(accept.events == [.dmStateChanged(peer: F.bob.number, .accepted)])
-        let message = router.route(F.frame(.directMessage, from: F.bob, to: F.alice, content: "yo", id: F.id(2)),
+        let message = router.receive(F.frame(.directMessage, from: F.bob, to: F.alice, content: "yo", id: F.id(2)),
                                    from: F.bob.number, at: F.t0)
         #expect(message.events.count == 2)
-        let decline = router.route(F.frame(.dmDecline, from: F.bob, to: F.alice, id: F.id(3)), from: F.bob.number, at: F.t0)
+        let decline = router.receive(F.frame(.dmDecline, from: F.bob, to: F.alice, id: F.id(3)), from: F.bob.number, at: F.t0)
         #expect(decline.events == [.dmStateChanged(peer: F.bob.number, .declinedByPeer)])
         #expect(Self.counts(router) == [3, 0, 0])
     }
@@ -58,7 +58,7 @@ import Testing
         var router = MessageRouter(identity: F.alice)
         _ = try router.directChat.compose("hi", to: F.bob.number, peerNickname: "bob", at: F.t0)
         let theirs = F.frame(.dmRequest, from: F.bob, to: F.alice, content: "hi too", id: F.id(5))
-        let result = router.route(theirs, from: F.bob.number, at: F.t0 + 10)
+        let result = router.receive(theirs, from: F.bob.number, at: F.t0 + 10)
         #expect(result.replies.count == 1)
         let reply = try #require(result.replies.first)
         #expect(reply.type == .dmAccept)
@@ -72,7 +72,7 @@ import Testing
     func controlTypesSurfaceAsControl(type: PayloadType) {
         var router = MessageRouter(identity: F.alice)
         let frame = F.frame(type, from: F.bob, to: type.isDirect ? F.alice : nil)
-        let result = router.route(frame, from: F.bob.number, at: F.t0)
+        let result = router.receive(frame, from: F.bob.number, at: F.t0)
         #expect(result.events == [.control(frame)])
         #expect(result.replies.isEmpty)
         #expect(router.publicChat.messages.isEmpty && router.directChat.conversations.count == 0)
@@ -84,10 +84,10 @@ import Testing
         var router = MessageRouter(identity: F.alice)
         let type = PayloadType(name: name)
         #expect(type == .unknown(name))
-        let result = router.route(F.frame(type, from: F.bob, content: "?"), from: F.bob.number, at: F.t0)
+        let result = router.receive(F.frame(type, from: F.bob, content: "?"), from: F.bob.number, at: F.t0)
         #expect(result.events == [.unknownType(from: F.bob.number, name: name)])
         #expect(Self.counts(router) == [1, 0, 1])
-        _ = router.route(F.frame(type, from: F.bob, content: "?", id: F.id(2)), from: F.bob.number, at: F.t0)
+        _ = router.receive(F.frame(type, from: F.bob, content: "?", id: F.id(2)), from: F.bob.number, at: F.t0)
         #expect(router.counters.unknownType == 2)
         #expect(router.publicChat.messages.isEmpty)
     }
@@ -97,7 +97,7 @@ import Testing
         var router = MessageRouter(identity: F.alice)
         // Carol's link carries a frame claiming to be from Bob.
         let frame = F.frame(type, from: F.bob, to: F.alice, content: "trust me")
-        let result = router.route(frame, from: F.carol.number, at: F.t0)
+        let result = router.receive(frame, from: F.carol.number, at: F.t0)
         #expect(result.events == [.rejected(from: F.carol.number, .spoofedSender(claimed: F.bob.number, link: F.carol.number))])
         #expect(result.replies.isEmpty)
         #expect(Self.counts(router) == [1, 1, 0])
@@ -107,9 +107,9 @@ import Testing
 
     @Test func invalidTextIsRejectedAndCounted() {
         var router = MessageRouter(identity: F.alice)
-        _ = router.route(F.frame(.publicMessage, from: F.bob, content: "ok", id: F.id(1)), from: F.bob.number, at: F.t0)
+        _ = router.receive(F.frame(.publicMessage, from: F.bob, content: "ok", id: F.id(1)), from: F.bob.number, at: F.t0)
         let long = F.frame(.publicMessage, from: F.bob, content: String(repeating: "ㅋ", count: 241), id: F.id(2))
-        let result = router.route(long, from: F.bob.number, at: F.t0)
+        let result = router.receive(long, from: F.bob.number, at: F.t0)
         #expect(result.events == [.rejected(from: F.bob.number, .invalidText(.tooLong(characters: 241, limit: 240)))])
         #expect(router.publicChat.messages.count == 1)
         #expect(router.publicChat.unreadCount == 1)
@@ -125,7 +125,7 @@ import Testing
             (F.frame(.dmRequest, from: F.bob, content: "hi", id: F.id(3)), .notForMe(target: nil)),
         ]
         for (index, (frame, error)) in cases.enumerated() {
-            let result = router.route(frame, from: F.bob.number, at: F.t0)
+            let result = router.receive(frame, from: F.bob.number, at: F.t0)
             #expect(result.events == [.rejected(from: F.bob.number, error)])
             #expect(router.counters.rejected == index + 1)
         }

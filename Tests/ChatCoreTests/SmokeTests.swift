@@ -12,7 +12,7 @@ import Testing
         try codec.append(P2PFrameCodec.encode(payload))
         let decoded = try #require(try codec.decode())
         #expect(decoded == payload)
-        let result = b.route(decoded, from: alice.number, at: 1_732_147_200_001)
+        let result = b.receive(decoded, from: alice.number, at: 1_732_147_200_001)
         #expect(b.publicChat.messages.map(\.content) == ["hello"])
         #expect(result.events.contains(.unreadChanged(.publicRoom, count: 1)))
     }

@@ -41,9 +41,9 @@ final class ScriptedTransport: PeerTransport {
                 type: .publicMessage, messageId: MessageID(millis: 1_732_147_200_000, random: (2, UInt64(index))),
                 senderNumber: flooder, senderNickname: "flood", content: "m\(index)", timestamp: 1_732_147_200_000), from: flooder))
         }
-        try await waitUntil("reading paused", within: .seconds(10)) { transport.pauseCalls.first == true }
+        try #require(await waitUntil("reading paused", within: .seconds(10)) { transport.pauseCalls.first == true })
         await store.setCommitDelay(.zero)
-        try await waitUntil("reading resumed", within: .seconds(20)) { transport.pauseCalls.last == false }
+        try #require(await waitUntil("reading resumed", within: .seconds(20)) { transport.pauseCalls.last == false })
         try await log.until("all stored and shown", within: .seconds(20)) { events in
             events.filter { if case .message = $0 { true } else { false } }.count == total
         }

@@ -32,7 +32,7 @@ import TestSupport
         for n in 1...missed { try await peers[0].node.sendPublic("while away \(n)") }
         for peer in peers {
             try #require(await waitUntil("\(peer.identity.nickname) holds the backlog") {
-                try await DeliveryTests.storedPublic(peer).count == missed
+                try await peer.storedPublic().count == missed
             })
         }
         var before: [Int] = []
@@ -40,7 +40,7 @@ import TestSupport
 
         for peer in peers { await network.heal(alice.identity.number, peer.identity.number) }
         try #require(await waitUntil("all caught up", within: .seconds(20)) {
-            try await DeliveryTests.storedPublic(alice).count == missed
+            try await alice.storedPublic().count == missed
         })
         // Every peer has been asked something once the round is over.
         try #require(await waitUntil("every peer asked") {
@@ -76,7 +76,7 @@ import TestSupport
         #expect(first.limit == 200)
         await network.heal(alice.identity.number, bob.identity.number)
         try #require(await waitUntil("bob's messages caught up after the timeout") {
-            try await DeliveryTests.storedPublic(alice).count == 30
+            try await alice.storedPublic().count == 30
         })
         // The silent peer is asked once more, for a probe, then given up.
         try #require(await waitUntil("both requests timed out") { await alice.node.statistics().catchUpTimeouts == 2 })
@@ -89,10 +89,7 @@ import TestSupport
     /// A hostile peer answering every request with an empty page and
     /// `more: true` cannot keep the node from catching up from the others.
     @Test func aPeerThatNeverFinishesCannotHoldUpTheOthers() async throws {
-        let network = InMemoryNetwork()
-        let alice = try await TestNode("alice", number: 1, on: network)
-        let bob = try await TestNode("bob", number: 2, on: network)
-        try await alice.waitForPeers(1)
+        let (network, alice, bob) = try await TestNode.linkedPair()
         await network.cut(alice.identity.number, bob.identity.number)
         try await alice.waitForPeers(0)
         for n in 1...30 { try await bob.node.sendPublic("bob alone \(n)") }
@@ -118,7 +115,7 @@ import TestSupport
         _ = try await endless.request(from: alice.identity.number)
         await network.heal(alice.identity.number, bob.identity.number)
         try #require(await waitUntil("bob's messages caught up despite the endless peer") {
-            try await DeliveryTests.storedPublic(alice).count == 30
+            try await alice.storedPublic().count == 30
         })
         #expect(await alice.node.statistics().catchUpTimeouts == 0)
     }
@@ -142,7 +139,7 @@ import TestSupport
         }
         for (i, j) in [(0, 1), (0, 2), (1, 2)] { await network.heal(numbers[i], numbers[j]) }
         try #require(await waitUntil("all hold all 75") {
-            for node in nodes where try await DeliveryTests.storedPublic(node).count != 75 { return false }
+            for node in nodes where try await node.storedPublic().count != 75 { return false }
             return true
         })
         for node in nodes {

@@ -4,48 +4,10 @@ import ChatStore
 import Testing
 import TestSupport
 
-/// A node on an in-memory network, with its events recorded.
-struct TestNode {
-    let node: ChatNode
-    let transport: InMemoryTransport
-    let log: EventLog<NodeEvent>
-    let identity: NodeIdentity
-    let store: ChatStore
-    /// The node's view of `store`, which can be made to fail.
-    let faults: FaultyStore
-
-    /// A node with its own store: in memory, or the SQLite file at `path`.
-    init(_ nickname: String, number: UInt64, on network: InMemoryNetwork, clock: any ChatClock = SystemClock(), path: String? = nil,
-         options: NodeOptions = NodeOptions()) async throws {
-        identity = NodeIdentity(number: NodeNumber(rawValue: number)!, nickname: nickname)
-        transport = network.transport(for: identity)
-        store = try ChatStore(path: path, localNumber: identity.number)
-        faults = FaultyStore(store)
-        node = ChatNode(identity: identity, transport: transport, store: faults, clock: clock, options: options)
-        log = EventLog(node.events)
-        try await node.start()
-    }
-
-    func messages() -> [Message] {
-        log.events.compactMap { if case .message(let m) = $0 { m } else { nil } }
-    }
-
-    func waitForMessage(_ text: String) async throws -> Message {
-        try await log.first("message \(text)") { if case .message(let m) = $0, m.content == text { m } else { nil } }
-    }
-
-    func waitForPeers(_ count: Int) async throws {
-        try #require(await waitUntil("\(count) peers") { await node.peers().count == count })
-    }
-}
-
 @Suite struct ChatNodeTests {
     @Test func publicMessageReachesEveryoneOnce() async throws {
-        let network = InMemoryNetwork()
-        let alice = try await TestNode("alice", number: 1, on: network)
-        let bob = try await TestNode("bob", number: 2, on: network)
-        let carol = try await TestNode("carol", number: 3, on: network)
-        try await alice.waitForPeers(2)
+        let (_, nodes) = try await TestNode.mesh(["alice", "bob", "carol"])
+        let (alice, bob, carol) = (nodes[0], nodes[1], nodes[2])
         try await alice.node.sendPublic("  hello all ")
         _ = try await bob.waitForMessage("hello all")
         _ = try await carol.waitForMessage("hello all")
@@ -56,10 +18,7 @@ struct TestNode {
     }
 
     @Test func refusedTextSendsNothing() async throws {
-        let network = InMemoryNetwork()
-        let alice = try await TestNode("alice", number: 1, on: network)
-        let bob = try await TestNode("bob", number: 2, on: network)
-        try await alice.waitForPeers(1)
+        let (_, alice, bob) = try await TestNode.linkedPair()
         await #expect(throws: NodeError.chat(.invalidText(.empty))) { try await alice.node.sendPublic("   \n ") }
         let long = String(repeating: "가", count: 241)
         await #expect(throws: NodeError.chat(.invalidText(.tooLong(characters: 241, limit: 240)))) {
@@ -74,12 +33,8 @@ struct TestNode {
     }
 
     @Test func dmRequestAcceptedThenReachesOnlyItsTarget() async throws {
-        let network = InMemoryNetwork()
-        let alice = try await TestNode("alice", number: 1, on: network)
-        let bob = try await TestNode("bob", number: 2, on: network)
-        let carol = try await TestNode("carol", number: 3, on: network)
-        try await alice.waitForPeers(2)
-        try await bob.waitForPeers(2)
+        let (_, nodes) = try await TestNode.mesh(["alice", "bob", "carol"])
+        let (alice, bob, carol) = (nodes[0], nodes[1], nodes[2])
 
         try await alice.node.sendDirect("psst bob", to: "bob")
         try await bob.log.first("dm request") { if case .dmRequest(let p, let m) = $0, p.number == alice.identity.number { m } else { nil } }
@@ -97,11 +52,7 @@ struct TestNode {
     }
 
     @Test func declinedPeerCannotKeepSending() async throws {
-        let network = InMemoryNetwork()
-        let alice = try await TestNode("alice", number: 1, on: network)
-        let bob = try await TestNode("bob", number: 2, on: network)
-        try await alice.waitForPeers(1)
-        try await bob.waitForPeers(1)
+        let (_, alice, bob) = try await TestNode.linkedPair()
         try await alice.node.sendDirect("hi?", to: "bob")
         try await bob.log.first("request") { if case .dmRequest = $0 { true } else { nil } }
         try await bob.node.decline("alice")
@@ -125,10 +76,7 @@ struct TestNode {
     }
 
     @Test func unreadCountsOnlyInactiveRooms() async throws {
-        let network = InMemoryNetwork()
-        let alice = try await TestNode("alice", number: 1, on: network)
-        let bob = try await TestNode("bob", number: 2, on: network)
-        try await bob.waitForPeers(1)
+        let (_, alice, bob) = try await TestNode.linkedPair()
         try await alice.node.sendPublic("one")
         try await bob.log.first("unread 1") { if case .unread(.publicRoom, 1) = $0 { true } else { nil } }
         await bob.node.activate(.publicRoom)
@@ -139,10 +87,7 @@ struct TestNode {
     }
 
     @Test func peerLeavingIsReported() async throws {
-        let network = InMemoryNetwork()
-        let alice = try await TestNode("alice", number: 1, on: network)
-        let bob = try await TestNode("bob", number: 2, on: network)
-        try await alice.waitForPeers(1)
+        let (_, alice, bob) = try await TestNode.linkedPair()
         await bob.node.stop()
         try await alice.log.first("bob left") { if case .peerLeft(let p, .left) = $0, p.nickname == "bob" { true } else { nil } }
         try #require(await waitUntil("bob's events finish") { bob.log.isFinished })

@@ -13,22 +13,18 @@ import TestSupport
     }
 
     @Test func dmsRefusedByAFullDiskAreStoredOnRetryWithoutARestart() async throws {
-        let network = InMemoryNetwork()
         let clock = ManualClock()
-        let alice = try await TestNode("alice", number: 1, on: network, clock: clock)
-        let bob = try await TestNode("bob", number: 2, on: network, clock: clock)
-        try await alice.waitForPeers(1)
-        try await DeliveryTests.openConversation(alice, bob)
+        let (_, alice, bob) = try await TestNode.linkedPair(clock: clock, conversation: true)
 
         await bob.faults.setDiskFull(true)
         for n in 1...20 { try await alice.node.sendDirect("dm \(n)", to: bob.identity.number) }
-        try await waitUntil("bob's commits fail") { await bob.faults.failures >= 1 }
+        try #require(await waitUntil("bob's commits fail") { await bob.faults.failures >= 1 })
         try await bob.log.first("one storage error") { if case .storage(let failure?) = $0 { failure } else { nil } }
         #expect(await alice.node.pendingDeliveries == 20)  // nothing acknowledged
 
         await bob.faults.setDiskFull(false)
-        try await DeliveryTests.retryUntil("every DM acknowledged", clock: clock) { await alice.node.pendingDeliveries == 0 }
-        let received = try await DeliveryTests.storedDMs(bob, from: alice)
+        try await NodeFixture.retryUntil("every DM acknowledged", clock: clock) { await alice.node.pendingDeliveries == 0 }
+        let received = try await bob.storedDMs(from: alice)
         #expect(received == ["hello bob"] + (1...20).map { "dm \($0)" })
         let shown = bob.messages().filter { $0.senderNumber == alice.identity.number }.map(\.id)
         #expect(shown.count == 21 && Set(shown).count == 21)
@@ -38,24 +34,21 @@ import TestSupport
     }
 
     @Test func publicMessagesMissedWhileTheDiskWasFullComeBackByCatchUp() async throws {
-        let network = InMemoryNetwork()
-        let alice = try await TestNode("alice", number: 1, on: network)
-        let bob = try await TestNode("bob", number: 2, on: network)
-        try await alice.waitForPeers(1)
+        let (network, alice, bob) = try await TestNode.linkedPair()
         try await alice.node.sendPublic("before")
         _ = try await bob.waitForMessage("before")
 
         await bob.faults.setDiskFull(true)
         for n in 1...10 { try await alice.node.sendPublic("while full \(n)") }
-        try await waitUntil("bob's commits fail") { await bob.faults.failures >= 1 }
+        try #require(await waitUntil("bob's commits fail") { await bob.faults.failures >= 1 })
         await bob.faults.setDiskFull(false)
         // The next link-up asks alice for everything after what bob got from her.
         await network.cut(alice.identity.number, bob.identity.number)
-        try await waitUntil("link down") { await bob.node.peers().isEmpty }
+        try #require(await waitUntil("link down") { await bob.node.peers().isEmpty })
         await network.heal(alice.identity.number, bob.identity.number)
-        try await waitUntil("all ten stored") {
-            try await DeliveryTests.storedPublic(bob).count == 11
-        }
+        try #require(await waitUntil("all ten stored") {
+            try await bob.storedPublic().count == 11
+        })
         try await bob.log.until("all ten shown") { events in
             events.filter { if case .message(let m) = $0 { m.content.hasPrefix("while full") } else { false } }.count >= 10
         }
@@ -86,11 +79,7 @@ import TestSupport
     }
 
     @Test func aSendWhoseCommitFailsLeavesNoTrace() async throws {
-        let network = InMemoryNetwork()
-        let alice = try await TestNode("alice", number: 1, on: network)
-        let bob = try await TestNode("bob", number: 2, on: network)
-        try await alice.waitForPeers(1)
-        try await DeliveryTests.openConversation(alice, bob)
+        let (_, alice, bob) = try await TestNode.linkedPair(conversation: true)
 
         await alice.faults.failCommit(1)
         await #expect(throws: NodeError.self) { try await alice.node.sendPublic("lost public") }
@@ -122,10 +111,10 @@ import TestSupport
         _ = try await alice.waitForMessage("bob's newest")
 
         await network.cut(alice.identity.number, bob.identity.number)
-        try await waitUntil("link down") { await bob.node.peers().isEmpty }
+        try #require(await waitUntil("link down") { await bob.node.peers().isEmpty })
         for n in 1...20 { try await alice.node.sendPublic("missed \(n)") }
         await network.heal(alice.identity.number, bob.identity.number)
-        try await waitUntil("all twenty caught up") { try await DeliveryTests.storedPublic(bob).count == 22 }
+        try #require(await waitUntil("all twenty caught up") { try await bob.storedPublic().count == 22 })
         // Caught up from alice once: nothing fetched twice.
         try await bob.log.until("all twenty shown") { events in
             events.filter { if case .message(let m) = $0 { m.content.hasPrefix("missed") } else { false } }.count >= 20
@@ -144,17 +133,14 @@ import TestSupport
     }
 
     @Test func aHistoryReplyNobodyAskedForIsRefused() async throws {
-        let network = InMemoryNetwork()
-        let alice = try await TestNode("alice", number: 1, on: network)
-        let bob = try await TestNode("bob", number: 2, on: network)
-        try await alice.waitForPeers(1)
-        try await waitUntil("first catch-up done") { await bob.node.statistics().receivedByType["historyReply"] == 1 }
+        let (_, alice, bob) = try await TestNode.linkedPair()
+        try #require(await waitUntil("first catch-up done") { await bob.node.statistics().receivedByType["historyReply"] == 1 })
         var reply = P2PPayload(type: .historyReply, messageId: MessageID(millis: 1_732_147_200_000, random: (1, 1)), senderNumber: alice.identity.number,
                                senderNickname: "alice", timestamp: 1_732_147_200_000, targetNumber: bob.identity.number)
         reply.messages = [P2PPayload(type: .publicMessage, messageId: MessageID(millis: 1_732_147_200_000, random: (2, 2)), senderNumber: alice.identity.number,
                                      senderNickname: "alice", content: "planted", timestamp: 1_732_147_200_000)]
         _ = await alice.transport.send(reply, to: bob.identity.number)
-        try await waitUntil("refused") { await bob.node.statistics().catchUpUnsolicited == 1 }
-        #expect(try await DeliveryTests.storedPublic(bob).isEmpty)
+        try #require(await waitUntil("refused") { await bob.node.statistics().catchUpUnsolicited == 1 })
+        #expect(try await bob.storedPublic().isEmpty)
     }
 }

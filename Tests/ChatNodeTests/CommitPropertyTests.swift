@@ -11,7 +11,7 @@ import TestSupport
 @Suite struct CommitPropertyTests {
     @Test(arguments: [11, 12] as [UInt64])
     func everyAcceptedMessageArrivesDespiteFailingCommitsAndRestarts(seed: UInt64) async throws {
-        let directory = try DeliveryTests.temporaryDirectory()
+        let directory = try NodeFixture.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let network = InMemoryNetwork()
         let clock = ManualClock()
@@ -23,7 +23,7 @@ import TestSupport
         ]
         var retired: [TestNode] = []
         try await nodes[0].waitForPeers(2)
-        try await DeliveryTests.openConversation(nodes[0], nodes[1])
+        try await nodes[0].openConversation(with: nodes[1])
         for (index, node) in nodes.enumerated() { await node.faults.setFailureRate(0.25, seed: seed &+ UInt64(index)) }
 
         var random = SeededRandom(seed: seed)
@@ -60,21 +60,30 @@ import TestSupport
         let pairs = [(0, 1), (0, 2), (1, 2)].map { (nodes[$0.0].identity.number, nodes[$0.1].identity.number) }
         for (a, b) in pairs { await network.cut(a, b) }
         let linked = nodes
-        try await waitUntil("links down") {
+        try #require(await waitUntil("links down") {
             for node in linked where !(await node.node.peers().isEmpty) { return false }
             return true
-        }
+        })
         for (a, b) in pairs { await network.heal(a, b) }
-        try await DeliveryTests.retryUntil("every DM acknowledged", clock: clock) {
+        try await NodeFixture.retryUntil("every DM acknowledged", clock: clock) {
             for node in linked where await node.node.pendingDeliveries > 0 { return false }
             return true
         }
-        try await waitUntil("public messages everywhere", within: .seconds(20)) {
-            for node in linked {
-                let stored = try await DeliveryTests.storedPublic(node)
-                if !publicSent.allSatisfy({ stored.contains($0.id) }) { return false }
-            }
-            return true
+        // Known gap (found when this wait became an assertion; it was
+        // unchecked before): now and then, timing-dependent, carol misses
+        // one of bob's public messages. Likely cause (CatchUpRound): after
+        // the heal one source runs full pages and the other peer gets a
+        // probe of 20; a probe whose 20 are all known ends its turn even
+        // with `more`, so a message past them that the source did not hold
+        // yet is not asked for until the next link-up. Seen with seed 11.
+        await withKnownIssue("catch-up probe stops before a message only the other peer holds", isIntermittent: true) {
+            try #require(await waitUntil("public messages everywhere", within: .seconds(20)) {
+                for node in linked {
+                    let stored = try await node.storedPublic()
+                    if !publicSent.allSatisfy({ stored.contains($0.id) }) { return false }
+                }
+                return true
+            })
         }
         for dm in dmsSent {
             let room = RoomID.direct(nodes[dm.from].identity.number)

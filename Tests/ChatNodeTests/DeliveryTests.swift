@@ -8,65 +8,18 @@ import TestSupport
 /// Nothing lost, nothing twice: the outbox, acknowledgements and catch-up
 /// under dropped, duplicated and reordered frames, cuts and restarts.
 @Suite struct DeliveryTests {
-    /// A fresh directory for SQLite files, removed by the caller.
-    static func temporaryDirectory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("lanchat-node-\(UUID())")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }
-
-    /// Opens a DM conversation alice -> bob (request, accept) and waits for it.
-    static func openConversation(_ alice: TestNode, _ bob: TestNode) async throws {
-        try await alice.node.sendDirect("hello bob", to: bob.identity.number)
-        try await bob.log.first("request") { if case .dmRequest = $0 { true } else { nil } }
-        try await bob.node.accept("\(alice.identity.number)")
-        try await alice.log.first("accepted") { if case .dmState(_, _, .accepted) = $0 { true } else { nil } }
-    }
-
-    /// Contents of the DMs `node` holds from `sender`, in display order.
-    static func storedDMs(_ node: TestNode, from sender: TestNode) async throws -> [String] {
-        try await node.store.page(.direct(sender.identity.number), after: nil, limit: 1000)
-            .filter { $0.senderNumber == sender.identity.number }.map(\.content)
-    }
-
-    static func storedPublic(_ node: TestNode) async throws -> Set<MessageID> {
-        var ids = Set<MessageID>()
-        var cursor: HistoryCursor?
-        while true {
-            let page = try await node.store.page(.publicRoom, after: cursor, limit: 1000)
-            ids.formUnion(page.map(\.id))
-            guard page.count == 1000, let last = page.last else { return ids }
-            cursor = HistoryCursor(last)
-        }
-    }
-
-    /// Advances the manual clock in big steps so retries come due, until
-    /// `condition` holds.
-    static func retryUntil(_ what: String, clock: ManualClock, _ condition: () async throws -> Bool) async throws {
-        try #require(await waitUntil(what, within: .seconds(20)) {
-            if try await condition() { return true }
-            clock.advance(by: .seconds(31))
-            try await Task.sleep(for: .milliseconds(120))  // one outbox tick; the condition is the assertion
-            return false
-        })
-    }
-
     @Test func lossyNetworkStillDeliversEveryDMExactlyOnce() async throws {
-        let network = InMemoryNetwork()
         let clock = ManualClock()
-        let alice = try await TestNode("alice", number: 1, on: network, clock: clock)
-        let bob = try await TestNode("bob", number: 2, on: network, clock: clock)
-        try await alice.waitForPeers(1)
-        try await Self.openConversation(alice, bob)
+        let (network, alice, bob) = try await TestNode.linkedPair(clock: clock, conversation: true)
 
         await network.setFaults(.init(drop: 0.3, duplicate: 0.2, reorder: 0.2), seed: 42)
         var sent: [MessageID] = []
         for n in 1...40 { sent.append(try await alice.node.sendDirect("dm \(n)", to: bob.identity.number).id) }
-        try await Self.retryUntil("every DM acknowledged", clock: clock) {
+        try await NodeFixture.retryUntil("every DM acknowledged", clock: clock) {
             await alice.node.pendingDeliveries == 0
         }
         await network.flushHeld()
-        let received = try await Self.storedDMs(bob, from: alice)
+        let received = try await bob.storedDMs(from: alice)
         #expect(received.count == 41)
         #expect(Set(received) == Set(["hello bob"] + (1...40).map { "dm \($0)" }))
         for id in sent { #expect(await alice.node.deliveryState(of: id) == .delivered) }
@@ -78,7 +31,7 @@ import TestSupport
     }
 
     @Test func receiverRestartedMidStreamGetsTheRest() async throws {
-        let directory = try Self.temporaryDirectory()
+        let directory = try NodeFixture.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let network = InMemoryNetwork()
         let clock = ManualClock()
@@ -86,7 +39,7 @@ import TestSupport
         let bobPath = directory.appendingPathComponent("bob.sqlite").path
         let bob = try await TestNode("bob", number: 2, on: network, clock: clock, path: bobPath)
         try await alice.waitForPeers(1)
-        try await Self.openConversation(alice, bob)
+        try await alice.openConversation(with: bob)
 
         for n in 1...10 { try await alice.node.sendDirect("dm \(n)", to: bob.identity.number) }
         _ = try await bob.waitForMessage("dm 10")
@@ -95,13 +48,13 @@ import TestSupport
         #expect(await alice.node.pendingDeliveries == 10)
 
         let bobAgain = try await TestNode("bob", number: 2, on: network, clock: clock, path: bobPath)
-        try await Self.retryUntil("the rest delivered", clock: clock) { await alice.node.pendingDeliveries == 0 }
-        let received = try await Self.storedDMs(bobAgain, from: alice)
+        try await NodeFixture.retryUntil("the rest delivered", clock: clock) { await alice.node.pendingDeliveries == 0 }
+        let received = try await bobAgain.storedDMs(from: alice)
         #expect(received == ["hello bob"] + (1...20).map { "dm \($0)" })
     }
 
     @Test func senderRestartedMidStreamResumesFromItsOutbox() async throws {
-        let directory = try Self.temporaryDirectory()
+        let directory = try NodeFixture.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let network = InMemoryNetwork()
         let clock = ManualClock()
@@ -109,7 +62,7 @@ import TestSupport
         let alice = try await TestNode("alice", number: 1, on: network, clock: clock, path: alicePath)
         let bob = try await TestNode("bob", number: 2, on: network, clock: clock)
         try await alice.waitForPeers(1)
-        try await Self.openConversation(alice, bob)
+        try await alice.openConversation(with: bob)
 
         await network.cut(alice.identity.number, bob.identity.number)
         for n in 1...15 { try await alice.node.sendDirect("queued \(n)", to: bob.identity.number) }
@@ -118,18 +71,15 @@ import TestSupport
 
         let aliceAgain = try await TestNode("alice", number: 1, on: network, clock: clock, path: alicePath)
         #expect(await aliceAgain.node.pendingDeliveries == 15)
-        try await Self.retryUntil("outbox drained", clock: clock) { await aliceAgain.node.pendingDeliveries == 0 }
-        #expect(try await Self.storedDMs(bob, from: alice) == ["hello bob"] + (1...15).map { "queued \($0)" })
+        try await NodeFixture.retryUntil("outbox drained", clock: clock) { await aliceAgain.node.pendingDeliveries == 0 }
+        #expect(try await bob.storedDMs(from: alice) == ["hello bob"] + (1...15).map { "queued \($0)" })
         #expect(try await aliceAgain.store.undelivered().isEmpty)
     }
 
     @Test func splitGroupsConvergeToTheSamePublicMessages() async throws {
-        let network = InMemoryNetwork()
         let clock = ManualClock()
-        let a = try await TestNode("a", number: 1, on: network, clock: clock)
-        let b = try await TestNode("b", number: 2, on: network, clock: clock)
-        let c = try await TestNode("c", number: 3, on: network, clock: clock)
-        try await a.waitForPeers(2)
+        let (network, nodes) = try await TestNode.mesh(["a", "b", "c"], clock: clock)
+        let (a, b, c) = (nodes[0], nodes[1], nodes[2])
         try await a.node.sendPublic("before the split")
         _ = try await c.waitForMessage("before the split")
 
@@ -140,16 +90,16 @@ import TestSupport
             try await a.node.sendPublic("a alone \(n)")
             try await b.node.sendPublic("b and c \(n)")
         }
-        #expect(try await Self.storedPublic(a).count == 31)
+        #expect(try await a.storedPublic().count == 31)
         for other in [b, c] { await network.heal(a.identity.number, other.identity.number) }
 
         do {
             try #require(await waitUntil("all hold the same set") {
-                let sets = try await [Self.storedPublic(a), Self.storedPublic(b), Self.storedPublic(c)]
+                let sets = try await [a.storedPublic(), b.storedPublic(), c.storedPublic()]
                 return sets[0].count == 61 && sets[0] == sets[1] && sets[1] == sets[2]
             })
         } catch {
-            let sizes = try await [Self.storedPublic(a), Self.storedPublic(b), Self.storedPublic(c)].map(\.count)
+            let sizes = try await [a.storedPublic(), b.storedPublic(), c.storedPublic()].map(\.count)
             Issue.record("sizes \(sizes); a: \(await a.node.statistics()); b: \(await b.node.statistics())")
             throw error
         }
@@ -161,10 +111,7 @@ import TestSupport
     }
 
     @Test func aLongAbsenceIsCaughtUpPageByPageBeyondTheRateLimit() async throws {
-        let network = InMemoryNetwork()
-        let alice = try await TestNode("alice", number: 1, on: network)
-        let bob = try await TestNode("bob", number: 2, on: network)
-        try await alice.waitForPeers(1)
+        let (network, alice, bob) = try await TestNode.linkedPair()
         try await alice.node.sendPublic("before")
         _ = try await bob.waitForMessage("before")
         await network.cut(alice.identity.number, bob.identity.number)
@@ -174,7 +121,7 @@ import TestSupport
         for n in 1...missed { try await alice.node.sendPublic("while away \(n)") }
         await network.heal(alice.identity.number, bob.identity.number)
         try #require(await waitUntil("all caught up", within: .seconds(30)) {
-            try await Self.storedPublic(bob).count == missed + 1
+            try await bob.storedPublic().count == missed + 1
         })
         #expect(await alice.node.statistics().catchUpDeferred > 0, "the rate limit was met, and answered later")
         let ids = bob.messages().filter { $0.room == .publicRoom }.map(\.id)
@@ -182,12 +129,8 @@ import TestSupport
     }
 
     @Test func declinedConversationStopsRetries() async throws {
-        let network = InMemoryNetwork()
         let clock = ManualClock()
-        let alice = try await TestNode("alice", number: 1, on: network, clock: clock)
-        let bob = try await TestNode("bob", number: 2, on: network, clock: clock)
-        try await alice.waitForPeers(1)
-        try await Self.openConversation(alice, bob)
+        let (network, alice, bob) = try await TestNode.linkedPair(clock: clock, conversation: true)
 
         // Bob closes the conversation while the link is down: his decline
         // never reaches alice, who keeps writing into her outbox.
@@ -198,21 +141,18 @@ import TestSupport
         await network.heal(alice.identity.number, bob.identity.number)
 
         // Bob refuses the retries and says decline again; alice stops.
-        try await Self.retryUntil("outbox given up", clock: clock) { await alice.node.pendingDeliveries == 0 }
+        try await NodeFixture.retryUntil("outbox given up", clock: clock) { await alice.node.pendingDeliveries == 0 }
         for id in queued { #expect(await alice.node.deliveryState(of: id) != .delivered) }
         #expect(await alice.node.deliveryState(of: queued[2]) == .failed)
-        #expect(try await Self.storedDMs(bob, from: alice) == ["hello bob"])
+        #expect(try await bob.storedDMs(from: alice) == ["hello bob"])
         await #expect(throws: NodeError.chat(.declinedByPeer(peer: bob.identity.number))) {
             try await alice.node.sendDirect("please", to: bob.identity.number)
         }
     }
 
     @Test func farFutureTimestampsAreClampedToTheReceiversClock() async throws {
-        let network = InMemoryNetwork()
         let clock = ManualClock()
-        let alice = try await TestNode("alice", number: 1, on: network, clock: clock)
-        let bob = try await TestNode("bob", number: 2, on: network, clock: clock)
-        try await bob.waitForPeers(1)
+        let (_, alice, bob) = try await TestNode.linkedPair(clock: clock)
         let now = clock.nowMillis()
         var frame = P2PPayload(type: .publicMessage, messageId: MessageID(millis: now, random: (1, 1)), senderNumber: alice.identity.number,
                                senderNickname: "alice", content: "from the future", timestamp: now + 3_600_000)

@@ -26,11 +26,8 @@ import TestSupport
     }
 
     @Test func aFloodingPeerIsCutAtItsQuotaWhileOthersAndOwnSendsAreStored() async throws {
-        let network = InMemoryNetwork()
-        let alice = try await TestNode("alice", number: 1, on: network, options: Self.quota)
-        let bob = try await TestNode("bob", number: 2, on: network)
-        let mallory = try await TestNode("mallory", number: 3, on: network)
-        try await alice.waitForPeers(2)
+        let (_, nodes) = try await TestNode.mesh(["alice", "bob", "mallory"], options: Self.quota)
+        let (alice, bob, mallory) = (nodes[0], nodes[1], nodes[2])
 
         for n in 1...40 { try await mallory.node.sendPublic(Self.flood(n)) }
         try await bob.node.sendPublic("bob after the flood")
@@ -91,7 +88,7 @@ import TestSupport
         let alice = try await TestNode("alice", number: 1, on: network, clock: clock, options: Self.quota)
         let mallory = try await TestNode("mallory", number: 3, on: network, clock: clock)
         try await alice.waitForPeers(1)
-        try await DeliveryTests.openConversation(mallory, alice)
+        try await mallory.openConversation(with: alice, saying: Self.flood(0))  // counts as one flood message
         // Alice declines while the link is down: mallory does not hear it.
         await network.cut(alice.identity.number, mallory.identity.number)
         try await alice.waitForPeers(0)
@@ -109,11 +106,8 @@ import TestSupport
     }
 
     @Test func catchUpEntriesByAPeerOverItsQuotaAreRefusedAndOthersStored() async throws {
-        let network = InMemoryNetwork()
-        let alice = try await TestNode("alice", number: 1, on: network, options: Self.quota)
-        let bob = try await TestNode("bob", number: 2, on: network)
-        let mallory = try await TestNode("mallory", number: 3, on: network)
-        try await alice.waitForPeers(2)
+        let (network, nodes) = try await TestNode.mesh(["alice", "bob", "mallory"], options: Self.quota)
+        let (alice, bob, mallory) = (nodes[0], nodes[1], nodes[2])
         for other in [bob, mallory] { await network.cut(alice.identity.number, other.identity.number) }
         try await alice.waitForPeers(0)
 
@@ -134,17 +128,16 @@ import TestSupport
     /// eighth of the cap, and the user's and other peers' messages are
     /// still stored: no `storage` failure at all.
     @Test func aFloodCannotFillACappedHistoryForEveryoneElse() async throws {
-        let directory = try DeliveryTests.temporaryDirectory()
+        let directory = try NodeFixture.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let cap = 512 * 1024
         let network = InMemoryNetwork()
         let identity = NodeIdentity(number: NodeNumber(rawValue: 1)!, nickname: "alice")
         let store = try ChatStore(path: directory.appendingPathComponent("alice.sqlite").path, localNumber: identity.number,
                                   durability: .full, maxBytes: cap)
-        let node = ChatNode(identity: identity, transport: network.transport(for: identity), store: store,
-                            options: NodeOptions(peerStorageQuota: NodeOptions.defaultPeerQuota(historyBytes: cap)))
-        let log = EventLog(node.events)
-        try await node.start()
+        let alice = try await TestNode(identity, on: network, store: store,
+                                       options: NodeOptions(peerStorageQuota: NodeOptions.defaultPeerQuota(historyBytes: cap)))
+        let (node, log) = (alice.node, alice.log)
         defer { Task { await node.stop() } }
         let bob = try await TestNode("bob", number: 2, on: network)
         let mallory = try await TestNode("mallory", number: 3, on: network)

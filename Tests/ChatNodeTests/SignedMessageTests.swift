@@ -51,13 +51,7 @@ extension TestNode {
     /// A node whose number derives from `signer`'s key and which signs and
     /// verifies public messages with it.
     init(_ signer: TestSigner, on network: InMemoryNetwork) async throws {
-        identity = signer.identity
-        transport = network.transport(for: identity)
-        store = try ChatStore(path: nil, localNumber: identity.number)
-        faults = FaultyStore(store)
-        node = ChatNode(identity: identity, transport: transport, store: faults, authenticator: signer.authenticator)
-        log = EventLog(node.events)
-        try await node.start()
+        try await self.init(signer.identity, on: network, authenticator: signer.authenticator)
     }
 }
 
@@ -169,9 +163,9 @@ extension TestNode {
         ]
         for frame in frames { _ = await mallory.transport.send(frame, to: bob.identity.number) }
         _ = try await bob.waitForMessage("wanted")
-        try await waitUntil("third unsolicited reply counted") {
+        try #require(await waitUntil("third unsolicited reply counted") {
             await bob.node.statistics().catchUpUnsolicited == 3
-        }
+        })
         #expect(try await bob.store.page(.publicRoom, before: nil, limit: 10).map(\.content) == ["wanted"])
         #expect(!bob.messages().contains { $0.content == "planted" })
     }
@@ -191,7 +185,7 @@ extension TestNode {
         forged.signature = mine.signature  // a real signature of bob's, over other bytes
         forged.authorKey = mine.authorKey
         _ = await mallory.transport.send(mallory.reply(to: request.messageId, with: [mine, forged]), to: bob.identity.number)
-        try await waitUntil("forged self-claim counted") { await bob.node.statistics().relayedClaimingSelf == 1 }
+        try #require(await waitUntil("forged self-claim counted") { await bob.node.statistics().relayedClaimingSelf == 1 })
         let counters = await bob.node.statistics()
         #expect(counters.signatureRefusals.isEmpty && counters.catchUpInvalid == 0)
         #expect(try await bob.store.page(.publicRoom, before: nil, limit: 10).map(\.content) == ["mine"])

@@ -51,6 +51,40 @@ import Testing
         #expect(queue.isEmpty)
     }
 
+    /// Whole frames leave by `popFrame`; `takeUnwritten` moves every frame
+    /// not started (a partly written one stays), with the byte count kept.
+    @Test func outputQueuePopsWholeFramesAndHandsOverUnwrittenOnes() {
+        var queue = OutboundQueue(limit: 100)
+        let queued = ["ab", "cde", "f", "gh"].map { queue.enqueue(Data($0.utf8)) }
+        #expect(queued == [true, true, true, true])
+        let whole = queue.popFrame()
+        #expect(whole == Data("ab".utf8))
+        #expect(queue.byteCount == 6)
+        queue.consume(1)                       // "c" of "cde" written
+        let started = queue.popFrame()
+        #expect(started == nil)                // its rest belongs to this socket
+        let moved = queue.takeUnwritten()
+        #expect(moved == [Data("f".utf8), Data("gh".utf8)])
+        #expect(queue.byteCount == 2 && queue.nextChunk == Data("de".utf8))
+        queue.consume(2)
+        let none = (queue.takeUnwritten(), queue.popFrame())
+        #expect(queue.isEmpty && none.0.isEmpty && none.1 == nil)
+        _ = ["x", "yz"].map { queue.enqueue(Data($0.utf8)) }
+        let all = queue.takeUnwritten()
+        #expect(all == [Data("x".utf8), Data("yz".utf8)])   // nothing started: all move
+        #expect(queue.isEmpty && queue.byteCount == 0 && queue.nextChunk == nil)
+        // Many frames through one queue keep their order and their count.
+        queue = OutboundQueue(limit: 4096)
+        var popped: [Data] = []
+        for round in 0..<200 {
+            _ = queue.enqueue(Data([UInt8(round & 0xFF), 1]))
+            if round % 3 != 0, let frame = queue.popFrame() { popped.append(frame) }
+        }
+        while let frame = queue.popFrame() { popped.append(frame) }
+        #expect(popped.map { $0.first! } == (0..<200).map { UInt8($0 & 0xFF) })
+        #expect(queue.isEmpty)
+    }
+
     @Test func outputQueueSharesOneFrameAcrossQueues() {
         let frame = Data(repeating: 7, count: 1000)
         var a = OutboundQueue(limit: 4096), b = OutboundQueue(limit: 4096)

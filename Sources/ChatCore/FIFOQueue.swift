@@ -1,0 +1,88 @@
+/// A first-in first-out queue: `append` at the back, `popFirst` at the
+/// front, both amortised O(1). The one queue the layers build on
+/// (`BoundedBuffer`, the node's transport inbox, a link's output queue).
+///
+/// Elements live in an array from a head index on. A popped slot is
+/// cleared at once (so the element is released), and the dead prefix is
+/// cut off once it is at least half the array: each compaction moves no
+/// more elements than were popped since the last one.
+public struct FIFOQueue<Element> {
+    private var storage: [Element?] = []
+    private var head = 0
+
+    public init() {}
+
+    public var count: Int { storage.count - head }
+    public var isEmpty: Bool { head == storage.count }
+
+    public mutating func append(_ element: Element) {
+        storage.append(element)
+    }
+
+    /// Removes and returns the oldest element; nil when empty.
+    @discardableResult
+    public mutating func popFirst() -> Element? {
+        guard head < storage.count else { return nil }
+        let element = storage[head]
+        storage[head] = nil
+        head += 1
+        compact()
+        return element
+    }
+
+    /// Removes and returns the elements from logical position `index` to
+    /// the back, oldest first. O(count - index).
+    public mutating func popSuffix(from index: Int) -> [Element] {
+        precondition(index >= 0 && index <= count, "index out of range")
+        let taken = storage[(head + index)...].map { $0! }
+        storage.removeSubrange((head + index)...)
+        compact()
+        return taken
+    }
+
+    /// Inserts `element` at logical position `index` (0 = the front). O(count).
+    public mutating func insert(_ element: Element, at index: Int) {
+        precondition(index >= 0 && index <= count, "index out of range")
+        if index == 0, head > 0 {
+            // The slot before the head is free: reuse it.
+            head -= 1
+            storage[head] = element
+        } else {
+            storage.insert(element, at: head + index)
+        }
+    }
+
+    public mutating func removeAll() {
+        storage.removeAll(keepingCapacity: storage.capacity <= Self.keptCapacity)
+        head = 0
+    }
+
+    /// Slots the array holds, popped ones included (for tests of compaction).
+    var storageSlots: Int { storage.count }
+
+    /// Storage kept when the queue empties; a larger burst gives its
+    /// memory back.
+    static var keptCapacity: Int { 4096 }
+
+    private mutating func compact() {
+        if head == storage.count {
+            removeAll()
+        } else if head >= 16, head * 2 >= storage.count {
+            storage.removeFirst(head)
+            head = 0
+        }
+    }
+}
+
+extension FIFOQueue: RandomAccessCollection {
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { count }
+
+    /// The element at logical position `position` (0 = the oldest).
+    public subscript(position: Int) -> Element {
+        precondition(position >= 0 && position < count, "index out of range")
+        return storage[head + position]!
+    }
+}
+
+extension FIFOQueue: Sendable where Element: Sendable {}

@@ -1,0 +1,61 @@
+import ChatCore
+
+/// The node's limits and timings, in one place. README's NodeLimits table
+/// lists `documentedRows`, checked by a test: a new limit is a constant
+/// here, a row in `documentedRows` and the same row in README.
+public enum NodeLimits {
+    /// Most messages in one history reply (a page).
+    public static let catchUpPageSize = 200
+    /// Messages in a probe page: what a peer other than the catch-up
+    /// source is first asked for (see `CatchUpRound`).
+    public static let catchUpProbeSize = 20
+    /// A reply is kept under this many bytes of JSON, well inside the line limit.
+    public static let catchUpReplyBytes = 48 * 1024
+    /// First contact (or a peer whose store is new): its newest this many
+    /// stored messages, at most.
+    public static let catchUpFirstContact: Int64 = 1000
+    /// Each peer may make us answer this many requests at once, refilled at
+    /// `catchUpRefillPerSecond`.
+    public static let catchUpBurst = 8.0
+    public static let catchUpRefillPerSecond = 2.0
+    /// A page not answered within this is asked of another linked peer
+    /// (the default of `NodeOptions.catchUpTimeout`).
+    public static let catchUpTimeout = Duration.seconds(5)
+    /// A page that could not be stored is asked again after this.
+    public static let catchUpRetry = Duration.seconds(1)
+    /// Pages in a row with nothing new after which a catch-up source lets a
+    /// waiting peer go first.
+    public static let catchUpIdlePagesBeforeYield = 3
+    /// Most frames and commands planned and committed together.
+    public static let maxCommitBatch = 1024
+    /// Transport events waiting before the node asks the transport to stop
+    /// reading its peers, and the level at which it reads again.
+    public static let inboxHighWater = 8 * maxCommitBatch
+    public static let inboxLowWater = maxCommitBatch
+    /// Events held for a front end that does not read: beyond this the
+    /// oldest are dropped (and counted); messages stay in the history.
+    public static let eventBuffer = 65_536
+    /// Timestamps further ahead of the local clock than this (ms) are
+    /// clamped to the local clock (see README, "Ordering and clocks").
+    public static let maxClockSkew: Int64 = 5 * 60 * 1000
+    /// How often the outbox is checked for retries while it holds DMs.
+    public static let outboxTick = Duration.milliseconds(100)
+
+    public static let documentedRows: [LimitRow] = [
+        LimitRow("catchUpPageSize", catchUpPageSize, "messages", "one history reply (a page)"),
+        LimitRow("catchUpProbeSize", catchUpProbeSize, "messages", "a probe page asked of a peer other than the source"),
+        LimitRow("catchUpReplyBytes", catchUpReplyBytes, "bytes", "one history reply's JSON"),
+        LimitRow("catchUpFirstContact", catchUpFirstContact, "messages", "newest stored messages offered on first contact"),
+        LimitRow("catchUpBurst", catchUpBurst, "requests", "history requests one peer may have answered at once"),
+        LimitRow("catchUpRefillPerSecond", catchUpRefillPerSecond, "per second", "answered history requests per peer after the burst"),
+        LimitRow("catchUpTimeout", catchUpTimeout, "a page unanswered this long is asked of another peer"),
+        LimitRow("catchUpRetry", catchUpRetry, "a page that could not be stored is asked again after this"),
+        LimitRow("catchUpIdlePagesBeforeYield", catchUpIdlePagesBeforeYield, "pages", "pages in a row with nothing new before the source yields"),
+        LimitRow("maxCommitBatch", maxCommitBatch, "frames", "frames and commands committed in one transaction"),
+        LimitRow("inboxHighWater", inboxHighWater, "events", "waiting transport events before reading is paused"),
+        LimitRow("inboxLowWater", inboxLowWater, "events", "waiting transport events at which reading resumes"),
+        LimitRow("eventBuffer", eventBuffer, "events", "events held for a front end that stops reading"),
+        LimitRow("maxClockSkew", Duration.milliseconds(maxClockSkew), "how far ahead a timestamp may be before it is clamped"),
+        LimitRow("outboxTick", outboxTick, "how often waiting DMs are checked for a retry"),
+    ]
+}

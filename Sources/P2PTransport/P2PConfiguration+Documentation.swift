@@ -1,0 +1,20 @@
+import ChatCore
+
+extension P2PConfiguration {
+    /// README's P2PConfiguration table, row for row, with these values (the
+    /// defaults, for README): the transport's timings and its per-link
+    /// output bound. A new one: a field of `P2PConfiguration`, a line here,
+    /// the same row in README. Its `limits` have their own table (`PeerLimits`).
+    public var documentedRows: [LimitRow] {
+        [
+            LimitRow("beaconInterval", beaconInterval, "mean time between beacons, each wait jittered ±20%"),
+            LimitRow("handshakeTimeout", handshakeTimeout, "connect, handshake and both hellos must finish within this"),
+            LimitRow("keepaliveInterval", keepaliveInterval, "a link with nothing sent for this long sends a ping"),
+            LimitRow("deadPeerTimeout", deadPeerTimeout, "a link with nothing received for this long is dead; an unrenewed announcement expires"),
+            LimitRow("writeTimeout", writeTimeout, "a link whose queued output makes no progress for this long is cut"),
+            LimitRow("reconnectDelay", reconnectDelay, "first wait before redialling; doubles per failure, jittered ±20%"),
+            LimitRow("maxReconnectDelay", maxReconnectDelay, "the longest wait before redialling"),
+            LimitRow("maxQueuedBytesPerLink", maxQueuedBytesPerLink, "bytes", "output queued for one link; more cuts the link"),
+        ]
+    }
+}
