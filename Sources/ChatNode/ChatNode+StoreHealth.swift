@@ -28,7 +28,7 @@ extension ChatNode {
             .map(\.senderNumber))
         for peer in authors where directory[peer] != nil && lostPublicFrom.insert(peer).inserted {
             Task { [weak self] in
-                try? await Task.sleep(for: Self.catchUpRetry)
+                try? await Task.sleep(for: NodeLimits.catchUpRetry)
                 await self?.askAfterLoss(peer)
             }
         }

@@ -67,13 +67,13 @@ import TestSupport
 
         await bob.faults.setDiskFull(true)
         for n in 1...10 { try await alice.node.sendPublic("while full \(n)") }
-        try await waitUntil("bob's commits fail") { await bob.faults.failures >= 1 }
+        try #require(await waitUntil("bob's commits fail") { await bob.faults.failures >= 1 })
         // Bob's catch-up asks keep failing while the disk is full, and land once it is not.
-        try await waitUntil("bob asks again") { await bob.faults.failures >= 2 }
+        try #require(await waitUntil("bob asks again") { await bob.faults.failures >= 2 })
         await bob.faults.setDiskFull(false)
-        try await waitUntil("all ten stored", within: .seconds(10)) {
-            try await DeliveryTests.storedPublic(bob).count == 11
-        }
+        try #require(await waitUntil("all ten stored", within: .seconds(10)) {
+            try await bob.storedPublic().count == 11
+        })
         #expect(!bob.log.events.contains { if case .peerLeft = $0 { true } else { false } }, "the link stayed up")
         #expect(bob.messages().filter { $0.content.hasPrefix("while full") }.count == 10)
     }
