@@ -35,6 +35,10 @@ struct CatchUpRound: Sendable {
     private(set) var covered = false
     /// The source's pages in a row that brought nothing new.
     private var idlePages = 0
+    /// Peers whose chain runs in full even when the gap is covered: live
+    /// messages of theirs were lost to a failed commit, and only their own
+    /// pages are sure to hold them (`recover`). Left when such a chain ends.
+    private(set) var fullChains: Set<NodeNumber> = []
 
     var isIdle: Bool { source == nil && waiting.isEmpty }
 
@@ -43,11 +47,22 @@ struct CatchUpRound: Sendable {
         guard source?.peer != peer, !waiting.contains(peer) else { return nil }
         if source == nil {
             if waiting.isEmpty { covered = false }  // a new round
-            source = CatchUpAsk(peer: peer, mode: covered ? .probe : .full)
+            source = CatchUpAsk(peer: peer, mode: mode(for: peer))
             return source
         }
         waiting.append(peer)
         return nil
+    }
+
+    /// Live messages from `peer` were lost to a failed commit: its chain
+    /// runs in full, now if no one is asked, else in its turn.
+    mutating func recover(_ peer: NodeNumber) -> CatchUpAsk? {
+        fullChains.insert(peer)
+        if source?.peer == peer {
+            source?.mode = .full
+            return nil
+        }
+        return peerLinked(peer)
     }
 
     /// `peer`'s link went down: out of the round; if it was the source, the
@@ -80,6 +95,7 @@ struct CatchUpRound: Sendable {
             }
             if more { return .nextPage(.full) }
             covered = true
+            fullChains.remove(peer)
         case .probe:
             if fresh > 0 {
                 // It holds what the source did not: take all of it.
@@ -98,8 +114,13 @@ struct CatchUpRound: Sendable {
             covered = false
             return nil
         }
-        source = CatchUpAsk(peer: waiting.removeFirst(), mode: covered ? .probe : .full)
+        let next = waiting.removeFirst()
+        source = CatchUpAsk(peer: next, mode: mode(for: next))
         return source
+    }
+
+    private func mode(for peer: NodeNumber) -> Mode {
+        covered && !fullChains.contains(peer) ? .probe : .full
     }
 }
 

@@ -36,8 +36,8 @@ extension ChatNode {
 
     private func askAfterLoss(_ peer: NodeNumber) async {
         lostPublicFrom.remove(peer)
-        guard state == .running, directory[peer] != nil, catchUpOutstanding[peer] == nil else { return }
-        await catchUpPeerLinked(peer)
+        guard state == .running, directory[peer] != nil else { return }
+        if let ask = catchUpRound.recover(peer) { await requestCatchUp(ask) }
     }
 
     func storeHealthy() {

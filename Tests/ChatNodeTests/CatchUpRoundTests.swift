@@ -26,6 +26,24 @@ import Testing
         #expect(round.peerLinked(Self.b) == CatchUpAsk(peer: Self.b, mode: .full))
     }
 
+    /// A peer whose live messages a failed commit lost runs its chain in
+    /// full, even after another peer covered the gap: a probe of 20 known
+    /// messages would end before the lost one.
+    @Test func aPeerWhoseMessagesWereLostRunsInFullNotAsAProbe() {
+        var round = CatchUpRound()
+        #expect(round.peerLinked(Self.a) == CatchUpAsk(peer: Self.a, mode: .full))
+        #expect(round.recover(Self.b) == nil, "a source is running: b waits")
+        #expect(round.peerLinked(Self.c) == nil)
+        #expect(round.pageMerged(from: Self.a, fresh: 10, more: false) == .ask(CatchUpAsk(peer: Self.b, mode: .full)))
+        #expect(round.pageMerged(from: Self.b, fresh: 0, more: true) == .nextPage(.full), "nothing new yet, but it goes on")
+        #expect(round.pageMerged(from: Self.b, fresh: 1, more: false) == .ask(CatchUpAsk(peer: Self.c, mode: .probe)))
+        #expect(round.fullChains.isEmpty)
+        #expect(round.pageMerged(from: Self.c, fresh: 0, more: false) == .stop)
+        // Idle: recovering starts a full chain at once; a source in probe
+        // mode turns full.
+        #expect(round.recover(Self.c) == CatchUpAsk(peer: Self.c, mode: .full))
+    }
+
     @Test func aProbeThatFindsSomethingNewRunsInFull() {
         var round = CatchUpRound()
         _ = round.peerLinked(Self.a)
