@@ -104,6 +104,11 @@ struct LinkLifecycle: Sendable, Hashable {
 
     mutating func received(at now: Duration) { lastReceivedAt = now }
 
+    /// This side is not reading the link (its frame budget is spent, or the
+    /// node asked for backpressure): silence meanwhile is ours, not the
+    /// peer's, so it does not count toward the dead-peer timeout.
+    mutating func notReading(at now: Duration) { lastReceivedAt = now }
+
     mutating func sent(at now: Duration) { lastSentAt = now }
 
     /// Output was queued on an idle link, or the socket took some.

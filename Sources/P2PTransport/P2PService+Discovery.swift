@@ -158,9 +158,15 @@ extension P2PService {
         return false
     }
 
-    /// An extra beacon, at most one per `answerBeaconGap`.
+    /// An extra beacon, at most one per `answerBeaconGap`. One asked for
+    /// sooner is not dropped but goes out when the gap ends (the ticker's
+    /// next beacon moves up): a newcomer that must dial would otherwise
+    /// hear of us only at our next regular beacon, up to 2.4 s later.
     private func answerBeacon() {
-        if let last = lastAnswerBeaconAt, now - last < configuration.answerBeaconGap { return }
+        if let last = lastAnswerBeaconAt, now - last < configuration.answerBeaconGap {
+            nextBeaconAt = min(nextBeaconAt, last + configuration.answerBeaconGap)
+            return
+        }
         lastAnswerBeaconAt = now
         sendDiscovery(.beacon)
     }

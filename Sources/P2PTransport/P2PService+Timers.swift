@@ -9,6 +9,7 @@ extension P2PService {
         if configuration.broadcastAddresses != [], now >= nextBeaconAt {
             refreshDefaultScope()
             sendDiscovery(.beacon)
+            lastAnswerBeaconAt = now
             if burstLeft > 1 {
                 burstLeft -= 1
                 nextBeaconAt = now + min(Self.burstGap, configuration.beaconInterval / 2)
@@ -22,6 +23,7 @@ extension P2PService {
         dialStaticPeers()
         for link in links.values.sorted(by: { $0.id < $1.id }) where !link.isClosed {
             if link.isThrottled { resumeReading(link) }
+            if link.isThrottled || waitsForNode(link) { link.lifecycle.notReading(at: now) }
             if !link.isClosed { checkDeadlines(of: link, at: now) }
         }
     }

@@ -72,6 +72,23 @@ import TestSupport
         #expect(due(link, clock) == .peerSilent)
     }
 
+    /// The bench's receive row: a node that paused reading a fast peer (its
+    /// inbox was full) cut it 6 s later as dead while still storing its frames.
+    @Test func timeSpentNotReadingIsNotThePeersSilence() {
+        let clock = ManualClock()
+        var link = LinkLifecycle(phase: .handshaking, openedAt: clock.uptime())
+        link.establish()
+        for _ in 0..<10 {
+            clock.advance(by: .seconds(1))
+            link.notReading(at: clock.uptime())
+            link.sent(at: clock.uptime())
+        }
+        #expect(due(link, clock) == nil, "10 s paused, not dead")
+        clock.advance(by: .milliseconds(6_001))
+        link.sent(at: clock.uptime())
+        #expect(due(link, clock) == .peerSilent, "reading again, silence counts")
+    }
+
     @Test func stalledOutputIsCutOnlyWhileSomethingIsQueued() {
         let clock = ManualClock()
         var link = LinkLifecycle(phase: .handshaking, openedAt: clock.uptime())
