@@ -3,7 +3,8 @@ import Foundation
 /// Which rows run, in which order, and what happens to their results.
 enum BenchPlan {
     /// Row keys for `--only`, in table order.
-    static let allKeys = ["latency", "dm", "receive", "send", "discovery", "store", "grouping", "idle", "flood", "codec", "screen", "crypto"]
+    static let allKeys = ["latency", "handshake", "dm", "receive", "send", "throughput", "mesh", "discovery", "store", "grouping", "idle",
+                          "flood", "codec", "screen", "crypto"]
 
     static func run(_ options: Options) async -> Int32 {
         let machine = Machine.describe()
@@ -25,6 +26,9 @@ enum BenchPlan {
             do {
                 switch key {
                 case "latency": rows += try await NetworkRows.publicLatency(quick: quick, baselines: baselines)
+                case "handshake": rows.append(try await HandshakeRow.run(quick: quick))
+                case "throughput": rows.append(try await ThroughputRow.run(quick: quick))
+                case "mesh": rows.append(try await MeshRow.run(quick: quick))
                 case "dm":
                     rows.append(try await NetworkRows.directAck(quick: quick, baselines: baselines, onDisk: false))
                     rows.append(try await NetworkRows.directAck(quick: quick, baselines: baselines, onDisk: true))

@@ -61,7 +61,8 @@ enum ProcessRows {
         try await Task.sleep(for: .seconds(2))
         guard let idle = ProcessStats.pss(node.pid) else { throw Failure(description: "no PSS") }
         let peer = try RawPeer(port: port, nickname: "flood")
-        // Written in slices of 10k frames, encoded on the writer thread.
+        // Written in slices of 10k records, signed and sealed on the writer
+        // thread (the only user of the peer's cipher, so in nonce order).
         let deadline = Date().addingTimeInterval(quick ? 90 : 300)
         let writer = Task {
             await onThread { () -> Int in
@@ -69,8 +70,12 @@ enum ProcessRows {
                 while sent < total, Date() < deadline {
                     var bytes: [UInt8] = []
                     let millis = Timestamp.millis(from: Date())
-                    for index in sent..<min(sent + 10_000, total) {
-                        bytes.append(contentsOf: P2PFrameCodec.encode(peer.frame(.publicMessage, content: NetworkRows.text(index), millis: millis)))
+                    do {
+                        for index in sent..<min(sent + 10_000, total) {
+                            bytes.append(contentsOf: try peer.seal(peer.frame(.publicMessage, content: NetworkRows.text(index), millis: millis)))
+                        }
+                    } catch {
+                        break
                     }
                     guard (try? peer.write(bytes)) != nil else { break }
                     sent = min(sent + 10_000, total)

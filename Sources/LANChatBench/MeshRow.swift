@@ -1,0 +1,109 @@
+import ChatCore
+import ChatCrypto
+import Foundation
+import P2PTransport
+
+/// Discovery to a full mesh with every node in this process: `P2PService`s
+/// with their own identity keys and default settings, beaconing to
+/// 127.255.255.255 on a discovery port of their own, started one after
+/// another. Timed from the first start to the moment the last service has
+/// all the others; 50 nodes beside 2. Where the time goes is told by how
+/// long each pair took once both ran, the transport's counters, and one
+/// diagnostic run with a shorter beacon interval.
+enum MeshRow {
+    struct Trial {
+        /// First start to full mesh, seconds (infinity: none in time).
+        var mesh: Double
+        /// First start to the last start returning.
+        var startSpan: Double
+        /// Per pair: later start to link (see `MeshWatch.pairDelays`).
+        var pairDelays: [Double]
+        var counters: [String: Int]
+        var leaves: Int
+        var linkRange: (min: Int, max: Int)
+    }
+
+    static func run(quick: Bool) async throws -> BenchRow {
+        let repetitions = quick ? 2 : 5
+        let size = 50
+        var big: [Trial] = [], small: [Trial] = []
+        for _ in 0..<repetitions {
+            small.append(try await trial(size: 2, beaconInterval: .seconds(2), timeout: 10))
+            big.append(try await trial(size: size, beaconInterval: .seconds(2), timeout: 20))
+        }
+        let fast = try await trial(size: size, beaconInterval: .milliseconds(500), timeout: 20)
+        let handshakeCPU = Measure.percentile(try CryptoRows.handshakeSamples(rounds: 50), 0.5)
+
+        let meshes = big.map(\.mesh), pairs = small.map(\.mesh)
+        let p50 = Measure.percentile(meshes, 0.5), worst = meshes.max() ?? .infinity
+        let base50 = Measure.percentile(pairs, 0.5), baseWorst = pairs.max() ?? .infinity
+        let delays = big.flatMap(\.pairDelays)
+        func share(_ limit: Double) -> Double { delays.isEmpty ? .nan : Double(delays.filter { $0 <= limit }.count) / Double(delays.count) * 100 }
+        var totals: [String: Int] = [:]
+        for trial in big { totals.merge(trial.counters, uniquingKeysWith: +) }
+        func perRun(_ key: String) -> Double { Double(totals[key] ?? 0) / Double(big.count) }
+        let handshakes = perRun("linksDialled")
+        var numbers: [String: Double] = [
+            "p50_s": p50, "max_s": worst, "pair_p50_s": base50, "pair_max_s": baseWorst, "fast_beacons_s": fast.mesh,
+            "start_span_s": Measure.percentile(big.map(\.startSpan), 0.5), "handshake_crypto_p50_us": handshakeCPU,
+            "pairs_within_0_3_s_percent": share(0.3), "pairs_within_1_s_percent": share(1), "pairs_within_2_5_s_percent": share(2.5),
+            "pair_delay_p50_s": Measure.percentile(delays, 0.5), "pair_delay_p99_s": Measure.percentile(delays, 0.99),
+        ]
+        for key in ["linksDialled", "linksAccepted", "duplicateLinks", "handshakeTimeout", "dialFailures", "deferredDials",
+                    "beaconsSent", "refusedConnectionRate", "handshakeFailures"] {
+            numbers["per_run_\(key)"] = perRun(key)
+        }
+        let format = { (seconds: Double) in seconds.isFinite ? String(format: "%.2f s", seconds) : "no mesh" }
+        var row = BenchRow(
+            key: "mesh", figure: "discovery to full mesh in one process, \(size) nodes on loopback (first start → all linked to all), p50 / max of \(repetitions)",
+            value: "\(format(p50)) / \(format(worst))",
+            baseline: "2 nodes: \(format(base50)) / \(format(baseWorst)); beacon interval 2 s",
+            target: "< 1 s", met: worst < 1, numbers: numbers)
+        row.note = String(
+            format: "pairs linked within 0.3 s / 1 s / 2.5 s of the later start: %.0f%% / %.0f%% / %.0f%% (pair p50 %@, p99 %@); per run: %.0f links dialled, %.0f duplicates, %.0f handshake timeouts, %.0f deferred dials, %.0f beacons; starting all took %@; handshake crypto %.2f ms a link (%.2f s of CPU for the run's dials); with a 0.5 s beacon interval the same %d nodes mesh in %@",
+            share(0.3), share(1), share(2.5), format(Measure.percentile(delays, 0.5)), format(Measure.percentile(delays, 0.99)),
+            handshakes, perRun("duplicateLinks"), perRun("handshakeTimeout"), perRun("deferredDials"), perRun("beaconsSent"),
+            format(Measure.percentile(big.map(\.startSpan), 0.5)), handshakeCPU / 1000, handshakes * handshakeCPU / 1e6, size, format(fast.mesh))
+        if let failed = big.first(where: { !$0.mesh.isFinite }) {
+            row.note += "; a run did not mesh: links per node \(failed.linkRange.min)...\(failed.linkRange.max)"
+        }
+        return row
+    }
+
+    static func trial(size: Int, beaconInterval: Duration, timeout: Double) async throws -> Trial {
+        let port = BenchPorts.freeDiscoveryPort()
+        let keys = try (0..<size).map { _ in try IdentityKey.generate() }
+        let services = keys.enumerated().map { index, key in
+            var configuration = P2PConfiguration()
+            configuration.discoveryPort = port
+            configuration.broadcastAddresses = ["127.255.255.255"]
+            configuration.beaconInterval = beaconInterval
+            configuration.identityKey = key
+            return P2PService(identity: NodeIdentity(number: key.nodeNumber, nickname: "m\(index)"), configuration: configuration)
+        }
+        let watch = MeshWatch(size: size)
+        let followers = services.enumerated().map { index, service in
+            Task { await watch.follow(service.events, index: index) }
+        }
+        let first = ContinuousClock.now
+        var startedAt: [ContinuousClock.Instant] = []
+        for service in services {
+            try await service.start()
+            startedAt.append(ContinuousClock.now)
+        }
+        let deadline = first + .seconds(timeout)
+        while watch.meshAt == nil, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        let meshAt = watch.meshAt
+        var counters: [String: Int] = [:]
+        for service in services { counters.merge(await service.diagnostics(), uniquingKeysWith: +) }
+        let trial = Trial(mesh: meshAt.map { Measure.seconds($0 - first) } ?? .infinity,
+                          startSpan: Measure.seconds((startedAt.last ?? first) - first),
+                          pairDelays: watch.pairDelays(numbers: keys.map(\.nodeNumber), startedAt: startedAt),
+                          counters: counters, leaves: watch.leaves, linkRange: watch.linkRange)
+        for service in services { await service.stop() }
+        for follower in followers { await follower.value }
+        return trial
+    }
+}
