@@ -23,6 +23,7 @@ enum CryptoRows {
     static func handshake(quick: Bool) throws -> BenchRow {
         let rounds = quick ? 200 : 2000
         let samples = try handshakeSamples(rounds: rounds)
+        let reused = try handshakeSamples(rounds: rounds, freshStatics: false)
         var raw = try RawHandshakeWork()
         var baseline: [Double] = []
         for _ in 0..<rounds {
@@ -32,16 +33,22 @@ enum CryptoRows {
         }
         let p50 = Measure.percentile(samples, 0.5), p99 = Measure.percentile(samples, 0.99)
         let b50 = Measure.percentile(baseline, 0.5), b99 = Measure.percentile(baseline, 0.99)
+        let r50 = Measure.percentile(reused, 0.5), r99 = Measure.percentile(reused, 0.99)
         return BenchRow(
             key: "crypto", figure: "Noise XX handshake with identities and hellos, both sides on one core: p50 / p99",
             value: "\(Measure.ms(p50)) / \(Measure.ms(p99))",
             baseline: "\(Measure.ms(b50)) / \(Measure.ms(b99)) raw EVP public-key ops", target: "-", met: nil,
-            numbers: ["p50_us": p50, "p99_us": p99, "raw_p50_us": b50, "raw_p99_us": b99, "rounds": Double(rounds)])
+            numbers: ["p50_us": p50, "p99_us": p99, "raw_p50_us": b50, "raw_p99_us": b99, "rounds": Double(rounds),
+                      "reused_statics_p50_us": r50, "reused_statics_p99_us": r99],
+            note: "a link makes a fresh X25519 static per handshake (LinkHandshake.init), 2 of the 14 public-key operations; with one static per side reused: \(Measure.ms(r50)) / \(Measure.ms(r99))")
     }
 
     /// Microseconds per handshake, both sides in this thread, as
     /// `LinkHandshake` does it (see `handshake`).
-    static func handshakeSamples(rounds: Int) throws -> [Double] {
+    /// `freshStatics` false: each side keeps one X25519 static for every
+    /// handshake (what a node could do per run) instead of making one per link.
+    static func handshakeSamples(rounds: Int, freshStatics: Bool = true) throws -> [Double] {
+        let statics = [try X25519KeyPair.generate(), try X25519KeyPair.generate()]
         let identities = [try IdentityKey.generate(), try IdentityKey.generate()]
         let hellos = identities.map { key -> [UInt8] in
             var hello = P2PPayload(type: .hello, messageId: MessageID(millis: 1_732_147_200_000, random: (1, 2)),
@@ -55,8 +62,8 @@ enum CryptoRows {
         samples.reserveCapacity(rounds)
         for _ in 0..<rounds {
             let start = ContinuousClock.now
-            var initiator = try NoiseHandshake.lanchat(role: .initiator, staticKey: .generate(), groupSecret: nil)
-            var responder = try NoiseHandshake.lanchat(role: .responder, staticKey: .generate(), groupSecret: nil)
+            var initiator = try NoiseHandshake.lanchat(role: .initiator, staticKey: freshStatics ? .generate() : statics[0], groupSecret: nil)
+            var responder = try NoiseHandshake.lanchat(role: .responder, staticKey: freshStatics ? .generate() : statics[1], groupSecret: nil)
             _ = try responder.readMessage(try initiator.writeMessage())
             let second = try initiator.readIdentityMessage(try responder.writeMessage(identity: identities[1], hello: hellos[1]))
             let third = try responder.readIdentityMessage(try initiator.writeMessage(identity: identities[0], hello: hellos[0]))
