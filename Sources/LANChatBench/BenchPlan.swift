@@ -21,7 +21,9 @@ enum BenchPlan {
         var rows: [BenchRow] = []
         var failed = false
         for key in allKeys where options.only?.contains(key) ?? true {
-            log("running \(key)...")
+            let load = Machine.loadAverage() ?? .nan
+            log(String(format: "running %@... (load average %.2f)", key, load))
+            let firstRow = rows.count
             let started = ContinuousClock.now
             do {
                 switch key {
@@ -49,7 +51,9 @@ enum BenchPlan {
                 log("\(key) failed: \(error)")
                 rows.append(BenchRow(key: key, figure: key, value: "failed", baseline: "-", target: "-", met: nil, note: "\(error)"))
             }
-            log(String(format: "  %@ took %.1f s", key, Measure.seconds(ContinuousClock.now - started)))
+            for index in firstRow..<rows.count { rows[index].numbers["load_average_before"] = load }
+            log(String(format: "  %@ took %.1f s (load average %.2f)", key, Measure.seconds(ContinuousClock.now - started),
+                       Machine.loadAverage() ?? .nan))
         }
         print(BenchReport.table(rows))
         print("\nmachine: \(machine.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", "))")
