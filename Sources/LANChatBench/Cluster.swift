@@ -51,8 +51,9 @@ final class Cluster: Sendable {
             configuration.limits.connectionBurstPerAddress = 1_000_000
             configuration.limits.connectionsPerSecondPerAddress = 1_000_000
             let store = try ChatStore(path: storePath(index), localNumber: identity.number)
-            let service = P2PService(identity: identity, configuration: configuration)
-            let node = ChatNode(identity: identity, transport: service, store: store,
+            let logger = Self.logger(label: "n\(index)")
+            let service = P2PService(identity: identity, configuration: configuration, logger: logger)
+            let node = ChatNode(identity: identity, transport: service, store: store, logger: logger,
                                 authenticator: Ed25519MessageAuthenticator(key: key))
             members.append(Member(identity: identity, key: key, node: node, service: service, store: store))
         }
@@ -73,6 +74,19 @@ final class Cluster: Sendable {
             }
         }
         for member in members { try await member.node.start() }
+    }
+
+    /// Silent, unless LANCHAT_BENCH_LOG names a level (debug, info, ...):
+    /// then the nodes log to standard error, to find out why a row failed.
+    static func logger(label: String) -> ChatLogger {
+        guard let name = ProcessInfo.processInfo.environment["LANCHAT_BENCH_LOG"],
+              let level = [LogLevel.trace, .debug, .info, .notice, .warning, .error].first(where: { $0.description == name }) else {
+            return .disabled
+        }
+        return ChatLogger(label: label, minimumLevel: level) { record in
+            let at = String(format: "%.3f", Date().timeIntervalSince1970.truncatingRemainder(dividingBy: 1000))
+            FileHandle.standardError.write(Data("\(at) \(record.level) \(record.label): \(record.message)\n".utf8))
+        }
     }
 
     /// Waits until every node links to every other; false at the deadline.

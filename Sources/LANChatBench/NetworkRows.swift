@@ -150,7 +150,10 @@ enum NetworkRows {
             value: Measure.rate(result.rate), baseline: "raw SQLite, 1000 rows a transaction: \(Measure.rate(base))",
             target: "> 50k/s", met: result.rate > 50_000,
             numbers: ["per_second": result.rate, "baseline_per_second": base, "messages": Double(count)])
-        if result.received < count { row.note = "only \(result.received) of \(count) messages were stored within the time limit" }
+        if result.received < count {
+            row.note = "only \(result.received) of \(count) messages were stored, "
+                + (result.trouble.map { "then \($0); the rate is over those stored" } ?? "within the time limit")
+        }
         return row
     }
 

@@ -62,6 +62,14 @@ final class RawPeer: @unchecked Sendable {
     /// A frame from this peer (ids time-ordered); public messages signed
     /// as the node signs them.
     func frame(_ type: PayloadType, content: String = "", millis: Int64 = Timestamp.millis(from: Date())) -> P2PPayload {
+        Self.frame(type, from: identity, signedBy: authenticator, content: content, millis: millis)
+    }
+
+    /// A frame from the peer `identity` whose key `authenticator` holds:
+    /// made before connecting, since signing a big flood takes seconds and
+    /// a linked peer that says nothing that long is cut as dead.
+    static func frame(_ type: PayloadType, from identity: NodeIdentity, signedBy authenticator: Ed25519MessageAuthenticator,
+                      content: String = "", millis: Int64 = Timestamp.millis(from: Date())) -> P2PPayload {
         var payload = P2PPayload(type: type, messageId: MessageID(millis: millis, random: (.random(in: 0...UInt64.max), .random(in: 0...UInt64.max))),
                                  senderNumber: identity.number, senderNickname: identity.nickname, content: content, timestamp: millis)
         if type == .publicMessage { authenticator.sign(&payload) }
@@ -145,7 +153,8 @@ final class RawPeer: @unchecked Sendable {
     private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            // MSG_NOSIGNAL: a link the node cut is EPIPE here, not SIGPIPE for the whole benchmark.
+            let written = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             if written <= 0 {
                 if written < 0 && errno == EINTR { continue }
                 throw Failure(description: "write: \(errno)")

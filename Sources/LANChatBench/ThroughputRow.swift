@@ -46,7 +46,8 @@ enum ThroughputRow {
             Measure.rate(signatures.verify), 1e6 / signatures.verify, Measure.rate(signatures.sign), 1e6 / signatures.sign,
             1e6 / signatures.rawVerify, 1e6 / signatures.rawSign)
         if !complete {
-            row.note += "; incomplete: \(received.received) of \(frames.count) received, \(sent.delivered) of \(sent.expected) sent records delivered"
+            row.note += "; incomplete: \(received.received) of \(frames.count) received" + (received.trouble.map { " (\($0))" } ?? "")
+                + ", \(sent.delivered) of \(sent.expected) sent records delivered"
         }
         return row
     }
