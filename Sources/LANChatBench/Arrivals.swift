@@ -10,6 +10,7 @@ final class Arrivals: Sendable {
         var needed = 0
         var got = 0
         var completedAt: ContinuousClock.Instant?
+        var lastAt: ContinuousClock.Instant?
         var waiter: CheckedContinuation<ContinuousClock.Instant?, Never>?
         var generation = 0
     }
@@ -30,6 +31,7 @@ final class Arrivals: Sendable {
         let waiter = state.withLock { state -> CheckedContinuation<ContinuousClock.Instant?, Never>? in
             guard key == state.key || state.key == "*", state.completedAt == nil else { return nil }
             state.got += 1
+            state.lastAt = now
             guard state.got >= state.needed else { return nil }
             state.completedAt = now
             defer { state.waiter = nil }
@@ -62,4 +64,7 @@ final class Arrivals: Sendable {
     }
 
     var count: Int { state.withLock { $0.got } }
+
+    /// When the latest counted arrival came (nil: none yet).
+    var lastArrival: ContinuousClock.Instant? { state.withLock { $0.lastAt } }
 }

@@ -3,7 +3,8 @@ import Foundation
 /// Which rows run, in which order, and what happens to their results.
 enum BenchPlan {
     /// Row keys for `--only`, in table order.
-    static let allKeys = ["latency", "dm", "receive", "send", "discovery", "store", "grouping", "idle", "flood", "codec", "screen", "crypto"]
+    static let allKeys = ["latency", "handshake", "dm", "receive", "send", "throughput", "mesh", "discovery", "store", "grouping", "idle",
+                          "flood", "codec", "screen", "crypto"]
 
     static func run(_ options: Options) async -> Int32 {
         let machine = Machine.describe()
@@ -20,11 +21,16 @@ enum BenchPlan {
         var rows: [BenchRow] = []
         var failed = false
         for key in allKeys where options.only?.contains(key) ?? true {
-            log("running \(key)...")
+            let load = Machine.loadAverage() ?? .nan
+            log(String(format: "running %@... (load average %.2f)", key, load))
+            let firstRow = rows.count
             let started = ContinuousClock.now
             do {
                 switch key {
                 case "latency": rows += try await NetworkRows.publicLatency(quick: quick, baselines: baselines)
+                case "handshake": rows.append(try await HandshakeRow.run(quick: quick))
+                case "throughput": rows.append(try await ThroughputRow.run(quick: quick))
+                case "mesh": rows.append(try await MeshRow.run(quick: quick))
                 case "dm":
                     rows.append(try await NetworkRows.directAck(quick: quick, baselines: baselines, onDisk: false))
                     rows.append(try await NetworkRows.directAck(quick: quick, baselines: baselines, onDisk: true))
@@ -45,7 +51,9 @@ enum BenchPlan {
                 log("\(key) failed: \(error)")
                 rows.append(BenchRow(key: key, figure: key, value: "failed", baseline: "-", target: "-", met: nil, note: "\(error)"))
             }
-            log(String(format: "  %@ took %.1f s", key, Measure.seconds(ContinuousClock.now - started)))
+            for index in firstRow..<rows.count { rows[index].numbers["load_average_before"] = load }
+            log(String(format: "  %@ took %.1f s (load average %.2f)", key, Measure.seconds(ContinuousClock.now - started),
+                       Machine.loadAverage() ?? .nan))
         }
         print(BenchReport.table(rows))
         print("\nmachine: \(machine.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", "))")

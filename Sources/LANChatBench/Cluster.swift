@@ -1,4 +1,5 @@
 import ChatCore
+import ChatCrypto
 import ChatNode
 import ChatStore
 import Foundation
@@ -9,10 +10,13 @@ import P2PTransport
 
 /// Nodes running in this process, each a real `ChatNode` over a real
 /// `P2PService` on loopback, finding each other by broadcast to
-/// 127.255.255.255 on a discovery port of the benchmark's own.
+/// 127.255.255.255 on a discovery port of the benchmark's own. Each has an
+/// identity key of its own (its number derives from it) and signs its
+/// public messages, as `lanchat` does.
 final class Cluster: Sendable {
     struct Member: Sendable {
         let identity: NodeIdentity
+        let key: IdentityKey
         let node: ChatNode
         let service: P2PService
         let store: ChatStore
@@ -29,8 +33,10 @@ final class Cluster: Sendable {
     init(count: Int, discoveryPort: Int, storePath: (Int) -> String? = { _ in nil }) async throws {
         var members: [Member] = []
         for index in 0..<count {
-            let identity = NodeIdentity(number: .random(), nickname: "n\(index)")
+            let key = try IdentityKey.generate()
+            let identity = NodeIdentity(number: key.nodeNumber, nickname: "n\(index)")
             var configuration = P2PConfiguration()
+            configuration.identityKey = key
             configuration.discoveryPort = discoveryPort
             configuration.broadcastAddresses = ["127.255.255.255"]
             configuration.capabilities = ["ack", "history"]
@@ -39,10 +45,17 @@ final class Cluster: Sendable {
             // the flood row instead, so it is lifted here.
             configuration.limits.frameBurst = 10_000_000
             configuration.limits.framesPerSecond = 10_000_000
+            // The handshake row dials one node from 127.0.0.1 hundreds of
+            // times a second: the per-address connection gate is a policy
+            // too, not the cost being measured.
+            configuration.limits.connectionBurstPerAddress = 1_000_000
+            configuration.limits.connectionsPerSecondPerAddress = 1_000_000
             let store = try ChatStore(path: storePath(index), localNumber: identity.number)
-            let service = P2PService(identity: identity, configuration: configuration)
-            let node = ChatNode(identity: identity, transport: service, store: store)
-            members.append(Member(identity: identity, node: node, service: service, store: store))
+            let logger = Self.logger(label: "n\(index)")
+            let service = P2PService(identity: identity, configuration: configuration, logger: logger)
+            let node = ChatNode(identity: identity, transport: service, store: store, logger: logger,
+                                authenticator: Ed25519MessageAuthenticator(key: key))
+            members.append(Member(identity: identity, key: key, node: node, service: service, store: store))
         }
         self.members = members
         let messages = self.messages, deliveries = self.deliveries
@@ -61,6 +74,19 @@ final class Cluster: Sendable {
             }
         }
         for member in members { try await member.node.start() }
+    }
+
+    /// Silent, unless LANCHAT_BENCH_LOG names a level (debug, info, ...):
+    /// then the nodes log to standard error, to find out why a row failed.
+    static func logger(label: String) -> ChatLogger {
+        guard let name = ProcessInfo.processInfo.environment["LANCHAT_BENCH_LOG"],
+              let level = [LogLevel.trace, .debug, .info, .notice, .warning, .error].first(where: { $0.description == name }) else {
+            return .disabled
+        }
+        return ChatLogger(label: label, minimumLevel: level) { record in
+            let at = String(format: "%.3f", Date().timeIntervalSince1970.truncatingRemainder(dividingBy: 1000))
+            FileHandle.standardError.write(Data("\(at) \(record.level) \(record.label): \(record.message)\n".utf8))
+        }
     }
 
     /// Waits until every node links to every other; false at the deadline.
@@ -86,12 +112,13 @@ final class Cluster: Sendable {
 }
 
 /// Discovery ports for in-process and loopback runs: one per row, so rows
-/// never hear each other, from 38000..<40000 (below the tests' 40000..<60000)
-/// and free when taken, so no other run on this host shares it.
+/// never hear each other, from 20000..<30000 (the range every parallel
+/// run on this host draws its discovery ports from) and free when taken,
+/// so no other run shares it.
 enum BenchPorts {
     static func freeDiscoveryPort() -> Int {
         while true {
-            let port = Int.random(in: 38_000..<40_000)
+            let port = Int.random(in: 20_000..<30_000)
             let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
             defer { close(fd) }
             var address = sockaddr_in()

@@ -16,4 +16,10 @@ enum Machine {
         }
         return info
     }
+
+    /// The 1-minute load average: on a shared machine, what else was running.
+    static func loadAverage() -> Double? {
+        guard let text = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8) else { return nil }
+        return text.split(separator: " ").first.flatMap { Double($0) }
+    }
 }

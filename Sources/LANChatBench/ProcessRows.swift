@@ -61,7 +61,8 @@ enum ProcessRows {
         try await Task.sleep(for: .seconds(2))
         guard let idle = ProcessStats.pss(node.pid) else { throw Failure(description: "no PSS") }
         let peer = try RawPeer(port: port, nickname: "flood")
-        // Written in slices of 10k frames, encoded on the writer thread.
+        // Written in slices of 10k records, signed and sealed on the writer
+        // thread (the only user of the peer's cipher, so in nonce order).
         let deadline = Date().addingTimeInterval(quick ? 90 : 300)
         let writer = Task {
             await onThread { () -> Int in
@@ -69,8 +70,12 @@ enum ProcessRows {
                 while sent < total, Date() < deadline {
                     var bytes: [UInt8] = []
                     let millis = Timestamp.millis(from: Date())
-                    for index in sent..<min(sent + 10_000, total) {
-                        bytes.append(contentsOf: P2PFrameCodec.encode(peer.frame(.publicMessage, content: NetworkRows.text(index), millis: millis)))
+                    do {
+                        for index in sent..<min(sent + 10_000, total) {
+                            bytes.append(contentsOf: try peer.seal(peer.frame(.publicMessage, content: NetworkRows.text(index), millis: millis)))
+                        }
+                    } catch {
+                        break
                     }
                     guard (try? peer.write(bytes)) != nil else { break }
                     sent = min(sent + 10_000, total)
@@ -189,8 +194,14 @@ enum ProcessRows {
 /// A virtual LAN of network namespaces (DESIGN.md): a bridge in a namespace
 /// of its own, and one namespace per host on 10.232.0.0/24. Removed by
 /// `remove()`; leftovers of an interrupted run are removed first.
+///
+/// Unicast between hosts goes through a router on the bridge (as in
+/// `scripts/lan-test.sh`), broadcast floods the bridge: the kernel keeps one
+/// neighbour (ARP) table for all namespaces, 1024 entries by default, and a
+/// flat 50-host full mesh would need ~2500; routed, each host needs one.
 final class VirtualLAN: Sendable {
     static let prefix = "lcb-"
+    static let router = "10.232.0.254"
     let hosts: Int
     let broadcast = "10.232.0.255"
 
@@ -199,7 +210,12 @@ final class VirtualLAN: Sendable {
         self.hosts = hosts
         Self.removeLeftovers()
         let sw = Self.prefix + "sw"
-        var commands: [[String]] = [["netns", "add", sw], ["-n", sw, "link", "add", "br0", "type", "bridge"], ["-n", sw, "link", "set", "br0", "up"]]
+        var commands: [[String]] = [
+            ["netns", "add", sw], ["-n", sw, "link", "add", "br0", "type", "bridge"], ["-n", sw, "link", "set", "br0", "up"],
+            ["-n", sw, "addr", "add", "\(Self.router)/24", "brd", "+", "dev", "br0"],
+            ["netns", "exec", sw, "sysctl", "-q", "-w", "net.ipv4.ip_forward=1", "net.ipv4.conf.all.send_redirects=0",
+             "net.ipv4.conf.default.send_redirects=0", "net.ipv4.conf.br0.send_redirects=0"],
+        ]
         for index in 1...hosts {
             let ns = namespace(index)
             commands += [
@@ -209,6 +225,10 @@ final class VirtualLAN: Sendable {
                 ["-n", ns, "addr", "add", "10.232.0.\(index)/24", "brd", "+", "dev", "\(Self.prefix)v\(index)"],
                 ["-n", ns, "link", "set", "\(Self.prefix)v\(index)", "up"],
                 ["-n", ns, "link", "set", "lo", "up"],
+                // Two halves are more specific than the subnet's own route.
+                ["-n", ns, "route", "add", "10.232.0.0/25", "via", Self.router, "dev", "\(Self.prefix)v\(index)"],
+                ["-n", ns, "route", "add", "10.232.0.128/25", "via", Self.router, "dev", "\(Self.prefix)v\(index)"],
+                ["netns", "exec", ns, "sysctl", "-q", "-w", "net.ipv4.conf.all.accept_redirects=0"],
             ]
         }
         do {
