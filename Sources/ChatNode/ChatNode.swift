@@ -84,9 +84,14 @@ public actor ChatNode {
         self.authenticator = authenticator
         self.options = options
         router = MessageRouter(identity: identity)
+        number = identity.number
     }
 
     public var identity: NodeIdentity { router.identity }
+
+    /// This node's number: fixed for its life (nickname and stage may
+    /// change), so readable without waiting for the actor.
+    public nonisolated let number: NodeNumber
 
     /// Loads history and the outbox from the store, starts the transport,
     /// and begins handling its events.

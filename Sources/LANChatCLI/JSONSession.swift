@@ -41,7 +41,9 @@ public actor JSONSession: FrontEnd {
     }
 
     private func encode(_ event: NodeEvent) async -> [String: Any]? {
-        let me = await node.identity
+        // Not `await node.identity`: under a flood every hop to the busy
+        // node delays this client's events by seconds.
+        let localNumber = node.number
         switch event {
         case .started:
             return nil
@@ -49,8 +51,8 @@ public actor JSONSession: FrontEnd {
             return ["event": "stopped"]
         case .message(let message):
             let name = await node.displayName(for: message.senderNumber, nickname: message.senderNickname)
-            var object = JSONEventEncoder.message(message, localNumber: me.number, name: name)
-            if message.senderNumber != me.number, let placement = await executor.place(message) {
+            var object = JSONEventEncoder.message(message, localNumber: localNumber, name: name)
+            if message.senderNumber != localNumber, let placement = await executor.place(message) {
                 object["placement"] = "\(placement)"
             }
             return object
