@@ -25,7 +25,7 @@ extension P2PService {
                 drop(link, .endOfStream)
                 return
             case .bytes(let count):
-                if link.receivedNothing, link.direction == .inbound {
+                if link.direction == .inbound, link.receivedNothing {
                     link.receivedNothing = false
                     if readBuffer[0] == UInt8(ascii: "{") {
                         refuseVersion1(on: link)
@@ -145,8 +145,7 @@ extension P2PService {
     /// and the connection closes; the log names it once per address.
     private func refuseVersion1(on link: PeerLink) {
         stats.versionRefusals += 1
-        if warnedVersion1.count >= Self.maxWarnedAddresses { warnedVersion1.removeAll() }
-        if warnedVersion1.insert(link.remote.address).inserted {
+        if warnedVersion1.isFirst(link.remote.address) {
             logger.warning("a protocol v1 node at \(link.remote.host) (this node speaks protocol \(P2PPayload.protocolVersion) only); refused")
         }
         var refusal = control(.unknown("versionRefused"))

@@ -70,8 +70,7 @@ extension P2PService {
             stats.handshakeFailures += 1
         case .groupMismatch(let why):
             stats.handshakeFailures += 1
-            if warnedGroupMismatch.count >= Self.maxWarnedAddresses { warnedGroupMismatch.removeAll() }
-            if warnedGroupMismatch.insert(link.remote.address).inserted {
+            if warnedGroupMismatch.isFirst(link.remote.address) {
                 logger.warning("a node with a different group secret at \(link.remote.host) (\(why)); not linked")
             }
             drop(link, .superseded(failure.description))

@@ -21,17 +21,17 @@ extension P2PService {
         announcements.expire(at: now, timeout: configuration.deadPeerTimeout)
         dialAnnouncedPeers()
         dialStaticPeers()
+        let timeouts = LinkLifecycle.Timeouts(handshake: configuration.handshakeTimeout, deadPeer: configuration.deadPeerTimeout,
+                                              write: configuration.writeTimeout, keepalive: configuration.keepaliveInterval)
         for link in links.values.sorted(by: { $0.id < $1.id }) where !link.isClosed {
             if link.isThrottled { resumeReading(link) }
             if link.isThrottled || waitsForNode(link) { link.lifecycle.notReading(at: now) }
-            if !link.isClosed { checkDeadlines(of: link, at: now) }
+            if !link.isClosed { checkDeadlines(of: link, at: now, timeouts: timeouts) }
         }
     }
 
     /// Carries out what the link's lifecycle says is due.
-    private func checkDeadlines(of link: PeerLink, at now: Duration) {
-        let timeouts = LinkLifecycle.Timeouts(handshake: configuration.handshakeTimeout, deadPeer: configuration.deadPeerTimeout,
-                                              write: configuration.writeTimeout, keepalive: configuration.keepaliveInterval)
+    private func checkDeadlines(of link: PeerLink, at now: Duration, timeouts: LinkLifecycle.Timeouts) {
         switch link.lifecycle.decision(at: now, hasQueuedOutput: link.queuedByteCount > 0, timeouts: timeouts) {
         case nil:
             break

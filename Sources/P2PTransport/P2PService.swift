@@ -26,9 +26,6 @@ public actor P2PService: PeerTransport {
     /// Beacons sent at start, this far apart, before the jittered schedule.
     static let startBurst = 3
     static let burstGap: Duration = .milliseconds(100)
-    /// Addresses remembered for warn-once logs; forgotten all at once past
-    /// this, so a stream of sources costs bounded memory (and a repeat).
-    static let maxWarnedAddresses = 1024
     /// Frames sealed into one write when the socket asks for more.
     static let sealBatchBytes = 64 * 1024
 
@@ -86,9 +83,9 @@ public actor P2PService: PeerTransport {
     /// each for a wrong tag and for none (bit 32 set).
     var warnedForeignSources: Set<UInt64> = []
     /// Addresses whose handshakes showed another group secret, warned about once.
-    var warnedGroupMismatch: Set<UInt32> = []
+    var warnedGroupMismatch = WarnedAddresses()
     /// Addresses that spoke protocol v1, logged once each.
-    var warnedVersion1: Set<UInt32> = []
+    var warnedVersion1 = WarnedAddresses()
     /// Testing: the service ignores its sockets and timers, like a hung process.
     var frozen = false
     var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
