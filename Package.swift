@@ -23,8 +23,10 @@ let package = Package(
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
         // Noise handshakes, AEAD records, identity keys: thin wrappers over libcrypto's EVP.
         .target(name: "ChatCrypto", dependencies: ["ChatCore", "CCrypto"]),
+        // epoll(7) from the system headers (Linux only; Glibc's module lacks it).
+        .systemLibrary(name: "CEpoll"),
         // Sockets, discovery, peer links.
-        .target(name: "P2PTransport", dependencies: ["ChatCore", "ChatCrypto"]),
+        .target(name: "P2PTransport", dependencies: ["ChatCore", "ChatCrypto", "CEpoll"]),
         // The node actor: transport -> router -> models -> store.
         .target(name: "ChatNode", dependencies: ["ChatCore", "ChatStore"]),
         // The full-screen client's screen model: state -> grid of cells. No I/O.

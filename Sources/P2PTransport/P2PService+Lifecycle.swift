@@ -51,6 +51,7 @@ extension P2PService {
         self.listener = listener
         self.discovery = discovery
         self.loop = loop
+        loopStopper = loop.stopper
         broadcastTargets = targets
         staticPeers = statics
         lifecycle = .running
@@ -60,11 +61,11 @@ extension P2PService {
         loop.arm(discovery, read: true)
         loop.arm(listener, read: true)
         loop.start(name: "lanchat-poll-\(identity.number.shortTag)")
-        let readiness = loop.events
+        let reports = loop.reports
         background.append(Task { [weak self] in
-            for await event in readiness {
+            for await batch in reports {
                 guard let self else { return }
-                await self.handle(event)
+                await self.handle(batch)
             }
         })
         let tickInterval = configuration.tickInterval
@@ -124,10 +125,19 @@ extension P2PService {
         eventSink.finish()
     }
 
-    /// One readiness report from the poll thread.
-    func handle(_ event: PollLoop.Event) {
+    /// One wake-up's readiness reports from the poll thread, in one actor
+    /// turn (one hop per wake-up, not per descriptor).
+    func handle(_ batch: [PollLoop.Report]) {
+        for report in batch {
+            guard lifecycle == .running, !frozen, let readiness = loop?.claim(report) else { continue }
+            if readiness.readable { handle(readiness.token, writable: false) }
+            if readiness.writable { handle(readiness.token, writable: true) }
+        }
+    }
+
+    private func handle(_ token: Int, writable: Bool) {
         guard lifecycle == .running, !frozen else { return }
-        switch event.token {
+        switch token {
         case Self.discoveryToken:
             receiveDatagrams()
             loop?.arm(discovery, read: true)
@@ -135,10 +145,13 @@ extension P2PService {
             acceptLinks()
             loop?.arm(listener, read: true)
         default:
-            guard let link = links[event.token], !link.isClosed else { return }
-            switch event.readiness {
-            case .readable: readFrames(from: link)
-            case .writable: link.phase == .connecting ? finishConnect(link) : flush(link)
+            guard let link = links[token], !link.isClosed else { return }
+            if !writable {
+                readFrames(from: link)
+            } else if link.phase == .connecting {
+                finishConnect(link)
+            } else {
+                flush(link)
             }
         }
     }

@@ -48,6 +48,8 @@ public actor P2PService: PeerTransport {
 
     var lifecycle = Lifecycle.idle
     var loop: PollLoop?
+    /// For deinit, which may not touch `loop`.
+    var loopStopper: PollLoop.Stopper?
     var listener: Int32 = -1
     var discovery: Int32 = -1
     var port = 0
@@ -128,7 +130,7 @@ public actor P2PService: PeerTransport {
         // Only reached without stop() (the background tasks hold `self`
         // weakly): release the thread and the sockets rather than leak them.
         guard lifecycle == .running else { return }
-        loop?.stop()
+        loopStopper?.stop()
         for fd in linkDescriptors { Socket.close(fd) }
         if listener >= 0 { Socket.close(listener) }
         if discovery >= 0 { Socket.close(discovery) }

@@ -1,187 +1,225 @@
 #if canImport(Glibc)
+import CEpoll
 import Foundation
 import Glibc
-import Synchronization
 
-/// A readiness notifier: one thread blocked in poll(2) over the service's
-/// descriptors, reporting "readable" or "writable" as events in order.
+/// A readiness notifier over epoll(7): one thread blocked in `epoll_wait`
+/// reports which descriptors are ready, a batch per wake-up, in order.
 ///
-/// Interest is one-shot, like EPOLLONESHOT: once reported, a descriptor is
-/// not watched again until `arm` is called. The service does every read,
-/// write and accept itself after an event, then re-arms, so the loop never
-/// touches sockets' data, there is no buffer between the kernel and the
-/// service, and a slow service simply reads later (natural backpressure).
+/// Interest is one-shot: once reported, a descriptor is not watched again
+/// until `arm` is called. The service does every read, write and accept
+/// itself after a report, then re-arms, so the loop never touches sockets'
+/// data, there is no buffer between the kernel and the service, and a slow
+/// service simply reads later (natural backpressure).
 ///
-/// Events carry the registration's token, not the descriptor, because a
-/// descriptor number is reused after close; a stale readiness for a reused
-/// number is at worst a spurious wake-up, which the non-blocking calls
-/// absorb as would-block.
-final class PollLoop: Sendable {
-    enum Readiness: Sendable { case readable, writable }
+/// Owned by one actor (`P2PService`), which alone calls `register`, `arm`,
+/// `claim`, `remove` and `stop`: the interest table needs no lock, and an
+/// arm is one `epoll_ctl` from the caller, with no wake-up of the thread
+/// and no rescan of the set (what poll(2) cost: a pipe write, a thread
+/// switch and a copy and scan of every descriptor per arm). The thread
+/// shares only the epoll descriptor, the stop pipe and the report stream.
+///
+/// Reports carry the registration's token, not just the descriptor, because
+/// a descriptor number is reused after close; a stale report for a reused
+/// number is discarded by `claim`.
+final class PollLoop {
+    /// What epoll said about one registration; `claim` turns it into readiness.
+    struct Report: Sendable {
+        let fd: Int32
+        /// The token's low 32 bits (the rest of `epoll_event.data` is the fd).
+        let token: UInt32
+        let flags: UInt32
+    }
 
-    struct Event: Sendable {
+    /// What a report means for its registration: the full token, and
+    /// which of the asked-for readiness it delivers.
+    struct Readiness: Sendable {
+        let token: Int
+        let readable: Bool
+        let writable: Bool
+    }
+
+    /// What the owner asked for on one descriptor (epoll flags).
+    private struct Registration {
         var token: Int
-        var readiness: Readiness
+        var interest: UInt32
     }
 
-    /// The poll(2) set, kept between rounds and changed in place, so a
-    /// round costs a copy and a scan, not a rebuild: with hundreds of idle
-    /// connections open (a slowloris crowd) the loop stays quick.
-    ///
-    /// Entry 0 is the wake pipe. The others are in registration order,
-    /// except that removing one moves the last into its place; the discovery
-    /// socket, registered first, therefore stays ahead of every link (see
-    /// `run`). A descriptor with no interest is stored negated (`~fd`), which
-    /// poll(2) skips, so a hung-up socket nobody asked about does not spin.
-    private struct State {
-        var pollSet: [pollfd] = []
-        var tokens: [Int] = []
-        var slots: [Int32: Int] = [:]
-        var stopping = false
-        /// Set once the wake pipe is closed, so nobody writes to a
-        /// descriptor number that may already belong to someone else.
-        var pipeClosed = false
-    }
+    /// Batches in the order of the wake-ups; finishes after `stop()`.
+    let reports: AsyncStream<[Report]>
+    private let continuation: AsyncStream<[Report]>.Continuation
+    private let epoll: Int32
+    private let stopReader: Int32
+    private let stopWriter: Int32
+    private var registrations: [Int32: Registration] = [:]
+    private var stopped = false
+    private var started = false
 
-    let events: AsyncStream<Event>
-    private let continuation: AsyncStream<Event>.Continuation
-    private let state = Mutex(State())
-    private let wakeReader: Int32
-    private let wakeWriter: Int32
+    static let readFlags = EPOLLIN.rawValue
+    static let writeFlags = EPOLLOUT.rawValue
+    static let failureFlags = EPOLLHUP.rawValue | EPOLLERR.rawValue
+    /// `epoll_event.data` of the stop pipe: no registration has fd -1.
+    private static let stopData = UInt64(UInt32.max)
 
     init() throws(TransportError) {
-        (wakeReader, wakeWriter) = try Socket.makeWakePipe()
-        (events, continuation) = AsyncStream.makeStream(of: Event.self)
-        let reader = wakeReader
-        state.withLock { state in
-            state.pollSet = [pollfd(fd: reader, events: Int16(POLLIN), revents: 0)]
-            state.tokens = [0]
+        let epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
+        guard epoll >= 0 else { throw Socket.failure("epoll_create1", Glibc.errno) }
+        let pipe: (reader: Int32, writer: Int32)
+        do {
+            pipe = try Socket.makeWakePipe()
+        } catch {
+            Socket.close(epoll)
+            throw error
         }
+        var event = epoll_event(events: EPOLLIN.rawValue, data: epoll_data_t(u64: Self.stopData))
+        guard epoll_ctl(epoll, EPOLL_CTL_ADD, pipe.reader, &event) == 0 else {
+            let error = Glibc.errno
+            for fd in [epoll, pipe.reader, pipe.writer] { Socket.close(fd) }
+            throw Socket.failure("epoll_ctl", error)
+        }
+        self.epoll = epoll
+        (stopReader, stopWriter) = pipe
+        (reports, continuation) = AsyncStream.makeStream(of: [Report].self)
+    }
+
+    deinit {
+        // Never started: nobody else holds the descriptors. A started loop's
+        // thread closes them when it ends.
+        if !started { for fd in [epoll, stopReader, stopWriter] { Socket.close(fd) } }
     }
 
     /// Starts the polling thread; it runs until `stop()`.
     func start(name: String) {
-        let thread = Thread { [self] in run() }
+        guard !started, !stopped else { return }
+        started = true
+        let (epoll, stopReader, stopWriter, continuation) = (epoll, stopReader, stopWriter, continuation)
+        let thread = Thread { Self.run(epoll: epoll, stopReader: stopReader, stopWriter: stopWriter, continuation: continuation) }
         thread.name = name
         thread.start()
     }
 
-    /// Watches `fd` under `token`, with no interest yet.
+    /// Watches `fd` under `token`, with no interest yet. (The kernel may
+    /// still report a hang-up once; `claim` finds nothing asked and drops it.)
     func register(_ fd: Int32, token: Int) {
-        state.withLock { state in
-            let entry = pollfd(fd: ~fd, events: 0, revents: 0)
-            if let slot = state.slots[fd] {
-                state.pollSet[slot] = entry
-                state.tokens[slot] = token
-            } else {
-                state.slots[fd] = state.pollSet.count
-                state.pollSet.append(entry)
-                state.tokens.append(token)
-            }
+        guard !stopped else { return }
+        registrations[fd] = Registration(token: token, interest: 0)
+        var event = epoll_event(events: EPOLLONESHOT.rawValue, data: epoll_data_t(u64: Self.data(fd: fd, token: token)))
+        if epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &event) != 0, Glibc.errno == EEXIST {
+            // The number was closed without `remove`: take it over.
+            _ = epoll_ctl(epoll, EPOLL_CTL_MOD, fd, &event)
         }
     }
 
-    /// Asks for one readiness report for `fd` (added to any pending interest).
+    /// Asks for one readiness report for `fd` (added to any pending
+    /// interest). Asking again for what is pending costs nothing: either
+    /// the kernel still waits for it, or a report is on its way whose
+    /// `claim` hands it over or re-arms it.
     func arm(_ fd: Int32, read: Bool = false, write: Bool = false) {
-        state.withLock { state in
-            guard let slot = state.slots[fd] else { return }
-            if read { state.pollSet[slot].events |= Int16(POLLIN) }
-            if write { state.pollSet[slot].events |= Int16(POLLOUT) }
-            if state.pollSet[slot].events != 0 { state.pollSet[slot].fd = fd }
-            wake(state)
-        }
+        guard !stopped, var registration = registrations[fd] else { return }
+        let wanted = registration.interest | (read ? Self.readFlags : 0) | (write ? Self.writeFlags : 0)
+        guard wanted != registration.interest else { return }
+        registration.interest = wanted
+        registrations[fd] = registration
+        rearm(fd, registration)
     }
 
-    /// Stops watching `fd`. Call before closing it: the wake-up makes poll(2)
-    /// drop its reference, without which the kernel would keep the socket
-    /// open (and hold back its FIN) until the next event.
+    /// The readiness a report stands for, which is then no longer pending;
+    /// anything still asked for is re-armed, since a one-shot report
+    /// disarms the whole descriptor. A hang-up or error delivers all that
+    /// was asked for (the call then fails and says why). Nil for a stale
+    /// report (removed, or the number now has another token).
+    func claim(_ report: Report) -> Readiness? {
+        guard !stopped, var registration = registrations[report.fd],
+              UInt32(truncatingIfNeeded: registration.token) == report.token else { return nil }
+        let failed = report.flags & Self.failureFlags != 0
+        let readable = registration.interest & Self.readFlags != 0 && (failed || report.flags & Self.readFlags != 0)
+        let writable = registration.interest & Self.writeFlags != 0 && (failed || report.flags & Self.writeFlags != 0)
+        if readable { registration.interest &= ~Self.readFlags }
+        if writable { registration.interest &= ~Self.writeFlags }
+        registrations[report.fd] = registration
+        if registration.interest != 0 { rearm(report.fd, registration) }
+        return Readiness(token: registration.token, readable: readable, writable: writable)
+    }
+
+    /// Stops watching `fd`. Call before closing it.
     func remove(_ fd: Int32) {
-        state.withLock { state in
-            guard let slot = state.slots.removeValue(forKey: fd) else { return }
-            let last = state.pollSet.count - 1
-            if slot != last {
-                state.pollSet[slot] = state.pollSet[last]
-                state.tokens[slot] = state.tokens[last]
-                let moved = state.pollSet[slot].fd
-                state.slots[moved < 0 ? ~moved : moved] = slot
-            }
-            state.pollSet.removeLast()
-            state.tokens.removeLast()
-            wake(state)
-        }
+        guard !stopped, registrations.removeValue(forKey: fd) != nil else { return }
+        var unused = epoll_event()
+        _ = epoll_ctl(epoll, EPOLL_CTL_DEL, fd, &unused)
     }
 
-    /// Ends the thread and finishes `events`.
+    /// Ends the thread and finishes `reports`. Nothing is watched after.
     func stop() {
-        state.withLock { state in
-            state.stopping = true
-            wake(state)
+        guard !stopped else { return }
+        stopped = true
+        registrations.removeAll()
+        guard started else {
+            continuation.finish()
+            return
+        }
+        stopper.stop()
+    }
+
+    /// Stops a running loop's thread from a deinit, which may not touch
+    /// the loop itself (it is not Sendable). Only for a loop that was
+    /// started and not stopped: the thread closes the pipe when it ends.
+    struct Stopper: Sendable {
+        fileprivate let writer: Int32
+
+        func stop() {
+            var byte: UInt8 = 1
+            _ = Glibc.write(writer, &byte, 1)
         }
     }
 
-    private func wake(_ state: borrowing State) {
-        guard !state.pipeClosed else { return }
-        var byte: UInt8 = 1
-        // A full pipe already guarantees a wake-up; ignore EAGAIN.
-        _ = Glibc.write(wakeWriter, &byte, 1)
+    var stopper: Stopper { Stopper(writer: stopWriter) }
+
+    private func rearm(_ fd: Int32, _ registration: Registration) {
+        var event = epoll_event(events: registration.interest | EPOLLONESHOT.rawValue,
+                                data: epoll_data_t(u64: Self.data(fd: fd, token: registration.token)))
+        _ = epoll_ctl(epoll, EPOLL_CTL_MOD, fd, &event)
     }
 
-    private func run() {
-        var pollSet: [pollfd] = []
-        var tokens: [Int] = []
-        var ready: [Event] = []
-        while true {
-            let stopping = state.withLock { state -> Bool in
-                pollSet = state.pollSet
-                tokens = state.tokens
-                return state.stopping
-            }
-            if stopping { break }
-            let result = poll(&pollSet, nfds_t(pollSet.count), -1)
-            if result < 0 {
-                // EINTR: poll again. Anything else (EINVAL, ENOMEM) is not
-                // fixable by retrying at once; back off briefly instead of spinning.
+    private static func data(fd: Int32, token: Int) -> UInt64 {
+        UInt64(UInt32(bitPattern: fd)) | UInt64(UInt32(truncatingIfNeeded: token)) << 32
+    }
+
+    /// The thread: waits, sends each wake-up's reports as one batch, and
+    /// closes the shared descriptors once stopped (the owner no longer
+    /// touches them after `stop`).
+    private static func run(epoll: Int32, stopReader: Int32, stopWriter: Int32,
+                            continuation: AsyncStream<[Report]>.Continuation) {
+        let capacity = 256
+        var buffer = [epoll_event](repeating: epoll_event(), count: capacity)
+        var stopping = false
+        while !stopping {
+            let count = epoll_wait(epoll, &buffer, Int32(capacity), -1)
+            if count < 0 {
+                // EINTR: wait again. Anything else is not fixable by retrying
+                // at once; back off briefly instead of spinning.
                 if Glibc.errno != EINTR { usleep(10_000) }
                 continue
             }
-            if pollSet[0].revents != 0 { drainWakePipe() }
-            ready.removeAll(keepingCapacity: true)
-            state.withLock { state in
-                // In set order, so the discovery socket is reported before
-                // links that became ready in the same round: a leave
-                // datagram then arrives before the end of stream it explains.
-                for index in pollSet.indices.dropFirst() where pollSet[index].revents != 0 {
-                    let fd = pollSet[index].fd
-                    // Removed meanwhile, or the number now belongs to a new registration.
-                    guard let slot = state.slots[fd], state.tokens[slot] == tokens[index] else { continue }
-                    let revents = Int32(pollSet[index].revents)
-                    let failed = revents & (Int32(POLLHUP) | Int32(POLLERR) | Int32(POLLNVAL)) != 0
-                    var interest = state.pollSet[slot].events
-                    if interest & Int16(POLLIN) != 0, failed || revents & Int32(POLLIN) != 0 {
-                        interest &= ~Int16(POLLIN)
-                        ready.append(Event(token: tokens[index], readiness: .readable))
-                    }
-                    if interest & Int16(POLLOUT) != 0, failed || revents & Int32(POLLOUT) != 0 {
-                        interest &= ~Int16(POLLOUT)
-                        ready.append(Event(token: tokens[index], readiness: .writable))
-                    }
-                    state.pollSet[slot].events = interest
-                    if interest == 0 { state.pollSet[slot].fd = ~fd }
+            var batch: [Report] = []
+            batch.reserveCapacity(Int(count))
+            for event in buffer[0..<Int(count)] {
+                let data = event.data.u64
+                if data == stopData {
+                    stopping = true
+                    continue
                 }
+                batch.append(Report(fd: Int32(bitPattern: UInt32(truncatingIfNeeded: data)),
+                                    token: UInt32(truncatingIfNeeded: data >> 32), flags: event.events))
             }
-            for event in ready { continuation.yield(event) }
+            guard !batch.isEmpty, !stopping else { continue }
+            // By token: the discovery socket (lowest) before links ready in
+            // the same wake-up, so a leave datagram arrives before the end
+            // of stream it explains.
+            batch.sort { $0.token < $1.token }
+            continuation.yield(batch)
         }
-        state.withLock { state in
-            state.pipeClosed = true
-            Socket.close(wakeReader)
-            Socket.close(wakeWriter)
-        }
+        for fd in [epoll, stopReader, stopWriter] { Socket.close(fd) }
         continuation.finish()
-    }
-
-    private func drainWakePipe() {
-        var buffer = [UInt8](repeating: 0, count: 64)
-        while buffer.withUnsafeMutableBytes({ Glibc.read(wakeReader, $0.baseAddress, $0.count) }) > 0 {}
     }
 }
 #endif
