@@ -19,6 +19,9 @@ struct IPv4Endpoint: Hashable, Sendable, CustomStringConvertible {
 
     var host: String { Self.dottedQuad(address) }
 
+    /// 127.0.0.0/8: this host itself.
+    var isLoopback: Bool { address >> 24 == 127 }
+
     var description: String { "\(host):\(port)" }
 
     /// Strict parsing: exactly four decimal parts 0...255, no leading "+",

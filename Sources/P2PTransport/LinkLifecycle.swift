@@ -30,7 +30,9 @@ struct LinkLifecycle: Sendable, Hashable {
 
     /// What the link needs now.
     enum Decision: Sendable, Hashable {
-        /// Close: not established within the handshake timeout of opening.
+        /// Close: not established, and no handshake message for the
+        /// handshake timeout (or not established within
+        /// `handshakeCapFactor` times it of opening, however it progresses).
         case handshakeTimedOut
         /// Close: nothing received for the dead-peer timeout.
         case peerSilent
@@ -58,8 +60,15 @@ struct LinkLifecycle: Sendable, Hashable {
         let deadline: Duration
     }
 
+    /// However a handshake progresses, it ends within this many handshake
+    /// timeouts of opening (a peer has only two messages to send anyway).
+    static let handshakeCapFactor = 2
+
     private(set) var phase: Phase
     let openedAt: Duration
+    /// Last handshake message received (or the opening): a handshake that
+    /// moves is slow, not dead, when a busy CPU delays every step.
+    private(set) var handshakeProgressAt: Duration
     private(set) var lastReceivedAt: Duration
     private(set) var lastSentAt: Duration
     /// Last time queued output made progress (or became non-empty).
@@ -71,6 +80,7 @@ struct LinkLifecycle: Sendable, Hashable {
         precondition(phase == .connecting || phase == .handshaking, "a link starts connecting or handshaking")
         self.phase = phase
         self.openedAt = openedAt
+        handshakeProgressAt = openedAt
         lastReceivedAt = openedAt
         lastSentAt = openedAt
         writeProgressAt = openedAt
@@ -104,6 +114,12 @@ struct LinkLifecycle: Sendable, Hashable {
 
     mutating func received(at now: Duration) { lastReceivedAt = now }
 
+    /// A complete handshake message arrived (bytes alone do not count, so
+    /// a trickle cannot keep a handshake open).
+    mutating func handshakeProgressed(at now: Duration) {
+        if isUnfinished { handshakeProgressAt = now }
+    }
+
     /// This side is not reading the link (its frame budget is spent, or the
     /// node asked for backpressure): silence meanwhile is ours, not the
     /// peer's, so it does not count toward the dead-peer timeout.
@@ -134,7 +150,9 @@ struct LinkLifecycle: Sendable, Hashable {
             return now - retiredAt > timeouts.handshake ? .retirementOver : nil
         }
         guard phase == .established else {
-            return now - openedAt > timeouts.handshake ? .handshakeTimedOut : nil
+            let stalled = now - handshakeProgressAt > timeouts.handshake
+            let overCap = now - openedAt > timeouts.handshake * Self.handshakeCapFactor
+            return stalled || overCap ? .handshakeTimedOut : nil
         }
         if now - lastReceivedAt > timeouts.deadPeer { return .peerSilent }
         if hasQueuedOutput, now - writeProgressAt > timeouts.write { return .writeStalled }

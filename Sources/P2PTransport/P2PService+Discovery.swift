@@ -39,12 +39,17 @@ extension P2PService {
                 return
             }
             guard let (count, source) = received else { return }
+            if count <= datagramBuffer.count, let known = beaconCache.beacon(for: datagramBuffer[0..<count]) {
+                handleBeacon(known, from: source)
+                continue
+            }
             let beacon: DiscoveryBeacon
             do {
                 guard count <= datagramBuffer.count else { throw DiscoveryBeacon.DecodeError.tooLarge(count) }
                 if let secret = configuration.groupSecret,
                    !isGroupDatagram(datagramBuffer[0..<count], from: source, secret: secret) { continue }
                 beacon = try DiscoveryBeacon.decode(datagramBuffer[0..<count])
+                beaconCache.remember(datagramBuffer[0..<count], as: beacon)
             } catch {
                 stats.malformedBeacons += 1
                 logger.debug("ignored a datagram from \(source): \(error)")

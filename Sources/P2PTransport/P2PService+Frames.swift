@@ -89,6 +89,7 @@ extension P2PService {
                     return
                 }
                 guard link.transport != nil else {
+                    link.lifecycle.handshakeProgressed(at: now)
                     handleHandshakeMessage(body, on: link)
                     continue
                 }

@@ -94,9 +94,10 @@ extension P2PService {
             return "more than \(limits.connectionBurstPerAddress) connections, then \(limits.connectionsPerSecondPerAddress)/s, from \(remote.host)"
         }
         let pending = links.values.filter(\.isPending)
-        guard pending.count(where: { $0.remote.address == remote.address }) < limits.maxPendingLinksPerAddress else {
+        let perAddress = limits.maxPendingLinks(from: remote)
+        guard pending.count(where: { $0.remote.address == remote.address }) < perAddress else {
             stats.refusedPendingPerAddress += 1
-            return "\(limits.maxPendingLinksPerAddress) connections from \(remote.host) have not finished their hello"
+            return "\(perAddress) connections from \(remote.host) have not finished their hello"
         }
         if pending.count >= limits.maxPendingLinks, let oldest = pending.min(by: { $0.id < $1.id }) {
             stats.evictedPending += 1

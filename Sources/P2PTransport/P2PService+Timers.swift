@@ -63,21 +63,38 @@ extension P2PService {
     /// descriptors while real peers still get their turn.
     func dialAnnouncedPeers() {
         let now = self.now
+        // Runs per tick and per new beacon: the common case (everyone
+        // linked, or not due yet) must cost a pass over the table only.
+        var due: [(number: NodeNumber, endpoint: IPv4Endpoint, fallback: Bool)] = []
+        for (number, announcement) in announcements.entries
+        where established[number] == nil && now >= announcement.nextDialAt {
+            let ours = LinkArbiter.shouldDialOnDiscovery(local: identity.number, remote: number)
+            let waited = announcement.unlinkedSince.map { now - $0 >= configuration.fallbackDialDelay } ?? false
+            if ours || waited { due.append((number, announcement.endpoint, !ours)) }
+        }
+        guard !due.isEmpty else { return }
         let limits = configuration.limits
-        let busy = Set(links.values.compactMap(\.peerNumber))
+        var busy = Set<NodeNumber>()
         var pendingTotal = 0
         var pendingPerAddress: [UInt32: Int] = [:]
-        for link in links.values where link.direction == .outbound && link.lifecycle.isUnfinished {
-            pendingTotal += 1
-            pendingPerAddress[link.remote.address, default: 0] += 1
+        var handshakingFrom = Set<UInt32>()
+        for link in links.values {
+            if let number = link.peerNumber { busy.insert(number) }
+            guard link.lifecycle.isUnfinished else { continue }
+            if link.direction == .outbound {
+                pendingTotal += 1
+                pendingPerAddress[link.remote.address, default: 0] += 1
+            } else {
+                handshakingFrom.insert(link.remote.address)
+            }
         }
         var linkCount = links.count
-        for announcement in announcements.entries.values.sorted(by: { $0.number < $1.number }) {
-            guard established[announcement.number] == nil, !busy.contains(announcement.number),
-                  now >= announcement.nextDialAt else { continue }
-            let ours = LinkArbiter.shouldDialOnDiscovery(local: identity.number, remote: announcement.number)
-            let waited = announcement.unlinkedSince.map { now - $0 >= configuration.fallbackDialDelay } ?? false
-            guard ours || waited else { continue }
+        for announcement in due.sorted(by: { $0.number < $1.number }) where !busy.contains(announcement.number) {
+            // The fallback dial is for a lower number that cannot reach us;
+            // while a handshake from its address is under way it may be
+            // that one (its number shows only at message 3), and a second
+            // link would only be a duplicate.
+            if announcement.fallback, handshakingFrom.contains(announcement.endpoint.address) { continue }
             let address = announcement.endpoint.address
             guard pendingTotal < limits.maxPendingDials, linkCount < limits.maxLinks,
                   pendingPerAddress[address, default: 0] < limits.maxPendingDialsPerAddress else {

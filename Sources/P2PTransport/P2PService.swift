@@ -92,6 +92,8 @@ public actor P2PService: PeerTransport {
     var frozen = false
     var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
     var datagramBuffer = [UInt8](repeating: 0, count: 2 * DiscoveryBeacon.maxDatagramSize)
+    /// Datagrams already read as beacons (most are repeats).
+    var beaconCache = BeaconCache()
 
     /// The node number is the one `configuration.identityKey` derives (a
     /// fresh key if nil); `identity` gives the nickname and stage, and a

@@ -9,6 +9,8 @@ extension PeerLimits {
             LimitRow("maxLinks", maxLinks, "links", "links in any phase; more are closed at once"),
             LimitRow("maxPendingLinks", maxPendingLinks, "connections", "without a finished hello, in all; the oldest is closed to make room"),
             LimitRow("maxPendingLinksPerAddress", maxPendingLinksPerAddress, "connections", "without a finished hello, per IP address"),
+            LimitRow("maxPendingLinksPerLoopbackAddress", maxPendingLinksPerLoopbackAddress, "connections",
+                     "the same for 127/8, this host's own nodes (all dial from 127.0.0.1)"),
             LimitRow("connectionBurstPerAddress", connectionBurstPerAddress, "connections", "attempts per IP address at once"),
             LimitRow("connectionsPerSecondPerAddress", connectionsPerSecondPerAddress, "per second", "attempts per IP address after the burst"),
             LimitRow("frameBurst", frameBurst, "tokens", "frames one link may deliver at once"),

@@ -15,6 +15,11 @@ public struct PeerLimits: Sendable, Hashable {
     /// Inbound connections without a finished hello from one IP address;
     /// beyond it, new ones from that address are closed at once.
     public var maxPendingLinksPerAddress = 32
+    /// The same for a loopback address (127/8). Those are this host's own
+    /// processes, and every node on the host dials from 127.0.0.1, so 50
+    /// nodes on one host meet 32 at once at every start; the cap stays,
+    /// larger (a local process can open sockets anyway).
+    public var maxPendingLinksPerLoopbackAddress = 128
     /// Connection attempts one IP address may make: a burst of this many,
     /// then `connectionsPerSecondPerAddress`. Over it: closed at once.
     public var connectionBurstPerAddress = 64
@@ -46,6 +51,11 @@ public struct PeerLimits: Sendable, Hashable {
 
     public init() {}
 
+    /// The pending-handshake cap for connections from `address`.
+    func maxPendingLinks(from address: IPv4Endpoint) -> Int {
+        address.isLoopback ? maxPendingLinksPerLoopbackAddress : maxPendingLinksPerAddress
+    }
+
     /// Tokens a line of `byteCount` bytes takes from its link's budget.
     func frameCost(byteCount: Int) -> Double {
         Double(1 + byteCount / bytesPerFrameToken)
@@ -54,6 +64,7 @@ public struct PeerLimits: Sendable, Hashable {
     func validate() throws(TransportError) {
         for (name, value) in [("maxLinks", maxLinks), ("maxPendingLinks", maxPendingLinks),
                               ("maxPendingLinksPerAddress", maxPendingLinksPerAddress),
+                              ("maxPendingLinksPerLoopbackAddress", maxPendingLinksPerLoopbackAddress),
                               ("connectionBurstPerAddress", connectionBurstPerAddress), ("frameBurst", frameBurst),
                               ("maxPendingDials", maxPendingDials), ("maxPendingDialsPerAddress", maxPendingDialsPerAddress),
                               ("maxAnnouncements", maxAnnouncements), ("maxAnnouncementsPerAddress", maxAnnouncementsPerAddress),

@@ -67,7 +67,8 @@ public struct TransportCounters: Hashable, Sendable, Codable {
     /// connection-attempt rate.
     public var refusedConnectionRate = 0
     /// Inbound connections closed at once: their address had
-    /// `maxPendingLinksPerAddress` connections without a finished hello.
+    /// `maxPendingLinksPerAddress` (or, for 127/8,
+    /// `maxPendingLinksPerLoopbackAddress`) connections without a finished hello.
     public var refusedPendingPerAddress = 0
     /// Connections without a finished hello closed to make room for a new
     /// one (`maxPendingLinks` reached; the oldest goes).

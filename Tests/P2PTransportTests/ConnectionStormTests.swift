@@ -50,7 +50,8 @@ import TestSupport
     }
 
     @Test func unfinishedHandshakesPerAddressAreCapped() async throws {
-        let alice = try await started(1_202) { $0.maxPendingLinksPerAddress = 5 }
+        // The crowd dials from 127.0.0.1, whose own cap is set like a LAN address's.
+        let alice = try await started(1_202) { $0.maxPendingLinksPerLoopbackAddress = 5 }
         let crowd = ConnectionCrowd(count: 20, port: await alice.service.listeningPort)
         #expect(await waitUntil { await alice.service.counters().refusedPendingPerAddress == 15 })
         #expect(await alice.service.linkCountForTesting() == 5)
@@ -63,6 +64,29 @@ import TestSupport
         let linked = try await link(alice, as: 1_291)
         #expect(linked != nil)
         await alice.service.stop()
+    }
+
+    /// Every node on a host dials from 127.0.0.1: 50 of them starting
+    /// together must not meet the per-address cap of a LAN address, but
+    /// loopback still has a cap of its own.
+    @Test func loopbackHasItsOwnLargerCap() async throws {
+        let limits = PeerLimits()
+        #expect(limits.maxPendingLinksPerLoopbackAddress > limits.maxPendingLinksPerAddress)
+        let count = limits.maxPendingLinksPerAddress + 10
+        let alice = try await started(1_206) { _ in }
+        let crowd = ConnectionCrowd(count: count, port: await alice.service.listeningPort)
+        #expect(await waitUntil { await alice.service.linkCountForTesting() == count })
+        #expect(await alice.service.counters().refusedPendingPerAddress == 0)
+        crowd.close()
+        #expect(await waitUntil { await alice.service.linkCountForTesting() == 0 })
+        await alice.service.stop()
+
+        let bob = try await started(1_207) { $0.maxPendingLinksPerLoopbackAddress = count - 4 }
+        let second = ConnectionCrowd(count: count, port: await bob.service.listeningPort)
+        #expect(await waitUntil { await bob.service.counters().refusedPendingPerAddress == 4 })
+        #expect(await bob.service.linkCountForTesting() == count - 4)
+        second.close()
+        await bob.service.stop()
     }
 
     @Test func theOldestUnfinishedHandshakeMakesRoomForANewConnection() async throws {
@@ -92,7 +116,9 @@ import TestSupport
     }
 
     @Test func aCrowdFromOneAddressMeetsTheDefaultLimits() async throws {
-        let alice = try await started(1_205) { _ in }
+        // As from one LAN address: the crowd dials from 127.0.0.1, so
+        // loopback's larger cap is set to the per-address default.
+        let alice = try await started(1_205) { $0.maxPendingLinksPerLoopbackAddress = $0.maxPendingLinksPerAddress }
         let limits = PeerLimits()
         let started = ContinuousClock.now
         let crowd = ConnectionCrowd(count: 500, port: await alice.service.listeningPort)

@@ -34,6 +34,30 @@ import TestSupport
         #expect(due(held, clock) == .handshakeTimedOut)
     }
 
+    @Test func aHandshakeMessageMovesTheDeadlineUpToTheCap() {
+        let clock = ManualClock(uptime: .seconds(100))
+        var link = LinkLifecycle(phase: .connecting, openedAt: clock.uptime())
+        link.connected()
+        clock.advance(by: .milliseconds(2_900))
+        link.handshakeProgressed(at: clock.uptime())
+        clock.advance(by: .milliseconds(200))
+        #expect(due(link, clock) == nil, "3.1 s after opening, 0.2 s after a message: slow, not dead")
+        clock.advance(by: .milliseconds(2_800))
+        link.handshakeProgressed(at: clock.uptime())
+        #expect(due(link, clock) == nil, "5.9 s: still within twice the timeout")
+        clock.advance(by: .milliseconds(101))
+        #expect(due(link, clock) == .handshakeTimedOut, "past twice the timeout however it moves")
+        // A stalled one: 3 s after its last message.
+        var stalled = LinkLifecycle(phase: .handshaking, openedAt: .seconds(100))
+        stalled.handshakeProgressed(at: .seconds(101))
+        #expect(stalled.decision(at: .seconds(104), hasQueuedOutput: false, timeouts: Self.timeouts) == nil)
+        #expect(stalled.decision(at: .milliseconds(104_001), hasQueuedOutput: false, timeouts: Self.timeouts) == .handshakeTimedOut)
+        // Once established it no longer counts.
+        stalled.establish()
+        stalled.handshakeProgressed(at: .seconds(110))
+        #expect(stalled.handshakeProgressAt == .seconds(101))
+    }
+
     @Test func transitionsOnlyGoForward() {
         var link = LinkLifecycle(phase: .connecting, openedAt: .zero)
         link.establish()

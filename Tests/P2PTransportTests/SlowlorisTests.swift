@@ -49,9 +49,9 @@ import TestSupport
         configuration.handshakeTimeout = .seconds(30)
         configuration.deadPeerTimeout = .seconds(30)
         // The worst case for the node: it holds every one of them (by
-        // default one address gets 32; see ConnectionStormTests).
+        // default loopback gets 128, a LAN address 32; see ConnectionStormTests).
         configuration.limits.maxPendingLinks = 600
-        configuration.limits.maxPendingLinksPerAddress = 600
+        configuration.limits.maxPendingLinksPerLoopbackAddress = 600
         configuration.limits.connectionBurstPerAddress = 600
         let alice = try await TestNode.started(1_102, "alice", configuration: configuration)
         let port = await alice.service.listeningPort
