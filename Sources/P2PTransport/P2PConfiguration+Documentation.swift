@@ -8,7 +8,7 @@ extension P2PConfiguration {
     public var documentedRows: [LimitRow] {
         [
             LimitRow("beaconInterval", beaconInterval, "mean time between beacons, each wait jittered ±20%"),
-            LimitRow("handshakeTimeout", handshakeTimeout, "connect, handshake and both hellos must finish within this"),
+            LimitRow("handshakeTimeout", handshakeTimeout, "longest wait for the next handshake message; the whole handshake gets twice this"),
             LimitRow("keepaliveInterval", keepaliveInterval, "a link with nothing sent for this long sends a ping"),
             LimitRow("deadPeerTimeout", deadPeerTimeout, "a link with nothing received for this long is dead; an unrenewed announcement expires"),
             LimitRow("writeTimeout", writeTimeout, "a link whose queued output makes no progress for this long is cut"),

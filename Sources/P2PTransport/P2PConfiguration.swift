@@ -18,7 +18,8 @@ public struct P2PConfiguration: Sendable {
     /// Mean time between beacons; each wait is jittered by ±20% so nodes
     /// started together do not beacon in lockstep.
     public var beaconInterval: Duration = .seconds(2)
-    /// Connect plus both hellos must finish within this.
+    /// Longest wait for the next handshake message (from the connect for
+    /// the first); the whole handshake must finish within twice this.
     public var handshakeTimeout: Duration = .seconds(3)
     /// An idle link sends a ping this often.
     public var keepaliveInterval: Duration = .seconds(2)

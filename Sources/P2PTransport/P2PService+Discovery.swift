@@ -85,10 +85,12 @@ extension P2PService {
                 stats.refusedAnnouncements += 1
                 return
             case .new, .restarted:
-                // Let the newcomer hear us now rather than at our next beacon,
-                // so whichever side must dial can (unicast replies on a shared
-                // port reach only one socket, so the answer is a broadcast).
-                answerBeacon()
+                // A newcomer that must dial us hears us now rather than at
+                // our next beacon (unicast replies on a shared port reach
+                // only one socket, so the answer is a broadcast). One we
+                // dial learns us from the handshake: no answer, which halves
+                // the datagrams every node on the LAN wakes up for.
+                if !LinkArbiter.shouldDialOnDiscovery(local: identity.number, remote: number) { answerBeacon() }
             case .changed:
                 break
             }
