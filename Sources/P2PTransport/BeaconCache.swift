@@ -13,7 +13,17 @@
 struct BeaconCache: Sendable {
     static let defaultCapacity = 128
 
-    private var entries: [[UInt8]: DiscoveryBeacon] = [:]
+    /// A datagram's bytes, hashed in one bulk call (an array of bytes
+    /// hashes element by element, which cost as much as the lookup saved).
+    private struct Key: Hashable {
+        let bytes: [UInt8]
+
+        func hash(into hasher: inout Hasher) {
+            bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+        }
+    }
+
+    private var entries: [Key: DiscoveryBeacon] = [:]
     let capacity: Int
 
     init(capacity: Int = Self.defaultCapacity) {
@@ -24,12 +34,12 @@ struct BeaconCache: Sendable {
 
     /// The beacon these exact bytes were read as, if they were lately.
     func beacon(for datagram: ArraySlice<UInt8>) -> DiscoveryBeacon? {
-        entries.isEmpty ? nil : entries[Array(datagram)]
+        entries.isEmpty ? nil : entries[Key(bytes: Array(datagram))]
     }
 
     /// Remembers that `datagram` reads as `beacon`.
     mutating func remember(_ datagram: ArraySlice<UInt8>, as beacon: DiscoveryBeacon) {
         if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
-        entries[Array(datagram)] = beacon
+        entries[Key(bytes: Array(datagram))] = beacon
     }
 }
