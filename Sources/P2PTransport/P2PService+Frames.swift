@@ -195,7 +195,7 @@ extension P2PService {
         case .hello:
             stats.lateHello += 1
         case .ping:
-            write(P2PFrameCodec.encode(control(.pong, refId: payload.messageId)), to: link)
+            write(ControlFrame.encode(control(.pong, refId: payload.messageId)), to: link)
         case .pong:
             if link.lifecycle.pong(refId: payload.refId) {
                 // Alive: whoever else announced this number is refused.

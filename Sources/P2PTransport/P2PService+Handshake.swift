@@ -22,7 +22,7 @@ extension P2PService {
         hello.instanceId = instance
         hello.listenPort = port
         hello.capabilities = configuration.capabilities
-        var bytes = [UInt8](P2PFrameCodec.encode(hello))
+        var bytes = [UInt8](ControlFrame.encode(hello))
         bytes.removeLast() // the newline: a record holds one frame, no line end
         return try LinkHandshake(role: role, identity: identityKey, staticKey: noiseStaticKey,
                                  groupSecret: configuration.groupSecret, hello: bytes)
@@ -115,7 +115,7 @@ extension P2PService {
 
     /// Accepts an inbound link: its first record (a ping) tells the dialler.
     private func sendAcceptance(on link: PeerLink) {
-        write(P2PFrameCodec.encode(control(.ping)), to: link)
+        write(ControlFrame.encode(control(.ping)), to: link)
     }
 
     /// What an established link to the same number means for a new link.
@@ -249,7 +249,7 @@ extension P2PService {
         guard !link.isClosed else { return }
         let ping = control(.ping)
         guard link.lifecycle.startProbe(ping: ping.messageId, deadline: now + configuration.restartProbeTimeout) else { return }
-        write(P2PFrameCodec.encode(ping), to: link)
+        write(ControlFrame.encode(ping), to: link)
     }
 
     /// The old link answered (or a link is up): the held links of another

@@ -98,7 +98,7 @@ extension P2PService {
         // The datagram first: a peer then knows the end of stream that
         // follows is a leave even if the leave frame is lost to a reset.
         sendDiscovery(.leave)
-        let leave = P2PFrameCodec.encode(control(.leave))
+        let leave = ControlFrame.encode(control(.leave))
         for link in established.values { write(leave, to: link) }
         shutDown(graceful: true)
         logger.info("stopped")

@@ -47,7 +47,7 @@ extension P2PService {
         case .probeUnanswered:
             drop(link, .restarted)
         case .keepalive:
-            write(P2PFrameCodec.encode(control(.ping)), to: link)
+            write(ControlFrame.encode(control(.ping)), to: link)
         case .retirementOver:
             release(link, graceful: false)
         }

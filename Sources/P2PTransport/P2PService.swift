@@ -203,7 +203,7 @@ public actor P2PService: PeerTransport {
         identity.stage = newIdentity.stage
         guard lifecycle == .running, !frozen else { return }
         sendDiscovery(.beacon)
-        let ping = P2PFrameCodec.encode(control(.ping))
+        let ping = ControlFrame.encode(control(.ping))
         for link in established.values { write(ping, to: link) }
     }
 
