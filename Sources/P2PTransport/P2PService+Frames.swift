@@ -41,6 +41,10 @@ extension P2PService {
                 }
                 decodeFrames(on: link)
                 if link.isClosed || link.isThrottled || waitsForNode(link) { return }
+                // A short read drained the socket: re-arm rather than ask
+                // again for the would-block (one call less per message;
+                // the re-arm reports at once whatever came meanwhile).
+                if count < readBuffer.count { break }
             }
         }
         loop?.arm(link.fd, read: true)
