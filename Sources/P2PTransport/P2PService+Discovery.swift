@@ -169,9 +169,12 @@ extension P2PService {
     /// sooner is not dropped but goes out when the gap ends (the ticker's
     /// next beacon moves up): a newcomer that must dial would otherwise
     /// hear of us only at our next regular beacon, up to 2.4 s later.
+    /// Regular beacons do not count against the gap: one sent before the
+    /// newcomer listened did not reach it (that cost every start 0.1 s).
     private func answerBeacon() {
         if let last = lastAnswerBeaconAt, now - last < configuration.answerBeaconGap {
             nextBeaconAt = min(nextBeaconAt, last + configuration.answerBeaconGap)
+            answerDeferred = true
             return
         }
         lastAnswerBeaconAt = now

@@ -9,7 +9,11 @@ extension P2PService {
         if configuration.broadcastAddresses != [], now >= nextBeaconAt {
             refreshDefaultScope()
             sendDiscovery(.beacon)
-            lastAnswerBeaconAt = now
+            if answerDeferred {
+                // This beacon is the answer that had to wait.
+                lastAnswerBeaconAt = now
+                answerDeferred = false
+            }
             if burstLeft > 1 {
                 burstLeft -= 1
                 nextBeaconAt = now + min(Self.burstGap, configuration.beaconInterval / 2)

@@ -79,6 +79,8 @@ public actor P2PService: PeerTransport {
     var burstLeft = P2PService.startBurst
     var nextBeaconAt: Duration = .zero
     var lastAnswerBeaconAt: Duration?
+    /// An answer waits for the gap to end; the ticker's next beacon is it.
+    var answerDeferred = false
     var warnedTargets: Set<IPv4Endpoint> = []
     var warnedCollisions: Set<String> = []
     /// Addresses whose beacons lacked our group's tag, warned about once
