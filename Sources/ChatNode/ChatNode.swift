@@ -47,6 +47,8 @@ public actor ChatNode {
     var quotaReported = Set<NodeNumber>()
     /// Signs our public messages and checks others' (ChatNode+Signatures.swift).
     let authenticator: (any MessageAuthenticator)?
+    /// Stored messages whose signature was checked before relaying (ChatNode+Relay.swift).
+    var relayChecks = RelayChecks()
     public private(set) var state = State.idle
     /// Transport events taken from the stream and not yet handled, in
     /// arrival order (see ChatNode+Pipeline.swift).
