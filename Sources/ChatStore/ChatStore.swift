@@ -142,19 +142,27 @@ public actor ChatStore {
             var rooms: [RoomID: RoomSummary] = [:]
             var added = Set<MessageID>(minimumCapacity: messages.count)
             var usage: [NodeNumber: StorageUsage] = [:]
-            for message in messages {
-                let isNew = try database.withStatement(SQL.insertMessage) { statement throws(StoreError) -> Bool in
+            // One statement for the batch, reset per row (no cache lookup per row).
+            let inserted = try database.withStatement(SQL.insertMessage) { statement throws(StoreError) -> [Bool] in
+                var inserted: [Bool] = []
+                inserted.reserveCapacity(messages.count)
+                for message in messages {
+                    defer { statement.reset() }
                     try Self.bind(message, to: statement)
                     try statement.bind(seq + 1, at: 9)
                     try statement.run()
-                    return database.changes == 1
+                    let isNew = database.changes == 1
+                    if isNew { seq += 1 }
+                    inserted.append(isNew)
                 }
+                return inserted
+            }
+            for (message, isNew) in zip(messages, inserted) {
                 guard isNew else {
                     logger.trace("duplicate \(message.id) in \(message.room) ignored")
                     continue
                 }
                 added.insert(message.id)
-                seq += 1
                 usage[message.senderNumber, default: StorageUsage()].add(StorageUsage.bytes(of: message))
                 var summary: RoomSummary
                 if let loaded = rooms[message.room] {
