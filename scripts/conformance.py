@@ -715,9 +715,12 @@ def live_chat(node):
         link.send(ask)
         history = link.receive_until(lambda f: f.get("type") == "historyReply" and f.get("refId") == ask["messageId"])
         relayed = {m.get("messageId"): m for m in (history or {}).get("messages") or []}
+        relay_refused = node.statistics().get("relayRefusals") or {}
         check(history is not None and message["messageId"] in relayed and forged["messageId"] not in relayed
-              and relayed[message["messageId"]].get("signature") == message["signature"],
-              f"live: its history reply relays the good message, signature intact, and not the broken one ({len(relayed)} relayed)")
+              and relayed[message["messageId"]].get("signature") == message["signature"]
+              and relay_refused.get("badSignature") == 1,
+              f"live: its history reply relays the good message, signature intact, and not the broken one "
+              f"({len(relayed)} relayed, relayRefusals {relay_refused})")
 
         reply = f"node answers {os.urandom(3).hex()}"
         node.command({"cmd": "send", "text": reply})
