@@ -682,27 +682,45 @@ def live_chat(node):
         pong = link.receive_until(lambda f: f.get("type") == "pong" and f.get("refId") == ping["messageId"])
         check(pong is not None, "live: the node answers a ping with a pong naming it")
 
-        # Refused ones first: the link is in order, so once the good one is
-        # shown the node has judged these (no sleep needed to say "not shown").
+        # The link proves its peer's key, so a live public message from the
+        # link's own number and key is shown without a verify; one with no
+        # signature, or another key, is refused. Refused ones first: the link
+        # is in order, so once the good one is shown the node has judged
+        # these (no sleep needed to say "not shown").
         refusals = node.statistics().get("signatureRefusals") or {}
         unsigned = link.frame_of("publicMessage", content="unsigned")
+        other_key = sign_public_message(os.urandom(32), link.frame_of("publicMessage", content="another key"))
         forged = sign_public_message(link.seed, link.frame_of("publicMessage", content="forged"))
         forged["content"] = "forged, changed after signing"
         text = f"conformance says hi {os.urandom(3).hex()} 👋"
         message = sign_public_message(link.seed, link.frame_of("publicMessage", content=text))
         mark = len(node.events)
-        for f in (unsigned, forged, message):
+        for f in (unsigned, other_key, forged, message):
             link.send(f)
         shown = node.wait_event(lambda e: e.get("event") == "message" and e.get("id") == message["messageId"], start=mark)
         check(shown is not None and shown.get("from") == link.number and shown.get("text") == text
               and shown.get("room") == "public" and shown.get("mine") is False,
               f"live: the node shows a signed public message from {link.number} with its text ({shown})")
-        bad_ids = (unsigned["messageId"], forged["messageId"])
+        bad_ids = (unsigned["messageId"], other_key["messageId"])
         leaked = [e for e in node.events[mark:] if e.get("event") == "message" and e.get("id") in bad_ids]
         after = node.statistics().get("signatureRefusals") or {}
-        grew = {k: after.get(k, 0) - refusals.get(k, 0) for k in ("unsigned", "badSignature")}
-        check(not leaked and grew == {"unsigned": 1, "badSignature": 1},
-              f"live: an unsigned and a tampered public message are not shown, counted {grew}")
+        grew = {k: after.get(k, 0) - refusals.get(k, 0) for k in ("unsigned", "notLinkKey", "badSignature")}
+        check(not leaked and grew == {"unsigned": 1, "notLinkKey": 1, "badSignature": 0},
+              f"live: an unsigned public message and one with a key not the link's are not shown, counted {grew}")
+        tampered = [e for e in node.events[mark:] if e.get("event") == "message" and e.get("id") == forged["messageId"]]
+        check(len(tampered) == 1, "live: one with a broken signature on its author's own link is shown (the link proves the author)")
+        # A relayer verifies before relaying: asked for its history, the node
+        # sends the good message with its signature, never the broken one.
+        ask = link.frame_of("historyRequest", catchUp={"epoch": "", "seq": 0}, limit=50)
+        link.send(ask)
+        history = link.receive_until(lambda f: f.get("type") == "historyReply" and f.get("refId") == ask["messageId"])
+        relayed = {m.get("messageId"): m for m in (history or {}).get("messages") or []}
+        relay_refused = node.statistics().get("relayRefusals") or {}
+        check(history is not None and message["messageId"] in relayed and forged["messageId"] not in relayed
+              and relayed[message["messageId"]].get("signature") == message["signature"]
+              and relay_refused.get("badSignature") == 1,
+              f"live: its history reply relays the good message, signature intact, and not the broken one "
+              f"({len(relayed)} relayed, relayRefusals {relay_refused})")
 
         reply = f"node answers {os.urandom(3).hex()}"
         node.command({"cmd": "send", "text": reply})

@@ -95,6 +95,8 @@ extension String {
         let scalars = unicodeScalars
         guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }) else { return "" }
         let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })!
+        // Nothing to trim (the common case): no copy.
+        if first == scalars.startIndex, scalars.index(after: last) == scalars.endIndex { return self }
         return String(scalars[first...last])
     }
 }

@@ -42,7 +42,9 @@ struct FastPayloadParser: JSONByteReader {
         var automatic: Bool??, instanceId: String??, listenPort: Int??, capabilities: [String]??
         var sinceTimestamp: Int64??, sinceId: MessageID??, limit: Int??, more: Bool??
         var signature: String??, authorKey: String??
-        var seen = Set<String>(), duplicate: String?
+        // Keys seen, one bit per known field (an unknown key steps aside
+        // anyway): no set of strings built per frame.
+        var seen: UInt32 = 0, duplicate: String?
         skipSpace()
         if !take(UInt8(ascii: "}")) {
             repeat {
@@ -50,32 +52,33 @@ struct FastPayloadParser: JSONByteReader {
                 guard let key = string(loneSurrogate: nil) else { return nil }
                 // A repeat is only reported once the whole object parsed, so
                 // the answer is the one the slow path gives (malformed first).
-                if !seen.insert(key).inserted, duplicate == nil { duplicate = key }
+                guard let field = Self.fields[key] else { return nil }  // unknown, or "messages": JSONDecoder
+                let bit = UInt32(1) << field.rawValue
+                if seen & bit != 0, duplicate == nil { duplicate = key }
+                seen |= bit
                 skipSpace()
                 guard take(UInt8(ascii: ":")), let value = value() else { return nil }
-                switch key {
-                case "version": guard case .integer(let v) = value, let i = Int(exactly: v) else { return nil }; version = i
-                case "type": guard case .string(let v) = value else { return nil }; type = PayloadType(name: v)
-                case "messageId": guard let id = Self.id(value) else { return nil }; messageId = id
-                case "senderNumber": guard let n = Self.number(value) else { return nil }; sender = n
-                case "senderNickname": guard case .string(let v) = value else { return nil }; nickname = v
-                case "senderStage": guard let v = Self.optional(value, Self.text) else { return nil }; stage = v
-                case "content": guard case .string(let v) = value else { return nil }; content = v
-                case "timestamp": guard case .integer(let v) = value else { return nil }; timestamp = v
-                case "targetNumber": guard let v = Self.optional(value, Self.number) else { return nil }; target = v
-                case "refId": guard let v = Self.optional(value, Self.id) else { return nil }; refId = v
-                case "automatic": guard let v = Self.optional(value, Self.bool) else { return nil }; automatic = v
-                case "instanceId": guard let v = Self.optional(value, Self.text) else { return nil }; instanceId = v
-                case "listenPort": guard let v = Self.optional(value, Self.int) else { return nil }; listenPort = v
-                case "capabilities": guard let v = Self.optional(value, Self.strings) else { return nil }; capabilities = v
-                case "sinceTimestamp": guard let v = Self.optional(value, Self.int64) else { return nil }; sinceTimestamp = v
-                case "sinceId": guard let v = Self.optional(value, Self.id) else { return nil }; sinceId = v
-                case "limit": guard let v = Self.optional(value, Self.int) else { return nil }; limit = v
-                case "more": guard let v = Self.optional(value, Self.bool) else { return nil }; more = v
-                case "signature": guard let v = Self.optional(value, Self.text) else { return nil }; signature = v
-                case "authorKey": guard let v = Self.optional(value, Self.text) else { return nil }; authorKey = v
-                case "messages": return nil  // history replies: JSONDecoder
-                default: return nil  // JSONDecoder decides, so no field is dropped here
+                switch field {
+                case .version: guard case .integer(let v) = value, let i = Int(exactly: v) else { return nil }; version = i
+                case .type: guard case .string(let v) = value else { return nil }; type = PayloadType(name: v)
+                case .messageId: guard let id = Self.id(value) else { return nil }; messageId = id
+                case .senderNumber: guard let n = Self.number(value) else { return nil }; sender = n
+                case .senderNickname: guard case .string(let v) = value else { return nil }; nickname = v
+                case .senderStage: guard let v = Self.optional(value, Self.text) else { return nil }; stage = v
+                case .content: guard case .string(let v) = value else { return nil }; content = v
+                case .timestamp: guard case .integer(let v) = value else { return nil }; timestamp = v
+                case .targetNumber: guard let v = Self.optional(value, Self.number) else { return nil }; target = v
+                case .refId: guard let v = Self.optional(value, Self.id) else { return nil }; refId = v
+                case .automatic: guard let v = Self.optional(value, Self.bool) else { return nil }; automatic = v
+                case .instanceId: guard let v = Self.optional(value, Self.text) else { return nil }; instanceId = v
+                case .listenPort: guard let v = Self.optional(value, Self.int) else { return nil }; listenPort = v
+                case .capabilities: guard let v = Self.optional(value, Self.strings) else { return nil }; capabilities = v
+                case .sinceTimestamp: guard let v = Self.optional(value, Self.int64) else { return nil }; sinceTimestamp = v
+                case .sinceId: guard let v = Self.optional(value, Self.id) else { return nil }; sinceId = v
+                case .limit: guard let v = Self.optional(value, Self.int) else { return nil }; limit = v
+                case .more: guard let v = Self.optional(value, Self.bool) else { return nil }; more = v
+                case .signature: guard let v = Self.optional(value, Self.text) else { return nil }; signature = v
+                case .authorKey: guard let v = Self.optional(value, Self.text) else { return nil }; authorKey = v
                 }
                 skipSpace()
             } while take(UInt8(ascii: ","))
@@ -102,6 +105,19 @@ struct FastPayloadParser: JSONByteReader {
         payload.authorKey = authorKey ?? nil
         return .payload(payload)
     }
+
+    /// The fields the fast path takes; any other key (a history reply's
+    /// `messages`, a field added later) makes it step aside, so JSONDecoder
+    /// decides and no field is dropped here.
+    private enum Field: UInt32, CaseIterable {
+        case version, type, messageId, senderNumber, senderNickname, senderStage, content, timestamp, targetNumber
+        case refId, automatic, instanceId, listenPort, capabilities, sinceTimestamp, sinceId, limit, more
+        case signature, authorKey
+    }
+
+    /// Key to field: one hash per key, then an integer switch (not a chain
+    /// of string compares), and a bit per field for duplicate detection.
+    private static let fields: [String: Field] = Dictionary(uniqueKeysWithValues: Field.allCases.map { ("\($0)", $0) })
 
     // MARK: Field conversions (nil: leave it to JSONDecoder)
 

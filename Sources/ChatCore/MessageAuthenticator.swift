@@ -24,6 +24,9 @@ public enum SignatureVerdict: String, Hashable, Sendable, CustomStringConvertibl
     case wrongAuthorKey
     /// The signature does not verify over the canonical bytes.
     case badSignature
+    /// Live only: the author key is not the one the link's handshake proved
+    /// (or the sender is not the link's peer), so the link cannot vouch for it.
+    case notLinkKey
 
     public var isValid: Bool { self == .valid }
 
@@ -34,6 +37,7 @@ public enum SignatureVerdict: String, Hashable, Sendable, CustomStringConvertibl
         case .malformed: "malformed signature or author key"
         case .wrongAuthorKey: "author key does not derive the sender number"
         case .badSignature: "signature does not verify"
+        case .notLinkKey: "author key is not the link's verified key"
         }
     }
 }

@@ -11,10 +11,40 @@ public struct MessageID: Hashable, Comparable, Sendable, Codable, CustomStringCo
 
     public init(uuid: UUID) { self.uuid = uuid }
 
-    /// Parses the canonical 36-character form (either case).
+    /// Parses the canonical 36-character form (either case): hex digits
+    /// with hyphens after the 8th, 12th, 16th and 20th, exactly what
+    /// `UUID(uuidString:)` accepts, without its sscanf (a frame's id is
+    /// parsed on every receive).
     public init?(_ string: String) {
-        guard let uuid = UUID(uuidString: string) else { return nil }
-        self.uuid = uuid
+        var string = string
+        guard let id = string.withUTF8(Self.parse) else { return nil }
+        self = id
+    }
+
+    private static func parse(_ utf8: UnsafeBufferPointer<UInt8>) -> MessageID? {
+        guard utf8.count == 36 else { return nil }
+        var halves: (high: UInt64, low: UInt64) = (0, 0)
+        var nibbles = 0
+        for (position, byte) in utf8.enumerated() {
+            if position == 8 || position == 13 || position == 18 || position == 23 {
+                guard byte == UInt8(ascii: "-") else { return nil }
+                continue
+            }
+            let nibble: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): nibble = byte - UInt8(ascii: "A") + 10
+            default: return nil
+            }
+            if nibbles < 16 {
+                halves.high = halves.high << 4 | UInt64(nibble)
+            } else {
+                halves.low = halves.low << 4 | UInt64(nibble)
+            }
+            nibbles += 1
+        }
+        return MessageID(high: halves.high, low: halves.low)
     }
 
     /// A version 7 id for `millis`, with `random` filling the other bits.
@@ -26,10 +56,8 @@ public struct MessageID: Hashable, Comparable, Sendable, Codable, CustomStringCo
     }
 
     init(high: UInt64, low: UInt64) {
-        let h = high.bigEndian, l = low.bigEndian
-        let bytes = withUnsafeBytes(of: (h, l)) { Array($0) }
-        uuid = UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                           bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+        // Two big-endian words are the UUID's 16 bytes in order (no array).
+        uuid = UUID(uuid: unsafeBitCast((high.bigEndian, low.bigEndian), to: uuid_t.self))
     }
 
     /// The id's 128 bits as two big-endian halves.

@@ -47,6 +47,15 @@ public enum NodeName {
     /// selectors and joiners inside an emoji sequence. Applied to names
     /// peers send too: a frame or beacon whose name fails is refused.
     public static func validated(_ name: String) throws(NameValidationError) -> String {
+        // Printable ASCII, no space at either end, at most the character
+        // limit: valid as it is (no control, invisible or multi-byte
+        // character; one byte is one character), decided without the
+        // Unicode property lookups below. Every frame's name passes here.
+        let utf8 = name.utf8
+        if (1...ChatLimits.maxNameCharacters).contains(utf8.count), utf8.first != 0x20, utf8.last != 0x20,
+           utf8.allSatisfy({ (0x20...0x7E).contains($0) }) {
+            return name
+        }
         let trimmed = name.trimmingWhitespace()
         if trimmed.isEmpty { throw .empty }
         if trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {

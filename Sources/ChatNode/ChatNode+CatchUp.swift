@@ -192,7 +192,15 @@ extension ChatNode {
         var bytes = 512
         var last = start
         var more = rows.count > limit
-        for (seq, message) in rows.prefix(limit) {
+        let page = rows.prefix(limit)
+        let relayable = await relayable(page.map(\.message), to: peer)
+        for (seq, message) in page {
+            // A message that failed its check is passed over; the cursor
+            // still moves past it, so the asker is not stuck on it.
+            guard relayable.contains(message.id) else {
+                last = seq
+                continue
+            }
             let frame = Self.relayPayload(for: message)
             let size = P2PFrameCodec.encode(frame).count
             if bytes + size > NodeLimits.catchUpReplyBytes {

@@ -131,7 +131,11 @@ extension ChatNode {
             for change in replay { _ = change(&scratch) }
             router = scratch
             var pump = false
-            for effect in plan.effects { pump = await perform(effect, added: result.added) || pump }
+            let unreadShown = Self.lastUnreadChanges(in: plan.effects)
+            for (index, effect) in plan.effects.enumerated() {
+                if case .report(.unreadChanged) = effect, !unreadShown.contains(index) { continue }
+                pump = await perform(effect, added: result.added) || pump
+            }
             if pump { await pumpOutbox() }
         case .failure(let error):
             storeFailed(error, what: "\(plan.changes.messages.count) messages")
@@ -139,6 +143,18 @@ extension ChatNode {
             for page in plan.catchUpPages { retryCatchUp(page.request, from: page.peer) }
             recoverLostPublicMessages(plan)
         }
+    }
+
+    /// The effects that report a room's unread count for the last time in
+    /// a step: the earlier ones are dropped, so a step of 1000 messages
+    /// tells the front end its room's count once, as it is after the step,
+    /// not 1000 times (one event less per message under a flood).
+    static func lastUnreadChanges(in effects: [NodeEffect]) -> Set<Int> {
+        var last: [RoomID: Int] = [:]
+        for (index, effect) in effects.enumerated() {
+            if case .report(.unreadChanged(let room, _)) = effect { last[room] = index }
+        }
+        return Set(last.values)
     }
 
     /// Performs one effect; returns whether the outbox has new work.

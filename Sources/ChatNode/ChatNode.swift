@@ -47,6 +47,8 @@ public actor ChatNode {
     var quotaReported = Set<NodeNumber>()
     /// Signs our public messages and checks others' (ChatNode+Signatures.swift).
     let authenticator: (any MessageAuthenticator)?
+    /// Stored messages whose signature was checked before relaying (ChatNode+Relay.swift).
+    var relayChecks = RelayChecks()
     public private(set) var state = State.idle
     /// Transport events taken from the stream and not yet handled, in
     /// arrival order (see ChatNode+Pipeline.swift).
@@ -101,12 +103,7 @@ public actor ChatNode {
         try await transport.start()
         state = .running
         let events = transport.events
-        pump = Task { [weak self] in
-            for await event in events {
-                guard let self else { return }
-                await self.enqueue(event)
-            }
-        }
+        pump = Task { [weak self] in await self?.pumpEvents(events) }
         ticker = Task { [weak self] in
             while !Task.isCancelled {
                 // An empty outbox needs no timer: an idle node does not wake.
@@ -117,6 +114,13 @@ public actor ChatNode {
             }
         }
         emit(.started(identity))
+    }
+
+    /// Takes the transport's events on the node's own executor: each one
+    /// resumes here directly, with no second hop from the pool per frame.
+    /// Ends when the transport finishes its stream (`stop()`).
+    private func pumpEvents(_ events: AsyncStream<TransportEvent>) async {
+        for await event in events { await enqueue(event) }
     }
 
     /// Says leave, closes links, and finishes `events`.

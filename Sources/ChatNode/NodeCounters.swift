@@ -28,6 +28,10 @@ public struct NodeCounters: Hashable, Sendable, Codable {
     /// Public messages (live or relayed) refused for their signature, per
     /// `SignatureVerdict` name (unsigned, malformed, wrongAuthorKey, badSignature).
     public var signatureRefusals: [String: Int] = [:]
+    /// Stored public messages of others not relayed in a catch-up reply
+    /// because their signature failed the check before relaying, per
+    /// `SignatureVerdict` name (each counted once while remembered).
+    public var relayRefusals: [String: Int] = [:]
     /// History-reply entries claiming this node as author that it does not hold.
     public var relayedClaimingSelf = 0
     /// Messages refused because their author reached its storage quota.

@@ -40,6 +40,10 @@ public enum NodeLimits {
     public static let maxClockSkew: Int64 = 5 * 60 * 1000
     /// How often the outbox is checked for retries while it holds DMs.
     public static let outboxTick = Duration.milliseconds(100)
+    /// Ids of others' stored public messages whose signature was checked
+    /// before relaying (verified, and refused), remembered so a page asked
+    /// again is not verified again; a forgotten one is verified again.
+    public static let relayCheckMemory = 4096
 
     public static let documentedRows: [LimitRow] = [
         LimitRow("catchUpPageSize", catchUpPageSize, "messages", "one history reply (a page)"),
@@ -57,5 +61,6 @@ public enum NodeLimits {
         LimitRow("eventBuffer", eventBuffer, "events", "events held for a front end that stops reading"),
         LimitRow("maxClockSkew", Duration.milliseconds(maxClockSkew), "how far ahead a timestamp may be before it is clamped"),
         LimitRow("outboxTick", outboxTick, "how often waiting DMs are checked for a retry"),
+        LimitRow("relayCheckMemory", relayCheckMemory, "ids", "checked signatures remembered (verified, and refused) before relaying"),
     ]
 }

@@ -7,8 +7,15 @@ extension ChatStore {
     /// What `authors`' stored messages take; an author with none is absent.
     public func usage(of authors: [NodeNumber]) throws(StoreError) -> [NodeNumber: StorageUsage] {
         let database = try db()
+        if authors.isEmpty { return [:] }
+        return try database.reading { () throws(StoreError) -> [NodeNumber: StorageUsage] in
+            try usage(of: Set(authors), in: database)
+        }
+    }
+
+    private func usage(of authors: Set<NodeNumber>, in database: SQLiteDatabase) throws(StoreError) -> [NodeNumber: StorageUsage] {
         var found: [NodeNumber: StorageUsage] = [:]
-        for author in Set(authors) {
+        for author in authors {
             let usage = try database.withStatement(SQL.authorUsage) { statement throws(StoreError) -> StorageUsage? in
                 try statement.bind(Int64(bitPattern: author.rawValue), at: 1)
                 guard try statement.step() else { return nil }

@@ -85,6 +85,25 @@ final class SQLiteDatabase {
         }
     }
 
+    /// Runs the reads in `body` as one read transaction: one shared lock
+    /// (and one WAL snapshot) for all of them, instead of one implicit
+    /// transaction, with its fcntl lock calls, per statement. Inside a
+    /// transaction already, `body` just joins it.
+    func reading<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+        if transactionDepth > 0 { return try body() }
+        try withStatement("BEGIN") { statement throws(StoreError) in _ = try statement.step() }
+        transactionDepth = 1
+        defer { transactionDepth = 0 }
+        do {
+            let result = try body()
+            try withStatement("COMMIT") { statement throws(StoreError) in _ = try statement.step() }
+            return result
+        } catch {
+            if let db = handle, sqlite3_get_autocommit(db) == 0 { sqlite3_exec(db, "ROLLBACK", nil, nil, nil) }
+            throw error
+        }
+    }
+
     /// Rows changed by the last INSERT, UPDATE or DELETE.
     var changes: Int { handle.map { Int(sqlite3_changes($0)) } ?? 0 }
 

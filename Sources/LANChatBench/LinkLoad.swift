@@ -42,9 +42,13 @@ enum LinkLoad {
         let identity = NodeIdentity(number: key.nodeNumber, nickname: "flood")
         let authenticator = Ed25519MessageAuthenticator(key: key)
         let millis = Timestamp.millis(from: Date())
+        // Ids as a real node makes them (MessageIDGenerator: strictly
+        // increasing), so the receiver's indexes grow at their end as they
+        // do for a real sender, not at random places.
+        var ids = MessageIDGenerator()
         let plaintexts = (0..<count).map { index in
             RawPeer.plaintext(RawPeer.frame(.publicMessage, from: identity, signedBy: authenticator,
-                                            content: NetworkRows.text(index), millis: millis))
+                                            content: NetworkRows.text(index), millis: millis, messageId: ids.next(millis: millis)))
         }
         let cluster = try await Cluster(count: 1, discoveryPort: BenchPorts.freeDiscoveryPort(), storePath: { _ in storePath })
         let member = cluster.members[0]

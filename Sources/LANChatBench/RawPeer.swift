@@ -69,8 +69,9 @@ final class RawPeer: @unchecked Sendable {
     /// made before connecting, since signing a big flood takes seconds and
     /// a linked peer that says nothing that long is cut as dead.
     static func frame(_ type: PayloadType, from identity: NodeIdentity, signedBy authenticator: Ed25519MessageAuthenticator,
-                      content: String = "", millis: Int64 = Timestamp.millis(from: Date())) -> P2PPayload {
-        var payload = P2PPayload(type: type, messageId: MessageID(millis: millis, random: (.random(in: 0...UInt64.max), .random(in: 0...UInt64.max))),
+                      content: String = "", millis: Int64 = Timestamp.millis(from: Date()), messageId: MessageID? = nil) -> P2PPayload {
+        let id = messageId ?? MessageID(millis: millis, random: (.random(in: 0...UInt64.max), .random(in: 0...UInt64.max)))
+        var payload = P2PPayload(type: type, messageId: id,
                                  senderNumber: identity.number, senderNickname: identity.nickname, content: content, timestamp: millis)
         if type == .publicMessage { authenticator.sign(&payload) }
         return payload

@@ -62,6 +62,7 @@ public enum JSONEventEncoder {
             "catchUpDeferred": counters.catchUpDeferred, "catchUpInvalid": counters.catchUpInvalid,
             "acksSent": counters.acksSent, "dmRetries": counters.dmRetries,
             "signatureRefusals": counters.signatureRefusals, "relayedClaimingSelf": counters.relayedClaimingSelf,
+            "relayRefusals": counters.relayRefusals,
             "catchUpUnsolicited": counters.catchUpUnsolicited, "backpressure": counters.backpressure,
             "commitFailures": counters.commitFailures, "eventsDropped": counters.eventsDropped,
             "quotaRefused": counters.quotaRefused, "catchUpTimeouts": counters.catchUpTimeouts,

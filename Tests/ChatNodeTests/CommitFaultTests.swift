@@ -74,6 +74,10 @@ import TestSupport
         try #require(await waitUntil("all ten stored", within: .seconds(10)) {
             try await bob.storedPublic().count == 11
         })
+        // Stored first, shown after the commit returns: wait for the events.
+        try await bob.log.until("all ten shown") { events in
+            events.filter { if case .message(let m) = $0 { m.content.hasPrefix("while full") } else { false } }.count >= 10
+        }
         #expect(!bob.log.events.contains { if case .peerLeft = $0 { true } else { false } }, "the link stayed up")
         #expect(bob.messages().filter { $0.content.hasPrefix("while full") }.count == 10)
     }

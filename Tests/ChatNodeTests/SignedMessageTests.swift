@@ -13,9 +13,11 @@ struct Mallory {
     let log: EventLog<TransportEvent>
     var number: NodeNumber { signer.identity.number }
 
-    init(on network: InMemoryNetwork) async throws {
+    /// `linkKey` false: her transport proves no key, so a receiver
+    /// verifies every live public message of hers in full.
+    init(on network: InMemoryNetwork, linkKey: Bool = true) async throws {
         signer = try TestSigner("mallory")
-        transport = network.transport(for: signer.identity)
+        transport = network.transport(for: signer.identity, identityKey: linkKey ? signer.encodedKey : nil)
         log = EventLog(transport.events)
         try await transport.start()
     }
@@ -49,9 +51,11 @@ struct Mallory {
 
 extension TestNode {
     /// A node whose number derives from `signer`'s key and which signs and
-    /// verifies public messages with it.
-    init(_ signer: TestSigner, on network: InMemoryNetwork) async throws {
-        try await self.init(signer.identity, on: network, authenticator: signer.authenticator)
+    /// verifies public messages with it; its peers learn the key as its
+    /// link's (`linkKey` false: a transport that proves no key).
+    init(_ signer: TestSigner, on network: InMemoryNetwork, linkKey: Bool = true) async throws {
+        try await self.init(signer.identity, on: network, authenticator: signer.authenticator,
+                            identityKey: linkKey ? signer.encodedKey : nil)
     }
 }
 
@@ -81,12 +85,13 @@ extension TestNode {
         }
     }
 
-    /// Live frames on Mallory's own link: a tampered text, a key that is
-    /// not hers, and no signature are refused; her honest message is stored.
-    @Test func liveForgeriesAreRefusedAndCounted() async throws {
+    /// Live frames on a link that proves no key: each is verified in full,
+    /// so a tampered text, a key that is not hers, and no signature are
+    /// refused; her honest message is stored.
+    @Test func liveForgeriesAreRefusedAndCountedWithoutALinkKey() async throws {
         let network = InMemoryNetwork()
         let bob = try await TestNode(try TestSigner("bob"), on: network)
-        let mallory = try await Mallory(on: network)
+        let mallory = try await Mallory(on: network, linkKey: false)
         try await bob.waitForPeers(1)
         let me = mallory.signer.identity
 

@@ -20,9 +20,9 @@ struct TestNode {
     /// the SQLite file at `path`.
     init(_ identity: NodeIdentity, on network: InMemoryNetwork, clock: any ChatClock = SystemClock(),
          path: String? = nil, store: ChatStore? = nil, options: NodeOptions = NodeOptions(),
-         authenticator: (any MessageAuthenticator)? = nil) async throws {
+         authenticator: (any MessageAuthenticator)? = nil, identityKey: String? = nil) async throws {
         self.identity = identity
-        transport = network.transport(for: identity)
+        transport = network.transport(for: identity, identityKey: identityKey)
         self.store = try store ?? ChatStore(path: path, localNumber: identity.number)
         faults = FaultyStore(self.store)
         node = ChatNode(identity: identity, transport: transport, store: faults, clock: clock,

@@ -34,9 +34,11 @@ public actor InMemoryNetwork {
 
     public init() {}
 
-    /// A transport for `identity` on this network (joins on `start()`).
-    public nonisolated func transport(for identity: NodeIdentity) -> InMemoryTransport {
-        InMemoryTransport(identity: identity, network: self)
+    /// A transport for `identity` on this network (joins on `start()`);
+    /// with `identityKey` (base64, as `authorKey`), its peers learn that key
+    /// as the link's verified one, as a real handshake would prove it.
+    public nonisolated func transport(for identity: NodeIdentity, identityKey: String? = nil) -> InMemoryTransport {
+        InMemoryTransport(identity: identity, identityKey: identityKey, network: self)
     }
 
     func join(_ member: InMemoryTransport) {
@@ -135,12 +137,12 @@ public final class InMemoryTransport: PeerTransport {
     /// Set by `crash()`: a dead process writes nothing more.
     private let dead = Mutex(false)
 
-    init(identity: NodeIdentity, network: InMemoryNetwork) {
+    init(identity: NodeIdentity, identityKey: String?, network: InMemoryNetwork) {
         (events, continuation) = AsyncStream.makeStream(of: TransportEvent.self)
         self.network = network
         state = Mutex(PeerInfo(
             number: identity.number, nickname: identity.nickname, stage: identity.stage,
-            instanceId: String(UInt64.random(in: 0...UInt64.max), radix: 16), address: "memory"))
+            instanceId: String(UInt64.random(in: 0...UInt64.max), radix: 16), address: "memory", identityKey: identityKey))
     }
 
     var info: PeerInfo {
