@@ -73,11 +73,16 @@ extension ConsoleRenderer {
                 + "clamped timestamps \(counters.clampedTimestamps)"),
             notice("acks sent \(counters.acksSent), DM retries \(counters.dmRetries), "
                 + "catch-up deferred \(counters.catchUpDeferred), refused \(counters.catchUpRefused), invalid catch-up frames \(counters.catchUpInvalid)"),
-            notice("signatures refused: \(counters.signatureRefusals.isEmpty ? "none" : counters.signatureRefusals.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")), "
+            notice("signatures refused: \(Self.verdicts(counters.signatureRefusals)), not relayed: \(Self.verdicts(counters.relayRefusals)), "
                 + "relayed as mine \(counters.relayedClaimingSelf), unsolicited history replies \(counters.catchUpUnsolicited)"),
             notice("backpressure \(counters.backpressure), commit failures \(counters.commitFailures), events dropped \(counters.eventsDropped), "
                 + "refused over a peer's quota \(counters.quotaRefused), catch-up timeouts \(counters.catchUpTimeouts)"),
             notice("transport: " + transport.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")),
         ]
+    }
+
+    /// Refusal counts by verdict name, sorted, or "none".
+    private static func verdicts(_ counts: [String: Int]) -> String {
+        counts.isEmpty ? "none" : counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
     }
 }
