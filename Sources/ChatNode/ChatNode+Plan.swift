@@ -9,8 +9,10 @@ extension ChatNode {
         do throws(NodeError) {
             switch command.command {
             case .sendPublic(let text, let automatic):
-                let message = try planPublic(text, automatic: automatic, now: now, on: &scratch, into: &plan)
-                plan.effects.append(.resume(command, .success(message)))
+                let composed: (payload: P2PPayload, message: Message)
+                do { composed = signed(try scratch.publicChat.compose(text, at: now, automatic: automatic)) } catch { throw .chat(error) }
+                planPublic(composed, into: &plan)
+                plan.effects.append(.resume(command, .success(composed.message)))
             case .sendDirect(let text, let peer, let automatic):
                 let message = try planDirect(text, to: peer, automatic: automatic, now: now, on: &scratch, into: &plan)
                 plan.effects.append(.resume(command, .success(message)))
@@ -24,17 +26,13 @@ extension ChatNode {
         }
     }
 
-    private func planPublic(
-        _ text: String, automatic: Bool, now: Int64, on scratch: inout MessageRouter, into plan: inout NodePlan
-    ) throws(NodeError) -> Message {
-        let composed: (payload: P2PPayload, message: Message)
-        do { composed = signed(try scratch.publicChat.compose(text, at: now, automatic: automatic)) } catch { throw .chat(error) }
+    /// A public message composed (on the step's router copy) and signed.
+    func planPublic(_ composed: (payload: P2PPayload, message: Message), into plan: inout NodePlan) {
         plan.changes.messages.append(composed.message)
         // Writing in a room means having read it up to here.
         plan.changes.markRead(.publicRoom, upTo: HistoryCursor(composed.message))
         plan.effects.append(.broadcast(composed.payload))
         plan.effects.append(.report(.message(composed.message)))
-        return composed.message
     }
 
     private func planDirect(

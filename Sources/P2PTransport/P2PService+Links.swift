@@ -115,9 +115,10 @@ extension P2PService {
     /// Queues `frame` (one encoded payload) for the peer and writes what
     /// the socket takes now; frames are sealed into records only as the
     /// socket takes them. False if the link is closed, has no keys yet, or
-    /// was cut because the frame did not fit its queue.
+    /// was cut because the frame did not fit its queue. `flushNow` false:
+    /// the caller flushes the link itself after queueing more (a batch).
     @discardableResult
-    func write(_ frame: Data, to link: PeerLink) -> Bool {
+    func write(_ frame: Data, to link: PeerLink, flushNow: Bool = true) -> Bool {
         guard !link.isClosed, link.transport != nil, link.phase != .retiring else { return false }
         let wasIdle = link.queuedByteCount == 0
         guard link.queuedByteCount + frame.count <= configuration.maxQueuedBytesPerLink, link.unsealed.enqueue(frame) else {
@@ -131,7 +132,7 @@ extension P2PService {
         // needs a push.
         if wasIdle {
             link.lifecycle.wroteProgress(at: now)
-            flush(link)
+            if flushNow { flush(link) }
         }
         return !link.isClosed
     }

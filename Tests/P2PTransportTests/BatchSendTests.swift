@@ -1,0 +1,36 @@
+import ChatCore
+import ChatCrypto
+import Foundation
+@testable import P2PTransport
+import Testing
+import TestSupport
+
+/// `send(batch:)`: a node step's frames in one call, each link written
+/// once, with `send(_:to:)`'s and `broadcast`'s rules.
+@Suite struct BatchSendTests {
+    @Test func aBatchArrivesInOrderWithTheSingleFrameRules() async throws {
+        let configuration = TestNetwork.configuration(discoveryPort: TestNetwork.discoveryPort())
+        let alice = try await TestNode.started(911, "alice", configuration: configuration)
+        let bob = try await TestNode.started(922, "bob", configuration: configuration)
+        let carol = try await TestNode.started(933, "carol", configuration: configuration)
+        let nodes = [alice, bob, carol]
+        #expect(await waitUntil { await fullMesh(nodes) })
+
+        var frames: [OutgoingFrame] = (0..<300).map { .everyone(alice.publicMessage("all \($0)")) }
+        frames.insert(.to(bob.number, alice.directMessage("for bob", to: bob.number)), at: 150)
+        // Refused as single frames are: a DM on the wrong link, a DM broadcast,
+        // and a frame that is not from this node.
+        frames.insert(.to(carol.number, alice.directMessage("not for carol", to: bob.number)), at: 10)
+        frames.insert(.everyone(alice.directMessage("not to everyone", to: carol.number)), at: 20)
+        frames.insert(.everyone(bob.publicMessage("forged")), at: 30)
+        let sentBefore = await alice.service.diagnostics()["framesSent"] ?? 0
+        await alice.service.send(batch: frames)
+
+        let toEveryone = (0..<300).map { "all \($0)" }
+        var forBob = toEveryone
+        forBob.insert("for bob", at: 150)
+        #expect(await waitUntil { bob.receivedTexts == forBob && carol.receivedTexts == toEveryone })
+        #expect((await alice.service.diagnostics()["framesSent"] ?? 0) - sentBefore == 601)
+        for node in nodes { await node.service.stop() }
+    }
+}
