@@ -24,7 +24,7 @@ extension ChatNode {
             case .resume:
                 replies.append(effect)
                 continue
-            case .report, .emit, .enqueue, .delivered, .failOutbox, .linkLost, .quotaReached:
+            case .report, .emit, .enqueue, .enqueueSent, .delivered, .failOutbox, .linkLost, .quotaReached:
                 break  // no frames of their own: they may pass a waiting batch
             default:
                 await handOver(&batch)

@@ -161,6 +161,9 @@ extension ChatNode {
             outbox.enqueue(payload, at: clock.uptime())
             wakeTicker()
             return true
+        case .enqueueSent(let payload):
+            outbox.enqueueSent(payload, at: clock.uptime())
+            wakeTicker()
         case .delivered(let id, let peer):
             guard outbox.acknowledge(id) != nil else { return false }
             emit(.delivery(id, room: .direct(peer), .delivered))

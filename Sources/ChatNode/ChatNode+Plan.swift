@@ -46,9 +46,14 @@ extension ChatNode {
         let sent = composed.payloads.last!
         let message = try! Message(from: sent, localNumber: identity.number)  // composed from validated text
         // The DM and its delivery state in the same transaction: no kill
-        // can leave one without the other.
+        // can leave one without the other. To a peer linked now the frame
+        // goes straight after this commit, so it is committed as "sent"
+        // here: no second commit (fsync) between the DM and its ack. A kill
+        // before the write leaves it "sent" and unacknowledged: the outbox
+        // sends it again after a restart, as any unacknowledged DM.
+        let sendNow = directory[peer] != nil
         plan.changes.messages.append(message)
-        plan.changes.setDelivery(.queued, for: message.id)
+        plan.changes.setDelivery(sendNow ? .sent : .queued, for: message.id)
         plan.changes.markRead(message.room, upTo: HistoryCursor(message))
         plan.queued[peer, default: []].append(message.id)
         planConversation(peer, on: scratch, into: &plan)
@@ -56,9 +61,15 @@ extension ChatNode {
         for frame in composed.payloads.dropLast() { plan.effects.append(.send(frame, to: peer)) }
         for event in composed.events { plan.effects.append(.report(event)) }
         plan.effects.append(.report(.message(message)))
-        // "queued" is said before the outbox can say "sent".
+        // "queued" is said before anything can say "sent".
         plan.effects.append(.emit(.delivery(message.id, room: message.room, .queued)))
-        plan.effects.append(.enqueue(sent))
+        if sendNow {
+            plan.effects.append(.send(sent, to: peer))
+            plan.effects.append(.emit(.delivery(message.id, room: message.room, .sent)))
+            plan.effects.append(.enqueueSent(sent))
+        } else {
+            plan.effects.append(.enqueue(sent))
+        }
         return message
     }
 

@@ -79,3 +79,42 @@ final class RecordingTransport: PeerTransport {
         do throws(NodeError) { return .success(try await node.sendPublic(text)) } catch { return .failure(error) }
     }
 }
+
+@Suite struct DirectSendStepTests {
+    /// A DM to a linked peer is committed once, already "sent", and written
+    /// right after that commit: the sender's commits on the way to the ack
+    /// are the DM's and the acknowledgement's, nothing between. Events
+    /// still go queued, sent, delivered.
+    @Test func aDMToALinkedPeerIsCommittedAsSentInItsOwnTransaction() async throws {
+        let (_, alice, bob) = try await TestNode.linkedPair(conversation: true)
+        let before = await alice.faults.commits
+        let message = try await alice.node.sendDirect("one commit", to: bob.identity.number)
+        try await alice.log.until("delivered", within: .seconds(10)) { events in
+            events.contains { if case .delivery(message.id, _, .delivered) = $0 { true } else { false } }
+        }
+        let states = alice.log.events.compactMap { event -> DeliveryState? in
+            if case .delivery(message.id, _, let state) = event { state } else { nil }
+        }
+        #expect(states == [.queued, .sent, .delivered])
+        #expect(await alice.faults.commits - before == 2)
+        #expect(await alice.node.deliveryState(of: message.id) == .delivered)
+        #expect(await alice.node.pendingDeliveries == 0)
+    }
+
+    /// Not linked: committed "queued", and "sent" once the peer is back.
+    @Test func aDMToAnAbsentPeerWaitsQueued() async throws {
+        let (network, alice, bob) = try await TestNode.linkedPair(conversation: true)
+        await network.cut(alice.identity.number, bob.identity.number)
+        try #require(await waitUntil("bob gone") { await alice.node.peers().isEmpty })
+        let message = try await alice.node.sendDirect("later", to: bob.identity.number)
+        #expect(await alice.node.deliveryState(of: message.id) == .queued)
+        await network.heal(alice.identity.number, bob.identity.number)
+        try await alice.log.until("delivered", within: .seconds(10)) { events in
+            events.contains { if case .delivery(message.id, _, .delivered) = $0 { true } else { false } }
+        }
+        let states = alice.log.events.compactMap { event -> DeliveryState? in
+            if case .delivery(message.id, _, let state) = event { state } else { nil }
+        }
+        #expect(states == [.queued, .sent, .delivered])
+    }
+}
