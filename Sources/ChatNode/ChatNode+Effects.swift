@@ -2,17 +2,26 @@ import ChatCore
 
 /// Performing a committed step's effects (after the commit, never before).
 extension ChatNode {
-    /// Performs `effects` in order, with two exceptions that keep the
-    /// order that matters: frames are handed to the transport in batches
-    /// (a run of sends and broadcasts in one call, so each link's socket is
-    /// written once per step, not once per frame; a batch goes out before
-    /// any effect that itself talks to the transport), and commands are
-    /// answered last, once their frames are handed over. Returns whether
-    /// the outbox has new work.
+    /// Performs `effects` in order, except that frames are handed to the
+    /// transport in batches: a run of sends and broadcasts in one call, so
+    /// each link's socket is written once per step, not once per frame. A
+    /// batch goes out before any effect that itself talks to the
+    /// transport, so frames keep their order on every link. Commands are
+    /// answered in place (after the commit, before their frames are handed
+    /// over): a client with many sends in flight sends its next ones while
+    /// this step writes, and they share the next commit instead of
+    /// trickling into many small ones. `stop()` waits for this to end, so
+    /// an answered send is still written. Returns whether the outbox
+    /// has new work.
     func performAll(_ effects: [NodeEffect], added: Set<MessageID>) async -> Bool {
+        applying = true
+        defer {
+            applying = false
+            for waiter in applyWaiters { waiter.resume() }
+            applyWaiters = []
+        }
         var pump = false
         var batch: [OutgoingFrame] = []
-        var replies: [NodeEffect] = []
         for effect in effects {
             switch effect {
             case .send(let frame, let peer):
@@ -21,10 +30,7 @@ extension ChatNode {
             case .broadcast(let frame):
                 batch.append(.everyone(frame))
                 continue
-            case .resume:
-                replies.append(effect)
-                continue
-            case .report, .emit, .enqueue, .enqueueSent, .delivered, .failOutbox, .linkLost, .quotaReached:
+            case .report, .emit, .enqueue, .enqueueSent, .delivered, .failOutbox, .linkLost, .quotaReached, .resume:
                 break  // no frames of their own: they may pass a waiting batch
             default:
                 await handOver(&batch)
@@ -32,8 +38,13 @@ extension ChatNode {
             pump = await perform(effect, added: added) || pump
         }
         await handOver(&batch)
-        for reply in replies { _ = await perform(reply, added: added) }
         return pump
+    }
+
+    /// Returns once no committed step is being applied (for `stop()`).
+    func finishApplying() async {
+        guard applying else { return }
+        await withCheckedContinuation { applyWaiters.append($0) }
     }
 
     private func handOver(_ batch: inout [OutgoingFrame]) async {
