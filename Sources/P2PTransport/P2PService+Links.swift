@@ -189,10 +189,11 @@ extension P2PService {
         while batch.count < Self.sealBatchBytes, let frame = link.unsealed.popFrame() {
             let body = frame.last == 0x0A ? frame.dropLast() : frame[...]
             do {
-                let record = try link.transport!.seal(Array(body))
-                batch.append(UInt8(record.count >> 8))
-                batch.append(UInt8(record.count & 0xFF))
-                batch.append(contentsOf: record)
+                // Sealed straight into the batch: no array per frame or record.
+                let sealed = body.withUnsafeBytes { plaintext in
+                    Result { () throws(CryptoError) in try link.transport!.sealFramed(plaintext, appendingTo: &batch) }
+                }
+                try sealed.get()
             } catch {
                 logger.error("a frame of \(body.count) bytes was not sent to \(link.peerNumber.map(String.init(describing:)) ?? "?"): \(error)")
             }
