@@ -73,9 +73,19 @@ enum P2PFrameEncoder {
         out.append(UInt8(ascii: "\""))
     }
 
+    private static func needsEscape(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "/")
+    }
+
     /// A JSON string with JSONEncoder's escapes.
     private static func string(_ text: String, _ out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
+        // Most text needs no escape: copied in one go.
+        if !text.utf8.contains(where: needsEscape) {
+            out.append(contentsOf: text.utf8)
+            out.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "\""): out.append(UInt8(ascii: "\\")); out.append(byte)
