@@ -17,7 +17,7 @@ extension P2PService {
                     continue
                 }
                 guard let link = established[peer] else { continue }
-                if write(P2PFrameCodec.encode(payload), to: link, flushNow: false) { touched[link.id] = link }
+                if write(P2PFrameCodec.encode(payload), to: link, flushNow: false) { queued(on: link, &touched) }
             case .everyone(let payload):
                 guard canSend(payload) else { continue }
                 guard !payload.type.isDirect else {
@@ -26,7 +26,7 @@ extension P2PService {
                 }
                 let encoded = P2PFrameCodec.encode(payload)
                 for link in established.values.sorted(by: { $0.id < $1.id }) where write(encoded, to: link, flushNow: false) {
-                    touched[link.id] = link
+                    queued(on: link, &touched)
                 }
             }
         }
@@ -34,5 +34,17 @@ extension P2PService {
             guard let link = touched[id], !link.isClosed else { continue }
             flush(link)
         }
+    }
+
+    /// Notes a link written to by a batch; once a record batch's worth is
+    /// waiting it is flushed at once, so a big step (1,024 frames of up to
+    /// ~1.3 KB) never piles up toward `maxQueuedBytesPerLink` and gets a
+    /// healthy link cut: the socket takes it 64 KiB at a time, as it does
+    /// when frames come one by one.
+    private func queued(on link: PeerLink, _ touched: inout [Int: PeerLink]) {
+        touched[link.id] = link
+        // Sealed output still waiting means the socket is full: the poll
+        // loop flushes when it drains, no need to ask it again per frame.
+        if link.output.isEmpty, link.unsealed.byteCount >= Self.sealBatchBytes { flush(link) }
     }
 }

@@ -33,3 +33,25 @@ import TestSupport
         for node in nodes { await node.service.stop() }
     }
 }
+
+extension BatchSendTests {
+    /// A batch bigger than a link's queue limit is written as it is queued,
+    /// not piled up until the limit cuts the link.
+    @Test func aBatchLargerThanTheQueueLimitDoesNotCutTheLink() async throws {
+        var configuration = TestNetwork.configuration(discoveryPort: TestNetwork.discoveryPort())
+        configuration.maxQueuedBytesPerLink = 256 * 1024
+        configuration.limits.frameBurst = 1_000_000
+        configuration.limits.framesPerSecond = 1_000_000
+        let alice = try await TestNode.started(944, "alice", configuration: configuration)
+        let bob = try await TestNode.started(955, "bob", configuration: configuration)
+        #expect(await waitUntil { await fullMesh([alice, bob]) })
+        let text = String(repeating: "가", count: 240)
+        let frames: [OutgoingFrame] = (0..<1024).map { .everyone(alice.publicMessage("\($0) " + text)) }
+        // 1,024 frames of ~1 KB: four times the queue limit.
+        await alice.service.send(batch: frames)
+        #expect(await waitUntil(within: .seconds(20)) { bob.receivedTexts.count == 1024 })
+        #expect(await alice.service.counters().queueOverflow == 0)
+        #expect(await alice.service.connectedPeers().map(\.number) == [bob.number])
+        for node in [alice, bob] { await node.service.stop() }
+    }
+}
