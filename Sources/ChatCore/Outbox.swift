@@ -58,6 +58,14 @@ public struct Outbox: Sendable {
         entries[payload.messageId] = Entry(payload: payload, state: state, attempts: 0, nextAttempt: now)
     }
 
+    /// Adds a frame the caller writes to its peer's link itself right now
+    /// (first attempt made): it is retried on the usual schedule.
+    public mutating func enqueueSent(_ payload: P2PPayload, at now: Duration) {
+        guard entries[payload.messageId] == nil, let _ = payload.targetNumber else { return }
+        entries[payload.messageId] = Entry(payload: payload, state: .sent, attempts: 1,
+                                           nextAttempt: now + Self.backoff(afterAttempts: 1))
+    }
+
     /// Frames whose time has come, oldest id first, only for peers in
     /// `reachable`. Each is marked sent and rescheduled with backoff.
     public mutating func due(at now: Duration, reachable: Set<NodeNumber>) -> [P2PPayload] {

@@ -81,6 +81,10 @@ public struct P2PFrameCodec: @unchecked Sendable {
 
     /// Encodes `payload` as one line, "\n" included.
     public static func encode(_ payload: P2PPayload) -> Data {
+        if var line = P2PFrameEncoder.encode(payload) {
+            line.append(0x0A)
+            return Data(line)
+        }
         // Encoding a value of this shape cannot fail: no floats, no
         // non-string keys.
         var data = try! JSONEncoder().encode(payload)

@@ -64,6 +64,10 @@ public protocol PeerTransport: Sendable {
     /// Encodes once and writes to every link; returns how many links got it.
     @discardableResult
     func broadcast(_ payload: P2PPayload) async -> Int
+    /// Writes `frames` in order, as `send` and `broadcast` would one by
+    /// one, in one call: a node step hands over all its frames at once,
+    /// and the transport writes each link's socket once for the lot.
+    func send(batch frames: [OutgoingFrame]) async
     /// Announces a new nickname or stage in beacons and to linked peers.
     func updateIdentity(_ identity: NodeIdentity) async
     /// Peers with a link up now.
@@ -77,7 +81,25 @@ public protocol PeerTransport: Sendable {
     func pauseReading(_ paused: Bool) async
 }
 
+/// One frame of a batch (`PeerTransport.send(batch:)`).
+public enum OutgoingFrame: Hashable, Sendable {
+    /// Only on the link to this peer (`send(_:to:)`).
+    case to(NodeNumber, P2PPayload)
+    /// On every link (`broadcast`).
+    case everyone(P2PPayload)
+}
+
 extension PeerTransport {
+    /// One call per frame, for transports with nothing to gain from a batch.
+    public func send(batch frames: [OutgoingFrame]) async {
+        for frame in frames {
+            switch frame {
+            case .to(let peer, let payload): await send(payload, to: peer)
+            case .everyone(let payload): await broadcast(payload)
+            }
+        }
+    }
+
     public func diagnostics() async -> [String: Int] { [:] }
     public func pauseReading(_ paused: Bool) async {}
 }

@@ -3,7 +3,8 @@ import CCrypto
 /// ChaCha20-Poly1305 AEAD (RFC 8439) through libcrypto's
 /// EVP_chacha20_poly1305. Ciphertext is the encrypted bytes followed by the
 /// 16-byte tag. Nonces follow Noise: 4 zero bytes then a 64-bit
-/// little-endian counter.
+/// little-endian counter. These one-shot calls load the key for one
+/// record; a link keeps it loaded (`ChaChaPolyContext`, in `CipherState`).
 public enum ChaChaPoly {
     public static let keyByteCount = 32
 
@@ -11,7 +12,7 @@ public enum ChaChaPoly {
     /// algorithm up in the provider store again. Safe to share across
     /// threads: a fetched EVP_CIPHER is immutable and libcrypto documents
     /// it for concurrent use; it lives for the process.
-    nonisolated(unsafe) private static let cipher: OpaquePointer? =
+    nonisolated(unsafe) static let cipher: OpaquePointer? =
         EVP_CIPHER_fetch(nil, "ChaCha20-Poly1305", nil) ?? EVP_chacha20_poly1305()
     public static let tagByteCount = 16
 
@@ -33,63 +34,38 @@ public enum ChaChaPoly {
 
     /// Any 12-byte nonce: for the RFC 8439 vector, whose nonce is not Noise-shaped.
     static func seal(key: [UInt8], nonce: [UInt8], associatedData: [UInt8], plaintext: [UInt8]) throws(CryptoError) -> [UInt8] {
-        let ctx = try context(key: key, nonce: nonce, encrypt: true)
-        defer { EVP_CIPHER_CTX_free(ctx) }
-        var length: Int32 = 0
-        if !associatedData.isEmpty {
-            try LibCrypto.check(EVP_EncryptUpdate(ctx, nil, &length, associatedData, Int32(associatedData.count)), "EVP_EncryptUpdate(ad)")
+        let context = try ChaChaPolyContext(key: key)
+        var out: [UInt8] = []
+        // Array's withUnsafeBytes only rethrows untyped errors: carry ours in a Result.
+        let sealed = nonce.withUnsafeBytes { nonce in
+            associatedData.withUnsafeBytes { ad in
+                plaintext.withUnsafeBytes { plaintext in
+                    Result { () throws(CryptoError) in
+                        try context.seal(nonce: nonce, associatedData: ad, plaintext: plaintext, appendingTo: &out)
+                    }
+                }
+            }
         }
-        var out = [UInt8](repeating: 0, count: plaintext.count + tagByteCount)
-        if !plaintext.isEmpty {
-            try LibCrypto.check(EVP_EncryptUpdate(ctx, &out, &length, plaintext, Int32(plaintext.count)), "EVP_EncryptUpdate")
-        }
-        let final = out.withUnsafeMutableBufferPointer { EVP_EncryptFinal_ex(ctx, $0.baseAddress! + plaintext.count, &length) }
-        try LibCrypto.check(final, "EVP_EncryptFinal_ex")
-        let tag = out.withUnsafeMutableBufferPointer {
-            EVP_CIPHER_CTX_ctrl(ctx, CCRYPTO_CTRL_AEAD_GET_TAG, Int32(tagByteCount), $0.baseAddress! + plaintext.count)
-        }
-        try LibCrypto.check(tag, "EVP_CTRL_AEAD_GET_TAG")
+        try sealed.get()
         return out
     }
 
     static func open(key: [UInt8], nonce: [UInt8], associatedData: [UInt8], ciphertext: [UInt8]) throws(CryptoError) -> [UInt8] {
         guard ciphertext.count >= tagByteCount else { throw .authenticationFailed }
-        let ctx = try context(key: key, nonce: nonce, encrypt: false)
-        defer { EVP_CIPHER_CTX_free(ctx) }
-        let bodyCount = ciphertext.count - tagByteCount
-        var tag = Array(ciphertext[bodyCount...])
-        try LibCrypto.check(EVP_CIPHER_CTX_ctrl(ctx, CCRYPTO_CTRL_AEAD_SET_TAG, Int32(tagByteCount), &tag), "EVP_CTRL_AEAD_SET_TAG")
-        var length: Int32 = 0
-        if !associatedData.isEmpty {
-            try LibCrypto.check(EVP_DecryptUpdate(ctx, nil, &length, associatedData, Int32(associatedData.count)), "EVP_DecryptUpdate(ad)")
-        }
-        var out = [UInt8](repeating: 0, count: bodyCount + tagByteCount)
-        if bodyCount > 0 {
-            let update = ciphertext.withUnsafeBufferPointer { EVP_DecryptUpdate(ctx, &out, &length, $0.baseAddress, Int32(bodyCount)) }
-            try LibCrypto.check(update, "EVP_DecryptUpdate")
-        }
-        let final = out.withUnsafeMutableBufferPointer { EVP_DecryptFinal_ex(ctx, $0.baseAddress! + bodyCount, &length) }
-        guard final > 0 else {
-            ERR_clear_error()
-            throw .authenticationFailed
-        }
-        out.removeLast(tagByteCount)
-        return out
+        let context = try ChaChaPolyContext(key: key)
+        return try nonce.withUnsafeBytes { nonce in
+            associatedData.withUnsafeBytes { ad in
+                ciphertext.withUnsafeBytes { ciphertext in
+                    Result { () throws(CryptoError) in try context.open(nonce: nonce, associatedData: ad, ciphertext: ciphertext) }
+                }
+            }
+        }.get()
     }
 
-    private static func context(key: [UInt8], nonce: [UInt8], encrypt: Bool) throws(CryptoError) -> OpaquePointer {
-        try LibCrypto.requireLength(key, keyByteCount, "ChaCha20-Poly1305 key")
-        try LibCrypto.requireLength(nonce, 12, "ChaCha20-Poly1305 nonce")
-        guard let ctx = EVP_CIPHER_CTX_new() else { throw LibCrypto.failure("EVP_CIPHER_CTX_new") }
-        let mode: Int32 = encrypt ? 1 : 0
-        do {
-            try LibCrypto.check(EVP_CipherInit_ex(ctx, cipher, nil, nil, nil, mode), "EVP_CipherInit_ex")
-            try LibCrypto.check(EVP_CIPHER_CTX_ctrl(ctx, CCRYPTO_CTRL_AEAD_SET_IVLEN, 12, nil), "EVP_CTRL_AEAD_SET_IVLEN")
-            try LibCrypto.check(EVP_CipherInit_ex(ctx, nil, nil, key, nonce, mode), "EVP_CipherInit_ex(key)")
-        } catch {
-            EVP_CIPHER_CTX_free(ctx)
-            throw error
-        }
-        return ctx
+    /// The Noise nonce for `counter` on the stack, for one call.
+    static func withNonce<R>(counter: UInt64, _ body: (UnsafeRawBufferPointer) throws(CryptoError) -> R) throws(CryptoError) -> R {
+        var nonce: (UInt32, UInt32, UInt32) = (0, UInt32(truncatingIfNeeded: counter).littleEndian,
+                                               UInt32(truncatingIfNeeded: counter >> 32).littleEndian)
+        return try withUnsafeBytes(of: &nonce) { (raw) throws(CryptoError) -> R in try body(raw) }
     }
 }

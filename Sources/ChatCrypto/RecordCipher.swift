@@ -31,6 +31,26 @@ public struct RecordCipher: Sendable {
         }
     }
 
+    /// Seals one record and appends it to `output` with its 2-byte length
+    /// header (`RecordFrameDecoder`'s framing): the bytes a link writes,
+    /// with no array per record. On error nothing is appended.
+    public mutating func sealFramed(_ plaintext: UnsafeRawBufferPointer, appendingTo output: inout [UInt8]) throws(CryptoError) {
+        guard !failed else { throw .cipherFailed }
+        guard plaintext.count <= Self.maxPlaintextLength else {
+            throw .messageTooLarge(limit: Self.maxPlaintextLength, got: plaintext.count)
+        }
+        let recordLength = plaintext.count + ChaChaPoly.tagByteCount
+        output.append(UInt8(recordLength >> 8))
+        output.append(UInt8(recordLength & 0xFF))
+        do throws(CryptoError) {
+            _ = try state.encryptWithAd([], plaintext, appendingTo: &output)
+        } catch {
+            output.removeLast(RecordFrameDecoder.headerLength)
+            failed = true
+            throw error
+        }
+    }
+
     /// Decrypts the next record; throws `.authenticationFailed` for anything
     /// but the exact next record of the peer's sender.
     public mutating func open(_ record: [UInt8]) throws(CryptoError) -> [UInt8] {
@@ -56,4 +76,8 @@ public struct NoiseTransport: Sendable {
 
     public mutating func seal(_ plaintext: [UInt8]) throws(CryptoError) -> [UInt8] { try sender.seal(plaintext) }
     public mutating func open(_ record: [UInt8]) throws(CryptoError) -> [UInt8] { try receiver.open(record) }
+    /// Seals one record with its length header onto `output` (see `RecordCipher.sealFramed`).
+    public mutating func sealFramed(_ plaintext: UnsafeRawBufferPointer, appendingTo output: inout [UInt8]) throws(CryptoError) {
+        try sender.sealFramed(plaintext, appendingTo: &output)
+    }
 }

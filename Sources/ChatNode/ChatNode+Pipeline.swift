@@ -101,13 +101,16 @@ extension ChatNode {
 
         // Plan on a copy: nothing the node holds changes until the commit.
         var scratch = router
+        // Router changes made while this step awaits (usage, signing,
+        // commit) are replayed on the copy before it is adopted.
+        routerReplay = []
         var plan = NodePlan()
         // Unreadable usage counts as none: the commit will most likely fail too.
         if !authors.isEmpty { plan.authorUsage = (try? await store.usage(of: authors)) ?? [:] }
         for (payload, (_, peer)) in zip(payloads, frames) {
             planReceive(payload, from: peer, stored: stored, now: now, on: &scratch, into: &plan)
         }
-        for command in commands { planCommand(command, now: now, on: &scratch, into: &plan) }
+        await planCommands(commands, now: now, on: &scratch, into: &plan)
         await commitAndApply(plan, scratch: scratch)
     }
 
@@ -115,7 +118,7 @@ extension ChatNode {
     /// on failure drops both and answers the commands with the error.
     func commitAndApply(_ plan: NodePlan, scratch: MessageRouter) async {
         var scratch = scratch
-        routerReplay = []
+        if routerReplay == nil { routerReplay = [] }
         let outcome: Result<StoreCommitResult, StoreError>
         if plan.changes.isEmpty {
             outcome = .success(StoreCommitResult())  // acks, replies, answers: nothing to write
@@ -130,13 +133,13 @@ extension ChatNode {
             // Changes made while the commit ran (a room activated) apply to the copy too.
             for change in replay { _ = change(&scratch) }
             router = scratch
-            var pump = false
+            // Each room's unread count is reported once, as it is after the step.
             let unreadShown = Self.lastUnreadChanges(in: plan.effects)
-            for (index, effect) in plan.effects.enumerated() {
-                if case .report(.unreadChanged) = effect, !unreadShown.contains(index) { continue }
-                pump = await perform(effect, added: result.added) || pump
+            let effects = plan.effects.enumerated().compactMap { index, effect -> NodeEffect? in
+                if case .report(.unreadChanged) = effect, !unreadShown.contains(index) { return nil }
+                return effect
             }
-            if pump { await pumpOutbox() }
+            if await performAll(effects, added: result.added) { await pumpOutbox() }
         case .failure(let error):
             storeFailed(error, what: "\(plan.changes.messages.count) messages")
             for command in plan.commands { command.resume(.failure(.store(error))) }
@@ -158,7 +161,7 @@ extension ChatNode {
     }
 
     /// Performs one effect; returns whether the outbox has new work.
-    private func perform(_ effect: NodeEffect, added: Set<MessageID>) async -> Bool {
+    func perform(_ effect: NodeEffect, added: Set<MessageID>) async -> Bool {
         switch effect {
         case .report(let event):
             if case .message(let message) = event, !added.contains(message.id) { return false }
@@ -176,6 +179,9 @@ extension ChatNode {
             outbox.enqueue(payload, at: clock.uptime())
             wakeTicker()
             return true
+        case .enqueueSent(let payload):
+            outbox.enqueueSent(payload, at: clock.uptime())
+            wakeTicker()
         case .delivered(let id, let peer):
             guard outbox.acknowledge(id) != nil else { return false }
             emit(.delivery(id, room: .direct(peer), .delivered))

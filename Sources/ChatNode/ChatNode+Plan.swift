@@ -9,8 +9,10 @@ extension ChatNode {
         do throws(NodeError) {
             switch command.command {
             case .sendPublic(let text, let automatic):
-                let message = try planPublic(text, automatic: automatic, now: now, on: &scratch, into: &plan)
-                plan.effects.append(.resume(command, .success(message)))
+                let composed: (payload: P2PPayload, message: Message)
+                do { composed = signed(try scratch.publicChat.compose(text, at: now, automatic: automatic)) } catch { throw .chat(error) }
+                planPublic(composed, into: &plan)
+                plan.effects.append(.resume(command, .success(composed.message)))
             case .sendDirect(let text, let peer, let automatic):
                 let message = try planDirect(text, to: peer, automatic: automatic, now: now, on: &scratch, into: &plan)
                 plan.effects.append(.resume(command, .success(message)))
@@ -24,17 +26,13 @@ extension ChatNode {
         }
     }
 
-    private func planPublic(
-        _ text: String, automatic: Bool, now: Int64, on scratch: inout MessageRouter, into plan: inout NodePlan
-    ) throws(NodeError) -> Message {
-        let composed: (payload: P2PPayload, message: Message)
-        do { composed = signed(try scratch.publicChat.compose(text, at: now, automatic: automatic)) } catch { throw .chat(error) }
+    /// A public message composed (on the step's router copy) and signed.
+    func planPublic(_ composed: (payload: P2PPayload, message: Message), into plan: inout NodePlan) {
         plan.changes.messages.append(composed.message)
         // Writing in a room means having read it up to here.
         plan.changes.markRead(.publicRoom, upTo: HistoryCursor(composed.message))
         plan.effects.append(.broadcast(composed.payload))
         plan.effects.append(.report(.message(composed.message)))
-        return composed.message
     }
 
     private func planDirect(
@@ -48,9 +46,14 @@ extension ChatNode {
         let sent = composed.payloads.last!
         let message = try! Message(from: sent, localNumber: identity.number)  // composed from validated text
         // The DM and its delivery state in the same transaction: no kill
-        // can leave one without the other.
+        // can leave one without the other. To a peer linked now the frame
+        // goes straight after this commit, so it is committed as "sent"
+        // here: no second commit (fsync) between the DM and its ack. A kill
+        // before the write leaves it "sent" and unacknowledged: the outbox
+        // sends it again after a restart, as any unacknowledged DM.
+        let sendNow = directory[peer] != nil
         plan.changes.messages.append(message)
-        plan.changes.setDelivery(.queued, for: message.id)
+        plan.changes.setDelivery(sendNow ? .sent : .queued, for: message.id)
         plan.changes.markRead(message.room, upTo: HistoryCursor(message))
         plan.queued[peer, default: []].append(message.id)
         planConversation(peer, on: scratch, into: &plan)
@@ -58,9 +61,15 @@ extension ChatNode {
         for frame in composed.payloads.dropLast() { plan.effects.append(.send(frame, to: peer)) }
         for event in composed.events { plan.effects.append(.report(event)) }
         plan.effects.append(.report(.message(message)))
-        // "queued" is said before the outbox can say "sent".
+        // "queued" is said before anything can say "sent".
         plan.effects.append(.emit(.delivery(message.id, room: message.room, .queued)))
-        plan.effects.append(.enqueue(sent))
+        if sendNow {
+            plan.effects.append(.send(sent, to: peer))
+            plan.effects.append(.emit(.delivery(message.id, room: message.room, .sent)))
+            plan.effects.append(.enqueueSent(sent))
+        } else {
+            plan.effects.append(.enqueue(sent))
+        }
         return message
     }
 

@@ -67,6 +67,10 @@ public actor ChatNode {
     /// Linked peers whose live public messages a failed commit lost, to be
     /// asked for catch-up (see `recoverLostPublicMessages`).
     var lostPublicFrom: Set<NodeNumber> = []
+    /// Whether a committed step's effects are being performed, and who
+    /// waits for that to end (ChatNode+Effects.swift).
+    var applying = false
+    var applyWaiters: [CheckedContinuation<Void, Never>] = []
     /// The task handling `inbox`, while it has work.
     var drainer: Task<Void, Never>?
     private var pump: Task<Void, Never>?
@@ -129,6 +133,9 @@ public actor ChatNode {
         state = .stopped
         ticker?.cancel()
         wakeTicker()
+        // A step applying its commit hands its frames over first: a send
+        // already answered is written before the links close.
+        await finishApplying()
         await transport.stop()
         await pump?.value
         await drainer?.value  // every event the transport reported is handled

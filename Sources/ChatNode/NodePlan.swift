@@ -33,6 +33,9 @@ enum NodeEffect {
     case acknowledge(P2PPayload, to: NodeNumber)
     /// Start retrying an outgoing DM.
     case enqueue(P2PPayload)
+    /// Track an outgoing DM whose first copy this plan sends itself
+    /// (`.send`): retried from the first backoff on.
+    case enqueueSent(P2PPayload)
     /// The peer acknowledged a DM.
     case delivered(MessageID, peer: NodeNumber)
     /// The conversation was declined: drop the peer's DMs from the outbox.

@@ -116,9 +116,10 @@ extension P2PService {
     /// Queues `frame` (one encoded payload) for the peer and writes what
     /// the socket takes now; frames are sealed into records only as the
     /// socket takes them. False if the link is closed, has no keys yet, or
-    /// was cut because the frame did not fit its queue.
+    /// was cut because the frame did not fit its queue. `flushNow` false:
+    /// the caller flushes the link itself after queueing more (a batch).
     @discardableResult
-    func write(_ frame: Data, to link: PeerLink) -> Bool {
+    func write(_ frame: Data, to link: PeerLink, flushNow: Bool = true) -> Bool {
         guard !link.isClosed, link.transport != nil, link.phase != .retiring else { return false }
         let wasIdle = link.queuedByteCount == 0
         guard link.queuedByteCount + frame.count <= configuration.maxQueuedBytesPerLink, link.unsealed.enqueue(frame) else {
@@ -132,7 +133,7 @@ extension P2PService {
         // needs a push.
         if wasIdle {
             link.lifecycle.wroteProgress(at: now)
-            flush(link)
+            if flushNow { flush(link) }
         }
         return !link.isClosed
     }
@@ -189,10 +190,11 @@ extension P2PService {
         while batch.count < Self.sealBatchBytes, let frame = link.unsealed.popFrame() {
             let body = frame.last == 0x0A ? frame.dropLast() : frame[...]
             do {
-                let record = try link.transport!.seal(Array(body))
-                batch.append(UInt8(record.count >> 8))
-                batch.append(UInt8(record.count & 0xFF))
-                batch.append(contentsOf: record)
+                // Sealed straight into the batch: no array per frame or record.
+                let sealed = body.withUnsafeBytes { plaintext in
+                    Result { () throws(CryptoError) in try link.transport!.sealFramed(plaintext, appendingTo: &batch) }
+                }
+                try sealed.get()
             } catch {
                 logger.error("a frame of \(body.count) bytes was not sent to \(link.peerNumber.map(String.init(describing:)) ?? "?"): \(error)")
             }

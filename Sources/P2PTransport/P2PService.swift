@@ -209,7 +209,7 @@ public actor P2PService: PeerTransport {
         for link in established.values { write(ping, to: link) }
     }
 
-    private func canSend(_ payload: P2PPayload) -> Bool {
+    func canSend(_ payload: P2PPayload) -> Bool {
         guard lifecycle == .running, !frozen else { return false }
         guard payload.senderNumber == identity.number else {
             logger.error("refused to send a \(payload.type) frame with senderNumber \(payload.senderNumber); this node is \(identity.number)")

@@ -1,0 +1,130 @@
+import CCrypto
+
+/// One ChaCha20-Poly1305 key loaded into a libcrypto `EVP_CIPHER_CTX`
+/// once; each seal or open sets only the nonce (and direction) again. A
+/// link seals and opens thousands of records a second with one key per
+/// direction, and building a context and scheduling the key per record
+/// was most of a record's cost.
+///
+/// `@unchecked Sendable`: the context is mutable C state, so an instance
+/// must not be used by two threads at once. Its owners (`CipherState`,
+/// and through it `RecordCipher`) are values that copy it on write
+/// (`isKnownUniquelyReferenced`), so each copy that mutates has its own.
+final class ChaChaPolyContext: @unchecked Sendable {
+    private let ctx: OpaquePointer
+    /// Kept so a copy-on-write can load the same key into a new context.
+    let key: [UInt8]
+
+    init(key: [UInt8]) throws(CryptoError) {
+        try LibCrypto.requireLength(key, ChaChaPoly.keyByteCount, "ChaCha20-Poly1305 key")
+        guard let ctx = EVP_CIPHER_CTX_new() else { throw LibCrypto.failure("EVP_CIPHER_CTX_new") }
+        do {
+            try LibCrypto.check(EVP_CipherInit_ex(ctx, ChaChaPoly.cipher, nil, nil, nil, 1), "EVP_CipherInit_ex")
+            try LibCrypto.check(EVP_CIPHER_CTX_ctrl(ctx, CCRYPTO_CTRL_AEAD_SET_IVLEN, 12, nil), "EVP_CTRL_AEAD_SET_IVLEN")
+            try LibCrypto.check(EVP_CipherInit_ex(ctx, nil, nil, key, nil, 1), "EVP_CipherInit_ex(key)")
+        } catch {
+            EVP_CIPHER_CTX_free(ctx)
+            throw error
+        }
+        self.ctx = ctx
+        self.key = key
+    }
+
+    deinit { EVP_CIPHER_CTX_free(ctx) }
+
+    /// A new context with the same key (for copy-on-write).
+    func copy() throws(CryptoError) -> ChaChaPolyContext { try ChaChaPolyContext(key: key) }
+
+    /// Ciphertext || 16-byte tag, appended to `output`.
+    func seal(nonce: UnsafeRawBufferPointer, associatedData: UnsafeRawBufferPointer, plaintext: UnsafeRawBufferPointer,
+              appendingTo output: inout [UInt8]) throws(CryptoError) {
+        try start(nonce: nonce, encrypt: true)
+        var length: Int32 = 0
+        if !associatedData.isEmpty {
+            try LibCrypto.check(EVP_EncryptUpdate(ctx, nil, &length, associatedData.bytes, Int32(associatedData.count)),
+                                "EVP_EncryptUpdate(ad)")
+        }
+        let start = output.count
+        let total = plaintext.count + ChaChaPoly.tagByteCount
+        output.reserveCapacity(start + total)
+        var failure: CryptoError?
+        let ctx = self.ctx
+        output.appendZeroed(total) { out in
+            do throws(CryptoError) {
+                if !plaintext.isEmpty {
+                    try LibCrypto.check(EVP_EncryptUpdate(ctx, out, &length, plaintext.bytes, Int32(plaintext.count)), "EVP_EncryptUpdate")
+                }
+                try LibCrypto.check(EVP_EncryptFinal_ex(ctx, out + plaintext.count, &length), "EVP_EncryptFinal_ex")
+                try LibCrypto.check(EVP_CIPHER_CTX_ctrl(ctx, CCRYPTO_CTRL_AEAD_GET_TAG, Int32(ChaChaPoly.tagByteCount), out + plaintext.count),
+                                    "EVP_CTRL_AEAD_GET_TAG")
+            } catch {
+                failure = error
+            }
+        }
+        if let failure {
+            output.removeLast(total)
+            throw failure
+        }
+    }
+
+    /// The plaintext of ciphertext || tag; `.authenticationFailed` when the
+    /// tag does not verify (nothing is returned then).
+    func open(nonce: UnsafeRawBufferPointer, associatedData: UnsafeRawBufferPointer,
+              ciphertext: UnsafeRawBufferPointer) throws(CryptoError) -> [UInt8] {
+        guard ciphertext.count >= ChaChaPoly.tagByteCount else { throw .authenticationFailed }
+        try start(nonce: nonce, encrypt: false)
+        let bodyCount = ciphertext.count - ChaChaPoly.tagByteCount
+        let tag = UnsafeMutableRawPointer(mutating: ciphertext.baseAddress! + bodyCount)  // libcrypto copies it
+        try LibCrypto.check(EVP_CIPHER_CTX_ctrl(ctx, CCRYPTO_CTRL_AEAD_SET_TAG, Int32(ChaChaPoly.tagByteCount), tag),
+                            "EVP_CTRL_AEAD_SET_TAG")
+        var length: Int32 = 0
+        if !associatedData.isEmpty {
+            try LibCrypto.check(EVP_DecryptUpdate(ctx, nil, &length, associatedData.bytes, Int32(associatedData.count)),
+                                "EVP_DecryptUpdate(ad)")
+        }
+        var failure: CryptoError?
+        var verified = false
+        let ctx = self.ctx
+        // The final call writes nothing for this AEAD, but gets room anyway.
+        let plaintext = [UInt8](unsafeUninitializedCapacity: bodyCount + ChaChaPoly.tagByteCount) { out, count in
+            count = 0
+            do throws(CryptoError) {
+                if bodyCount > 0 {
+                    try LibCrypto.check(EVP_DecryptUpdate(ctx, out.baseAddress, &length, ciphertext.bytes, Int32(bodyCount)),
+                                        "EVP_DecryptUpdate")
+                }
+                verified = EVP_DecryptFinal_ex(ctx, out.baseAddress! + bodyCount, &length) > 0
+                count = verified ? bodyCount : 0
+            } catch {
+                failure = error
+            }
+        }
+        if let failure { throw failure }
+        guard verified else {
+            ERR_clear_error()
+            throw .authenticationFailed
+        }
+        return plaintext
+    }
+
+    /// Sets the nonce and direction; the key stays loaded.
+    private func start(nonce: UnsafeRawBufferPointer, encrypt: Bool) throws(CryptoError) {
+        guard nonce.count == 12 else { throw .invalidLength(what: "ChaCha20-Poly1305 nonce", expected: 12, got: nonce.count) }
+        let result = EVP_CipherInit_ex(ctx, nil, nil, nil, nonce.bytes, encrypt ? 1 : 0)
+        try LibCrypto.check(result, "EVP_CipherInit_ex(nonce)")
+    }
+}
+
+extension UnsafeRawBufferPointer {
+    /// Only for buffers known not to be empty (empty input is never passed).
+    fileprivate var bytes: UnsafePointer<UInt8> { baseAddress!.assumingMemoryBound(to: UInt8.self) }
+}
+
+extension Array where Element == UInt8 {
+    /// Appends `count` zero bytes and lets `body` overwrite them in place.
+    fileprivate mutating func appendZeroed(_ count: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Void) {
+        let start = self.count
+        append(contentsOf: repeatElement(0, count: count))
+        withUnsafeMutableBufferPointer { body($0.baseAddress! + start) }
+    }
+}
