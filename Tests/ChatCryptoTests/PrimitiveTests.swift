@@ -14,8 +14,28 @@ import Testing
         #expect(hexString(tag) == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
         #expect(SHA256.verifyHMAC(tag, key: Array("Jefe".utf8), Array("what do ya want for nothing?".utf8)))
         #expect(!SHA256.verifyHMAC(tag, key: Array("Jeff".utf8), Array("what do ya want for nothing?".utf8)))
-        // Empty key is allowed.
-        #expect(SHA256.hmac(key: [], []).count == 32)
+        // Empty key is allowed (its value from Python's hmac module).
+        #expect(hexString(SHA256.hmac(key: [], [])) == "b613679a0814d9ec772f95d778c35fc5ff1697c493715653c6c712144292c5ad")
+    }
+
+    /// The digest and the HMAC template are fetched once and shared: many
+    /// threads at once still get the vector's value every time.
+    @Test func hmacAndDigestAreSafeAcrossThreads() async {
+        let key = Array("Jefe".utf8), data = Array("what do ya want for nothing?".utf8)
+        let wrong = await withTaskGroup(of: Int.self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    var wrong = 0
+                    for _ in 0..<500 {
+                        if hexString(SHA256.hmac(key: key, data)) != "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843" { wrong += 1 }
+                        if hexString(SHA256.hash(Array("abc".utf8))) != "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad" { wrong += 1 }
+                    }
+                    return wrong
+                }
+            }
+            return await group.reduce(0, +)
+        }
+        #expect(wrong == 0)
     }
 
     @Test func x25519MatchesRFC7748() throws {
