@@ -41,7 +41,7 @@ enum ThroughputRow {
                       "ed25519_verify_per_second": signatures.verify, "ed25519_sign_per_second": signatures.sign,
                       "raw_ed25519_verify_per_second": signatures.rawVerify, "raw_ed25519_sign_per_second": signatures.rawSign])
         row.note = String(
-            format: "records take %.1f%% of the receiving node's time and %.1f%% of the sending node's (record time a frame × the node's frame rate; a v2 node has no plaintext mode to run instead); raw EVP ChaCha20-Poly1305 seal + open with reused contexts on the same frames: %@ (%.2f µs a frame: ChaChaPoly's new context and key set-up per record make the record layer %.1fx that); the signature on each public message costs more: Ed25519 verify %@ (%.0f µs), sign %@ (%.0f µs) on one core through the authenticator, %.0f / %.0f µs as bare EVP calls with keys imported once",
+            format: "records take %.1f%% of the receiving node's time and %.1f%% of the sending node's (record time a frame × the node's frame rate; a v2 node has no plaintext mode to run instead); raw EVP ChaCha20-Poly1305 seal + open with reused contexts on the same frames: %@ (%.2f µs a frame; the record layer, with its framing, is %.1fx that); the signature on each public message costs more: Ed25519 verify %@ (%.0f µs), sign %@ (%.0f µs) on one core through the authenticator, %.0f / %.0f µs as bare EVP calls with keys imported once",
             receiveShare * 100, sendShare * 100, Measure.rate(records.rawRate), 1e6 / records.rawRate, perFrame * records.rawRate / 1e6,
             Measure.rate(signatures.verify), 1e6 / signatures.verify, Measure.rate(signatures.sign), 1e6 / signatures.sign,
             1e6 / signatures.rawVerify, 1e6 / signatures.rawSign)
@@ -61,13 +61,15 @@ enum ThroughputRow {
         for _ in 0..<rounds {
             var (sender, receiver) = try CryptoRows.transportPair()
             var decoder = RecordFrameDecoder()
-            var wire: [[UInt8]] = []
-            wire.reserveCapacity(frames.count)
+            // Sealed as a link does: each record with its length header
+            // appended to one write batch (`sealFramed`).
+            var wire: [UInt8] = []
+            wire.reserveCapacity(frames.reduce(0) { $0 + $1.count + 18 })
             let start = ContinuousClock.now
-            for frame in frames { wire.append(try RecordFrameDecoder.frame(try sender.seal(frame))) }
+            for frame in frames { try frame.withUnsafeBytes { try sender.sealFramed($0, appendingTo: &wire) } }
             let sealed = ContinuousClock.now
-            for (bytes, frame) in zip(wire, frames) {
-                try decoder.append(bytes)
+            try decoder.append(wire)
+            for frame in frames {
                 guard let record = try decoder.decode() else { throw LinkLoad.Failure(description: "no record") }
                 let plaintext = try receiver.open(record)
                 precondition(plaintext.count == frame.count)
