@@ -58,6 +58,9 @@ final class RecordingTransport: PeerTransport {
         #expect(sent.count == count)
         #expect(results.count { if case .failure(.chat) = $0 { true } else { false } } == 1)
 
+        // A send is answered right after its commit, before its frame is
+        // handed over: wait for the hand-over, not the answer.
+        try #require(await waitUntil("all frames handed over") { transport.recorded.flatMap { $0 }.count >= count + 1 })
         let frames = transport.recorded.flatMap { $0 }.compactMap { frame -> P2PPayload? in
             if case .everyone(let payload) = frame { payload } else { nil }
         }
