@@ -46,7 +46,9 @@ final class ChaChaPolyContext: @unchecked Sendable {
         }
         let start = output.count
         let total = plaintext.count + ChaChaPoly.tagByteCount
-        output.reserveCapacity(start + total)
+        // No reserveCapacity(start + total) here: it grows a buffer to
+        // exactly that size, so a link's write batch of many records would
+        // be copied whole for every record; appending grows it geometrically.
         var failure: CryptoError?
         let ctx = self.ctx
         output.appendZeroed(total) { out in

@@ -61,19 +61,33 @@ enum ThroughputRow {
         for _ in 0..<rounds {
             var (sender, receiver) = try CryptoRows.transportPair()
             var decoder = RecordFrameDecoder()
-            // Sealed as a link does: each record with its length header
-            // appended to one write batch (`sealFramed`).
-            var wire: [UInt8] = []
-            wire.reserveCapacity(frames.reduce(0) { $0 + $1.count + 18 })
+            // Sealed as a link does (`P2PService.sealPending`): records with
+            // their length headers appended to write batches of 64 KiB, each
+            // reserved for its frames' bytes plus 64.
+            let batchBytes = 64 * 1_024
+            var batches: [[UInt8]] = []
+            var next = 0
             let start = ContinuousClock.now
-            for frame in frames { try frame.withUnsafeBytes { try sender.sealFramed($0, appendingTo: &wire) } }
-            let sealed = ContinuousClock.now
-            try decoder.append(wire)
-            for frame in frames {
-                guard let record = try decoder.decode() else { throw LinkLoad.Failure(description: "no record") }
-                let plaintext = try receiver.open(record)
-                precondition(plaintext.count == frame.count)
+            while next < frames.count {
+                var pending = 0, end = next
+                while end < frames.count, pending < batchBytes { pending += frames[end].count; end += 1 }
+                var batch: [UInt8] = []
+                batch.reserveCapacity(pending + 64)
+                for frame in frames[next..<end] { try frame.withUnsafeBytes { try sender.sealFramed($0, appendingTo: &batch) } }
+                batches.append(batch)
+                next = end
             }
+            let sealed = ContinuousClock.now
+            var openedCount = 0
+            for batch in batches {
+                try decoder.append(batch)
+                while let record = try decoder.decode() {
+                    let plaintext = try receiver.open(record)
+                    precondition(plaintext.count == frames[openedCount].count)
+                    openedCount += 1
+                }
+            }
+            precondition(openedCount == frames.count)
             let opened = ContinuousClock.now
             seal = min(seal, Measure.micros(sealed - start) / Double(frames.count))
             open = min(open, Measure.micros(opened - sealed) / Double(frames.count))
