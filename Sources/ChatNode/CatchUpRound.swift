@@ -8,11 +8,12 @@ import ChatCore
 /// A round starts when a peer links while none is running. One peer at a
 /// time is the *source*; peers that link meanwhile wait in link order. The
 /// first source runs a full chain (page after page until `more` is false):
-/// that covers the gap. Each waiting peer is then only *probed*: one small
-/// page from its own cursor. Messages only it holds (it was cut off from the
+/// that covers the gap. Each waiting peer is then only *probed*: small
+/// pages from its own cursor. Messages only it holds (it was cut off from the
 /// source, say) show up there as fresh, and then its chain runs in full;
-/// a probe with nothing new ends its turn, so it costs one small page
-/// instead of a copy of the whole backlog. A source that leaves or does not
+/// `NodeLimits.catchUpIdlePagesBeforeYield` probe pages in a row with
+/// nothing new end its turn, so it costs a few small pages instead of a
+/// copy of the whole backlog. A source that leaves or does not
 /// answer in time (`NodeOptions.catchUpTimeout`) hands over to the next
 /// waiting peer, which takes over the full chain if the gap is not covered
 /// yet; while it is not, the unanswered one waits again at the back, so a
@@ -101,6 +102,11 @@ struct CatchUpRound: Sendable {
                 // It holds what the source did not: take all of it.
                 source = CatchUpAsk(peer: peer, mode: .full)
                 if more { return .nextPage(.full) }
+            } else if more, idlePages < NodeLimits.catchUpIdlePagesBeforeYield {
+                // Our cursor for it may be stale (it caught up itself since we
+                // last asked), so its first pages can hold only what we have:
+                // a few more small pages, not a copy of its backlog.
+                return .nextPage(.probe)
             }
         }
         return advance().map(CatchUpNext.ask) ?? .stop

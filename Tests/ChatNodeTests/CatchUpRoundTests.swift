@@ -9,6 +9,19 @@ import Testing
     static let b = NodeNumber(rawValue: 2)!
     static let c = NodeNumber(rawValue: 3)!
 
+    /// A probe whose first pages hold only what we have (our cursor for that
+    /// peer is stale) goes on to the page that holds what only it has.
+    @Test func aProbeLooksPastPagesWeAlreadyHold() {
+        var round = CatchUpRound()
+        #expect(round.peerLinked(Self.a) == CatchUpAsk(peer: Self.a, mode: .full))
+        #expect(round.peerLinked(Self.b) == nil)
+        #expect(round.pageMerged(from: Self.a, fresh: 10, more: false) == .ask(CatchUpAsk(peer: Self.b, mode: .probe)))
+        #expect(round.pageMerged(from: Self.b, fresh: 0, more: true) == .nextPage(.probe))
+        #expect(round.pageMerged(from: Self.b, fresh: 10, more: true) == .nextPage(.full))
+        #expect(round.pageMerged(from: Self.b, fresh: 0, more: false) == .stop)
+        #expect(round.isIdle)
+    }
+
     @Test func onePeerRunsTheFullChainAndTheOthersAreOnlyProbed() {
         var round = CatchUpRound()
         #expect(round.peerLinked(Self.a) == CatchUpAsk(peer: Self.a, mode: .full))
@@ -18,7 +31,10 @@ import Testing
         #expect(round.pageMerged(from: Self.a, fresh: 200, more: true) == .nextPage(.full))
         #expect(round.pageMerged(from: Self.a, fresh: 200, more: true) == .nextPage(.full))
         #expect(round.pageMerged(from: Self.a, fresh: 50, more: false) == .ask(CatchUpAsk(peer: Self.b, mode: .probe)))
-        // Nothing new from b: its turn ends after one small page.
+        // Nothing new from b: a few more small pages (our cursor for it may
+        // be stale), then its turn ends.
+        #expect(round.pageMerged(from: Self.b, fresh: 0, more: true) == .nextPage(.probe))
+        #expect(round.pageMerged(from: Self.b, fresh: 0, more: true) == .nextPage(.probe))
         #expect(round.pageMerged(from: Self.b, fresh: 0, more: true) == .ask(CatchUpAsk(peer: Self.c, mode: .probe)))
         #expect(round.pageMerged(from: Self.c, fresh: 0, more: false) == .stop)
         #expect(round.isIdle)

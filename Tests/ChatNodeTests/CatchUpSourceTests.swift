@@ -37,6 +37,7 @@ import TestSupport
         }
         var before: [Int] = []
         for peer in peers { before.append(await Self.historyRequests(peer)) }
+        let relayedBefore = await network.relayedEntries
 
         for peer in peers { await network.heal(alice.identity.number, peer.identity.number) }
         try #require(await waitUntil("all caught up", within: .seconds(20)) {
@@ -50,9 +51,16 @@ import TestSupport
         var asked: [Int] = []
         for (peer, count) in zip(peers, before) { asked.append(await Self.historyRequests(peer) - count) }
         asked.sort()
-        // One source sends the three pages; the two others get one probe each
-        // (before: every peer sent all three pages).
-        #expect(asked[0] == 1 && asked[1] == 1 && asked[2] >= 3, "requests per peer: \(asked)")
+        // One source sends the three pages of 200; the two others only get
+        // probes of 20, at most a few pages in a row with nothing new each
+        // (before: every peer sent all three full pages).
+        let probes = NodeLimits.catchUpIdlePagesBeforeYield
+        #expect(asked[0] <= probes && asked[1] <= probes && asked[2] >= 3, "requests per peer: \(asked)")
+        let relayedAfter = await network.relayedEntries
+        var sent = peers.map { (relayedAfter[$0.identity.number] ?? 0) - (relayedBefore[$0.identity.number] ?? 0) }
+        sent.sort()
+        #expect(sent[0] <= probes * NodeLimits.catchUpProbeSize && sent[1] <= probes * NodeLimits.catchUpProbeSize
+                && sent[2] >= missed, "history entries sent per peer: \(sent)")
         let caughtUpFrom = Set(alice.log.events.compactMap { if case .caughtUp(let peer, _) = $0 { peer } else { nil } })
         #expect(caughtUpFrom.count == 1, "every missed message came from one peer")
         let ids = alice.messages().map(\.id)

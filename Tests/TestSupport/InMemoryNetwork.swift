@@ -31,6 +31,9 @@ public actor InMemoryNetwork {
     /// Pairs whose link is cut (both directions), stored low-high.
     private var cutPairs: Set<[NodeNumber]> = []
     public private(set) var deliveredCount = 0
+    /// History entries each node has sent in catch-up replies (what a
+    /// catch-up costs its answerers).
+    public private(set) var relayedEntries: [NodeNumber: Int] = [:]
 
     public init() {}
 
@@ -78,6 +81,7 @@ public actor InMemoryNetwork {
     func deliver(_ payload: P2PPayload, from sender: NodeNumber, to target: NodeNumber) -> Bool {
         guard let member = members[target], members[sender] != nil, linked(sender, target) else { return false }
         deliveredCount += 1
+        if payload.type == .historyReply { relayedEntries[sender, default: 0] += payload.messages?.count ?? 0 }
         if random.chance(faults.drop) {
             droppedCount += 1
             return true  // written, then lost: the sender cannot tell
