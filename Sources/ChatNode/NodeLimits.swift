@@ -54,7 +54,7 @@ public enum NodeLimits {
         LimitRow("catchUpRefillPerSecond", catchUpRefillPerSecond, "per second", "answered history requests per peer after the burst"),
         LimitRow("catchUpTimeout", catchUpTimeout, "a page unanswered this long is asked of another peer"),
         LimitRow("catchUpRetry", catchUpRetry, "a page that could not be stored is asked again after this"),
-        LimitRow("catchUpIdlePagesBeforeYield", catchUpIdlePagesBeforeYield, "pages", "pages in a row with nothing new before the source yields"),
+        LimitRow("catchUpIdlePagesBeforeYield", catchUpIdlePagesBeforeYield, "pages", "pages in a row with nothing new before the source yields, or a probed peer's turn ends"),
         LimitRow("maxCommitBatch", maxCommitBatch, "frames", "frames and commands committed in one transaction"),
         LimitRow("inboxHighWater", inboxHighWater, "events", "waiting transport events before reading is paused"),
         LimitRow("inboxLowWater", inboxLowWater, "events", "waiting transport events at which reading resumes"),
