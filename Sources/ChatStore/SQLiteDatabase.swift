@@ -71,18 +71,7 @@ final class SQLiteDatabase {
             defer { transactionDepth -= 1 }
             return try body()
         }
-        try withStatement("BEGIN IMMEDIATE") { statement throws(StoreError) in _ = try statement.step() }
-        transactionDepth = 1
-        defer { transactionDepth = 0 }
-        do {
-            let result = try body()
-            try withStatement("COMMIT") { statement throws(StoreError) in _ = try statement.step() }
-            return result
-        } catch {
-            // After some errors SQLite has already rolled back; then this fails harmlessly.
-            if let db = handle, sqlite3_get_autocommit(db) == 0 { sqlite3_exec(db, "ROLLBACK", nil, nil, nil) }
-            throw error
-        }
+        return try outermost("BEGIN IMMEDIATE", body)
     }
 
     /// Runs the reads in `body` as one read transaction: one shared lock
@@ -91,7 +80,12 @@ final class SQLiteDatabase {
     /// transaction already, `body` just joins it.
     func reading<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
         if transactionDepth > 0 { return try body() }
-        try withStatement("BEGIN") { statement throws(StoreError) in _ = try statement.step() }
+        return try outermost("BEGIN", body)
+    }
+
+    /// `body` between `begin` and COMMIT, rolled back if it throws.
+    private func outermost<T>(_ begin: String, _ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+        try withStatement(begin) { statement throws(StoreError) in _ = try statement.step() }
         transactionDepth = 1
         defer { transactionDepth = 0 }
         do {
@@ -99,6 +93,7 @@ final class SQLiteDatabase {
             try withStatement("COMMIT") { statement throws(StoreError) in _ = try statement.step() }
             return result
         } catch {
+            // After some errors SQLite has already rolled back; then this fails harmlessly.
             if let db = handle, sqlite3_get_autocommit(db) == 0 { sqlite3_exec(db, "ROLLBACK", nil, nil, nil) }
             throw error
         }
