@@ -26,7 +26,8 @@ public struct NodeCounters: Hashable, Sendable, Codable {
     /// Times the node asked the transport to stop reading (it lagged).
     public var backpressure = 0
     /// Public messages (live or relayed) refused for their signature, per
-    /// `SignatureVerdict` name (unsigned, malformed, wrongAuthorKey, badSignature).
+    /// `SignatureVerdict` name (unsigned, malformed, wrongAuthorKey, badSignature,
+    /// notLinkKey).
     public var signatureRefusals: [String: Int] = [:]
     /// Stored public messages of others not relayed in a catch-up reply
     /// because their signature failed the check before relaying, per

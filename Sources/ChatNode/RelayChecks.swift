@@ -16,8 +16,6 @@ struct RelayChecks: Sendable {
     /// Whether `id` still needs a verification before it may be relayed.
     func needsCheck(_ id: MessageID) -> Bool { !verified.contains(id) && !refused.contains(id) }
 
-    func mayRelay(_ id: MessageID) -> Bool { !refused.contains(id) }
-
     mutating func passed(_ id: MessageID) { verified.insert(id) }
 
     /// Records a failed check; false if it was already known (so it is

@@ -4,18 +4,8 @@ import Testing
 /// Every `dmAccept` and `dmDecline` names the request it answers in `refId`
 /// while the node still knows it (memory only), however late the answer
 /// comes; receivers do not need it (PROTOCOL.md 4.3).
-@Suite struct DirectChatRefIdTests {
-    typealias F = Fixtures
-
-    var alice = DirectChat(identity: F.alice)
-    var bob = DirectChat(identity: F.bob)
-    var clock = F.t0
-
-    mutating func tick() -> Int64 {
-        clock += 1
-        return clock
-    }
-
+/// (The pair and the clock are `DirectChatTests`' own.)
+extension DirectChatTests {
     /// Alice asks Bob; returns her request frame, delivered to Bob.
     mutating func aliceAsks(_ text: String = "hi") throws -> P2PPayload {
         let request = try alice.compose(text, to: F.bob.number, peerNickname: "bob", at: tick())
