@@ -132,7 +132,9 @@ extension ChatNode {
             storeHealthy()
             // Changes made while the commit ran (a room activated) apply to the copy too.
             for change in replay { _ = change(&scratch) }
-            router = scratch
+            router = consume scratch
+            // Nothing shares the rooms' buffers now: they take the step's messages in place.
+            router.settle()
             // Each room's unread count is reported once, as it is after the step.
             let unreadShown = Self.lastUnreadChanges(in: plan.effects)
             let effects = plan.effects.enumerated().compactMap { index, effect -> NodeEffect? in
