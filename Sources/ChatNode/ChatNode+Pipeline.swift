@@ -111,13 +111,14 @@ extension ChatNode {
             planReceive(payload, from: peer, stored: stored, now: now, on: &scratch, into: &plan)
         }
         await planCommands(commands, now: now, on: &scratch, into: &plan)
-        await commitAndApply(plan, scratch: scratch)
+        await commitAndApply(plan, scratch: consume scratch)
     }
 
     /// Commits `plan`; on success adopts `scratch` and performs the effects,
     /// on failure drops both and answers the commands with the error.
-    func commitAndApply(_ plan: NodePlan, scratch: MessageRouter) async {
-        var scratch = scratch
+    /// `scratch` is consumed: no other copy may share its rooms' buffers
+    /// when it is settled, or settling copies them whole.
+    func commitAndApply(_ plan: NodePlan, scratch: consuming MessageRouter) async {
         if routerReplay == nil { routerReplay = [] }
         let outcome: Result<StoreCommitResult, StoreError>
         if plan.changes.isEmpty {
