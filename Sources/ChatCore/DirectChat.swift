@@ -148,11 +148,12 @@ public struct DirectChat: Sendable {
         return conversation.log.markRead() ? [.unreadChanged(.direct(peer), count: 0)] : []
     }
 
-    /// Settles every conversation's log (see `RoomLog.settle()`), in place.
+    /// Settles every conversation's log (see `RoomLog.settle()`), in place:
+    /// the peers are listed first, since a loop over `conversations.values`
+    /// would hold the dictionary and make every write below copy it.
     public mutating func settle() {
-        for index in conversations.values.indices where !conversations.values[index].log.isSettled {
-            conversations.values[index].log.settle()
-        }
+        let unsettled = conversations.compactMap { $0.value.log.isSettled ? nil : $0.key }
+        for peer in unsettled { conversations[peer]?.log.settle() }
     }
 
     public mutating func deactivate(_ peer: NodeNumber) {
