@@ -34,6 +34,15 @@ public struct P2PFrameCodec: @unchecked Sendable {
         return try Self.decodeLine(line, using: decoder)
     }
 
+    /// Decodes one line (without its "\n") into a payload. The links'
+    /// type: a caller in another module gets this compiled for it, where
+    /// the generic form below runs unspecialized (witness calls and
+    /// metadata look-ups on every frame).
+    public static func decodeLine(_ line: [UInt8], using decoder: JSONDecoder = JSONDecoder()) throws(FrameError) -> P2PPayload {
+        if let payload = try decodeFast(line) { return payload }
+        return try decodeWithJSONDecoder(line, using: decoder)
+    }
+
     /// Decodes one line (without its "\n") into a payload.
     public static func decodeLine(_ line: some Collection<UInt8>, using decoder: JSONDecoder = JSONDecoder()) throws(FrameError) -> P2PPayload {
         // Fast path for the common flat frames; anything it steps aside for
