@@ -20,6 +20,9 @@ public struct Message: Hashable, Sendable, Identifiable, Codable {
     /// arrived (base64), kept so catch-up can relay them; nil if unsigned.
     public var signature: String?
     public var authorKey: String?
+    /// The timestamp its author signed, kept only when `timestamp` was
+    /// clamped for a clock far ahead (relays send this one).
+    public var signedTimestamp: Int64?
 
     public init(
         id: MessageID, room: RoomID, senderNumber: NodeNumber, senderNickname: String,
@@ -52,6 +55,7 @@ public struct Message: Hashable, Sendable, Identifiable, Codable {
             automatic: payload.automatic ?? false)
         signature = payload.signature
         authorKey = payload.authorKey
+        signedTimestamp = payload.signedTimestamp
     }
 
     public var sentAt: Date { Timestamp.date(fromMillis: timestamp) }

@@ -70,6 +70,19 @@ public struct P2PPayload: Hashable, Sendable, Codable {
     /// decoded); the sender number must derive from it.
     public var authorKey: String?
 
+    /// Not on the wire: `timestamp` as the author sent and signed it, set
+    /// when the receiver clamps `timestamp` for a clock far ahead, so the
+    /// stored message can still be relayed with the bytes its signature
+    /// covers.
+    public var signedTimestamp: Int64? = nil
+
+    /// The wire fields (all but `signedTimestamp`).
+    enum CodingKeys: String, CodingKey {
+        case version, type, messageId, senderNumber, senderNickname, senderStage, content, timestamp, targetNumber
+        case refId, automatic, instanceId, listenPort, capabilities, sinceTimestamp, sinceId, limit, messages, more
+        case catchUp, signature, authorKey
+    }
+
     public static let protocolVersion = 2
 
     public init(

@@ -231,6 +231,6 @@ extension ChatNode {
         P2PPayload(
             type: .publicMessage, messageId: message.id, senderNumber: message.senderNumber,
             senderNickname: message.senderNickname, senderStage: message.senderStage, content: message.content,
-            timestamp: message.timestamp, automatic: message.automatic ? true : nil)
+            timestamp: message.signedTimestamp ?? message.timestamp, automatic: message.automatic ? true : nil)
     }
 }

@@ -220,6 +220,7 @@ extension ChatNode {
     /// the one place the documented clamp is applied.
     static func clampTimestamp(_ payload: inout P2PPayload, now: Int64, counters: inout NodeCounters) {
         if payload.timestamp > now + NodeLimits.maxClockSkew {
+            payload.signedTimestamp = payload.signedTimestamp ?? payload.timestamp
             payload.timestamp = now
             counters.clampedTimestamps += 1
         }

@@ -258,7 +258,7 @@ public actor ChatStore {
     // Adding a column touches these two, SQL.swift and a migration.
 
     /// Binds `message` to `SQL.insertMessage`'s parameters ?1...?8 and
-    /// ?10...?11 (?9, the arrival sequence, is the caller's).
+    /// ?10...?12 (?9, the arrival sequence, is the caller's).
     static func bind(_ message: Message, to statement: Statement) throws(StoreError) {
         try statement.bind(message.id, at: 1)
         try statement.bind(message.room.description, at: 2)
@@ -270,6 +270,7 @@ public actor ChatStore {
         try statement.bind(message.automatic ? 1 : 0, at: 8)
         try statement.bind(message.signature, at: 10)
         try statement.bind(message.authorKey, at: 11)
+        try statement.bind(message.signedTimestamp, at: 12)
     }
 
     /// Decodes a row of `SQL.messageColumns`.
@@ -289,6 +290,7 @@ public actor ChatStore {
             timestamp: statement.int64(2), automatic: statement.int64(7) != 0)
         message.signature = statement.string(8)
         message.authorKey = statement.string(9)
+        message.signedTimestamp = statement.isNull(10) ? nil : statement.int64(10)
         return message
     }
 }

@@ -6,14 +6,14 @@
 /// turns into one range of the (room, sent_at, id) index: keyset paging,
 /// never OFFSET, and stable when many messages share a millisecond.
 enum SQL {
-    static let messageColumns = "id, room, sent_at, sender, nickname, stage, content, automatic, signature, author_key"
+    static let messageColumns = "id, room, sent_at, sender, nickname, stage, content, automatic, signature, author_key, signed_at"
     /// How many columns `messageColumns` names: a column selected after
     /// them is read at this index.
-    static let messageColumnCount: Int32 = 10
+    static let messageColumnCount: Int32 = 11
 
     static let insertMessage = """
-        INSERT INTO messages (id, room, sent_at, sender, nickname, stage, content, automatic, seq, signature, author_key)
-        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) ON CONFLICT (id) DO NOTHING
+        INSERT INTO messages (id, room, sent_at, sender, nickname, stage, content, automatic, seq, signature, author_key, signed_at)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) ON CONFLICT (id) DO NOTHING
         """
     static let lastSeq = "SELECT coalesce(max(seq), 0) FROM messages"
     /// Public messages in arrival order after a sequence number (catch-up).

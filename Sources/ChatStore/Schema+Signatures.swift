@@ -8,3 +8,12 @@ extension Schema {
         ALTER TABLE messages ADD COLUMN author_key TEXT;
         """
 }
+
+/// Migration 6: the timestamp a public message's author signed, kept when
+/// the receiver clamped `sent_at` for a clock far ahead; NULL otherwise.
+/// Without it a clamped message no longer verifies, so it cannot be relayed.
+extension Schema {
+    static let signedTimestampColumn = """
+        ALTER TABLE messages ADD COLUMN signed_at INTEGER;
+        """
+}

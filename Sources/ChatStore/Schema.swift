@@ -62,6 +62,8 @@ enum Schema {
         signatureColumns,
         // 5: per-author totals for the per-peer storage quota (Schema+AuthorUsage.swift).
         authorUsage,
+        // 6: the signed timestamp of a clamped message (Schema+Signatures.swift).
+        signedTimestampColumn,
     ]
 
     static var currentVersion: Int32 { Int32(migrations.count) }
