@@ -13,11 +13,17 @@ struct NodePlan {
     /// Outgoing DMs this plan queues, per peer (a decline in the same
     /// step fails them too).
     var queued: [NodeNumber: [MessageID]] = [:]
+    /// Outgoing DMs queued by the step this one was planned on top of,
+    /// whose commit had not returned (so they were not in the outbox yet).
+    var queuedBefore: [NodeNumber: [MessageID]] = [:]
     /// A catch-up page being merged: asked again if the commit fails.
     var catchUpPages: [(peer: NodeNumber, request: CatchUpRequest)] = []
     /// Other authors' stored usage when the step began, plus what it admits
     /// (ChatNode+Quota.swift).
     var authorUsage: [NodeNumber: StorageUsage] = [:]
+    /// `authorUsage` before this step admitted anything: the difference is
+    /// what a step planned on top of this one counts as already stored.
+    var startUsage: [NodeNumber: StorageUsage] = [:]
     /// Authors refused for their quota in this step.
     var quotaReached = Set<NodeNumber>()
 }
