@@ -148,6 +148,13 @@ public struct DirectChat: Sendable {
         return conversation.log.markRead() ? [.unreadChanged(.direct(peer), count: 0)] : []
     }
 
+    /// Settles every conversation's log (see `RoomLog.settle()`), in place.
+    public mutating func settle() {
+        for index in conversations.values.indices where !conversations.values[index].log.isSettled {
+            conversations.values[index].log.settle()
+        }
+    }
+
     public mutating func deactivate(_ peer: NodeNumber) {
         conversations[peer]?.log.deactivate()
     }

@@ -20,6 +20,14 @@ public struct MessageRouter: Sendable {
         }
     }
 
+    /// Moves the messages added since the last call into the rooms'
+    /// buffers. Call it on a router no copy shares buffers with (right
+    /// after adopting a planned copy), so the buffers change in place.
+    public mutating func settle() {
+        publicChat.settle()
+        directChat.settle()
+    }
+
     /// What receiving one frame produced: local events and frames to send back
     /// on the same link.
     public struct Result: Sendable, Hashable {

@@ -46,6 +46,9 @@ public struct PublicChat: Sendable {
         }
     }
 
+    /// See `RoomLog.settle()`.
+    public mutating func settle() { log.settle() }
+
     /// Loads the store's newest messages and unread count at start-up.
     public mutating func restore(_ messages: [Message], unreadCount: Int) {
         log.restore(messages, unreadCount: unreadCount)

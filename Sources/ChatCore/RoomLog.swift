@@ -3,17 +3,38 @@
 ///
 /// Unread rule: a message counts only while the room is not active and only
 /// if someone else wrote it; activating the room clears the count.
+///
+/// Added messages wait in a small `pending` list until `settle()`: the node
+/// plans each step on a copy of its router, and writing into the buffers
+/// that copy shares with the original would copy the whole room (100
+/// messages and 1024 ids) on every step. Settled after the copy is adopted,
+/// the buffers are no longer shared and change in place.
 public struct RoomLog: Sendable {
     public let room: RoomID
-    public private(set) var messages: BoundedBuffer<Message>
+    private var settled: BoundedBuffer<Message>
+    private var pending: [Message] = []
     public private(set) var unreadCount = 0
     public private(set) var isActive = false
     private var seen = RecentIDs()
+    /// Past this many pending messages `add` settles by itself, so a log
+    /// nobody settles stays bounded; pending ids are searched linearly.
+    static let pendingLimit = 64
 
     public init(room: RoomID, capacity: Int = ChatLimits.roomCapacity) {
         self.room = room
-        messages = BoundedBuffer(capacity: capacity)
+        settled = BoundedBuffer(capacity: capacity)
     }
+
+    /// The room's newest messages in display order, pending ones included.
+    public var messages: BoundedBuffer<Message> {
+        guard !pending.isEmpty else { return settled }
+        var merged = self
+        merged.settle()
+        return merged.settled
+    }
+
+    /// Whether nothing waits to be settled.
+    public var isSettled: Bool { pending.isEmpty }
 
     /// Outcome of adding a message.
     public enum AddResult: Hashable, Sendable {
@@ -25,18 +46,33 @@ public struct RoomLog: Sendable {
 
     /// Adds `message` in display order unless its id was seen before.
     public mutating func add(_ message: Message, localNumber: NodeNumber) -> AddResult {
-        guard seen.insert(message.id) else { return .duplicate }
-        insertInOrder(message)
+        guard !contains(message.id) else { return .duplicate }
+        if pending.count >= Self.pendingLimit { settle() }
+        pending.append(message)
         let counted = !isActive && message.senderNumber != localNumber
         if counted { unreadCount += 1 }
         return .added(counted: counted)
     }
 
-    public func contains(_ id: MessageID) -> Bool { seen.contains(id) }
+    public func contains(_ id: MessageID) -> Bool {
+        seen.contains(id) || pending.contains { $0.id == id }
+    }
+
+    /// Moves pending messages into the room's buffers, as if each had been
+    /// added there directly.
+    public mutating func settle() {
+        guard !pending.isEmpty else { return }
+        for message in pending {
+            seen.insert(message.id)
+            insertInOrder(message)
+        }
+        pending = []
+    }
 
     /// Loads messages the store kept (any order) and the store's unread
     /// count, as at start-up: no counting, the newest `capacity` kept.
     public mutating func restore(_ messages: [Message], unreadCount: Int) {
+        settle()
         for message in messages.sorted(by: Message.displayOrder) where seen.insert(message.id) {
             insertInOrder(message)
         }
@@ -63,10 +99,10 @@ public struct RoomLog: Sendable {
 
     /// Live messages nearly always arrive newest, so search from the back.
     private mutating func insertInOrder(_ message: Message) {
-        var index = messages.count
-        while index > 0, Message.displayOrder(message, messages[index - 1]) {
+        var index = settled.count
+        while index > 0, Message.displayOrder(message, settled[index - 1]) {
             index -= 1
         }
-        messages.insert(message, at: index)
+        settled.insert(message, at: index)
     }
 }

@@ -68,6 +68,8 @@ extension ChatNode {
 
     private func drain() async {
         var next: PlannedStep?
+        // Committed, its effects not yet performed: only while `next` is set.
+        var applied: AppliedStep?
         while true {
             let step: PlannedStep
             if let planned = next {
@@ -78,29 +80,40 @@ extension ChatNode {
                     await handle(event)
                     continue
                 }
-                guard var input = await takeInput() else { break }
-                emitNotices(&input)
+                guard let input = await takeInput() else { break }
                 // Router changes made while this step awaits (signing, the
                 // commit) are replayed on its copy before it is adopted.
                 routerReplay = []
                 step = await plan(input, on: router)
             }
-            next = await commitAndApply(step)
+            (next, applied) = await commitAndApply(step, after: applied)
         }
         drainer = nil
         await releaseBackpressure()
     }
 
-    /// The effects that report a room's unread count for the last time in
-    /// a step: the earlier ones are dropped, so a step of 1000 messages
-    /// tells the front end its room's count once, as it is after the step,
-    /// not 1000 times (one event less per message under a flood).
-    static func lastUnreadChanges(in effects: [NodeEffect]) -> Set<Int> {
+    /// `effects` with each room's unread count reported once, as it is
+    /// after the step: the earlier reports are dropped, so a step of 1000
+    /// messages tells the front end its room's count once, not 1000 times
+    /// (one event less per message under a flood).
+    static func unreadReportedOnce(_ effects: [NodeEffect]) -> [NodeEffect] {
         var last: [RoomID: Int] = [:]
+        var reports = 0
         for (index, effect) in effects.enumerated() {
-            if case .report(.unreadChanged(let room, _)) = effect { last[room] = index }
+            if case .report(.unreadChanged(let room, _)) = effect {
+                last[room] = index
+                reports += 1
+            }
         }
-        return Set(last.values)
+        guard reports > last.count else { return effects }  // nothing to drop: no copy
+        let kept = Set(last.values)
+        var result: [NodeEffect] = []
+        result.reserveCapacity(effects.count - reports + kept.count)
+        for (index, effect) in effects.enumerated() {
+            if case .report(.unreadChanged) = effect, !kept.contains(index) { continue }
+            result.append(effect)
+        }
+        return result
     }
 
     /// Performs one effect; returns whether the outbox has new work.

@@ -1,8 +1,8 @@
 import ChatCore
 import ChatStore
 
-/// One step: take, look up, plan, commit, apply; and the next step planned
-/// while this one commits (see ChatNode+Pipeline.swift).
+/// One step: take, look up, plan, commit, apply; overlapped with its
+/// neighbours (see ChatNode+Pipeline.swift).
 ///
 /// While step N's commit runs on the store's thread, the frames that came
 /// in while N was planned are planned as step N+1 on N's copy of the
@@ -11,6 +11,11 @@ import ChatStore
 /// N's commit (after it, it would wait for the fsync). If N's commit
 /// fails, that plan is dropped and N+1 is looked up and planned again on
 /// the router as it is, so N leaves no trace and N+1 is stored normally.
+///
+/// N-1's effects (events, acks, sends, answers: after its commit, in order)
+/// are performed while N commits, before N+1 is planned. So the store's
+/// thread runs commit after commit while the node does the rest: per step
+/// the node waits only for the lookup, then for max(commit, effects + plan).
 extension ChatNode {
     /// The frames at the front of the inbox and the waiting commands, or
     /// nil if there are none. `following`: for a step planned on top of
@@ -38,19 +43,32 @@ extension ChatNode {
         frames.reserveCapacity(admitted.count)
         var ids: [MessageID] = []
         ids.reserveCapacity(admitted.count)
+        var authors = Set<NodeNumber>()
+        // Counted per run of one type and peer, not per frame (a flood is one run).
+        var run: (type: PayloadType, peer: NodeNumber, count: Int)?
         for (incoming, peer) in admitted {
-            counters.receivedByType[incoming.type.name, default: 0] += 1
-            lastHeard[peer] = now
+            if let current = run, current.type == incoming.type, current.peer == peer {
+                run!.count += 1
+            } else {
+                if let done = run { countReceived(done.type, from: done.peer, done.count, at: now) }
+                run = (incoming.type, peer, 1)
+            }
             var payload = incoming
             if payload.type.carriesChatText {
                 Self.clampTimestamp(&payload, now: now, counters: &counters)
                 ids.append(payload.messageId)
             }
             if let entries = payload.messages { ids.append(contentsOf: entries.map(\.messageId)) }
+            quotaAuthors(of: payload, into: &authors)
             frames.append((payload, peer))
         }
-        return StepInput(frames: frames, commands: commands, now: now, ids: ids,
-                         authors: quotaAuthors(frames.map(\.payload)), notices: notices)
+        if let done = run { countReceived(done.type, from: done.peer, done.count, at: now) }
+        return StepInput(frames: frames, commands: commands, now: now, ids: ids, authors: Array(authors), notices: notices)
+    }
+
+    private func countReceived(_ type: PayloadType, from peer: NodeNumber, _ count: Int, at now: Int64) {
+        counters.receivedByType[type.name, default: 0] += count
+        lastHeard[peer] = now
     }
 
     /// Duplicates and quota usage, one store call. Unreadable counts as
@@ -96,20 +114,28 @@ extension ChatNode {
         return PlannedStep(plan: plan, scratch: scratch, input: input)
     }
 
-    /// Commits `step`, planning the next one meanwhile. On success adopts
-    /// the step's router copy and performs its effects; on failure drops
-    /// both and answers its commands with the error. Returns the next step,
-    /// planned on top of this one (or, after a failure, on the router as it
-    /// is), or nil if nothing was waiting.
-    func commitAndApply(_ step: PlannedStep) async -> PlannedStep? {
-        var step = step
+    /// Commits `step`. Meanwhile: performs the effects of the step before
+    /// it (`earlier`, committed), then plans the next step on top of this
+    /// one. On success adopts the step's router copy; on failure drops it
+    /// and answers its commands with the error. Returns the next step
+    /// (planned on top of this one, or after a failure on the router as it
+    /// is) and, if there is one, this step's effects still to perform;
+    /// without a next step they are performed before returning.
+    func commitAndApply(_ step: consuming PlannedStep, after earlier: AppliedStep?) async -> (PlannedStep?, AppliedStep?) {
+        let plan = step.plan
+        var input = step.input
+        var scratch = step.scratch
+        _ = consume step  // the adopted copy must not share its rooms' buffers (settle)
         if routerReplay == nil { routerReplay = [] }
         let following = await takeInput(following: true)
-        let changes = step.plan.changes
+        let changes = plan.changes
         let store = self.store
         async let committing = Self.commit(changes, to: store)
+        if let earlier { await perform(earlier) }
+        // Refusals found while this step was taken, after the step before's events.
+        emitNotices(&input)
         var next: PlannedStep?
-        if let following { next = await plan(following, on: step.scratch, after: step.plan) }
+        if let following { next = await self.plan(following, on: scratch, after: plan) }
         let outcome = await committing
         // Router changes made on the actor since this step's copy was taken
         // (a room activated) apply to the copies too, before adoption.
@@ -118,36 +144,40 @@ extension ChatNode {
         switch outcome {
         case .success(let result):
             storeHealthy()
-            for change in replay { _ = change(&step.scratch) }
-            router = step.scratch
+            for change in replay { _ = change(&scratch) }
+            router = consume scratch
+            // Rooms take the step's messages into their buffers (copied once
+            // if the next step's copy still shares them).
+            router.settle()
             if next != nil {
                 for change in replay { _ = change(&next!.scratch) }
             }
-            // Each room's unread count is reported once, as it is after the step.
-            let unreadShown = Self.lastUnreadChanges(in: step.plan.effects)
-            let effects = step.plan.effects.enumerated().compactMap { index, effect -> NodeEffect? in
-                if case .report(.unreadChanged) = effect, !unreadShown.contains(index) { return nil }
-                return effect
+            let applied = AppliedStep(effects: plan.effects, added: result.added)
+            guard next != nil else {
+                await perform(applied)
+                return (nil, nil)
             }
-            if await performAll(effects, added: result.added) { await pumpOutbox() }
-            if next != nil { emitNotices(&next!.input) }
-            return next
+            return (next, applied)
         case .failure(let error):
-            let failed = step.plan
-            storeFailed(error, what: "\(failed.changes.messages.count) messages")
-            for command in failed.commands { command.resume(.failure(.store(error))) }
-            for page in failed.catchUpPages { retryCatchUp(page.request, from: page.peer) }
-            recoverLostPublicMessages(failed)
-            guard let dropped = next else { return nil }
+            storeFailed(error, what: "\(plan.changes.messages.count) messages")
+            for command in plan.commands { command.resume(.failure(.store(error))) }
+            for page in plan.catchUpPages { retryCatchUp(page.request, from: page.peer) }
+            recoverLostPublicMessages(plan)
+            guard let dropped = next else { return (nil, nil) }
             // Planned as if this step were stored: plan it again as things are.
             var input = dropped.input
             // Commands refused while planning were answered then; the rest wait.
             input.commands = dropped.plan.commands
-            emitNotices(&input)
             await lookUp(&input)
             routerReplay = []
-            return await plan(input, on: router)
+            return (await self.plan(input, on: router), nil)
         }
+    }
+
+    /// Performs a committed step's effects, in order.
+    private func perform(_ applied: AppliedStep) async {
+        let effects = Self.unreadReportedOnce(applied.effects)
+        if await performAll(effects, added: applied.added) { await pumpOutbox() }
     }
 
     /// The commit, off the actor (a child task while the next step is planned).

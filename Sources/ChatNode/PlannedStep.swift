@@ -28,3 +28,11 @@ struct PlannedStep {
     /// if the step it was planned on top of fails to commit.
     var input: StepInput
 }
+
+/// A committed step whose effects (events, acks, sends, answers) are still
+/// to be performed: they go out while the next step commits.
+struct AppliedStep {
+    var effects: [NodeEffect]
+    /// The ids the commit stored (a `.message` is reported only if new).
+    var added: Set<MessageID>
+}

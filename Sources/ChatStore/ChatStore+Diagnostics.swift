@@ -1,3 +1,5 @@
+import Dispatch
+
 /// Internal looks at the connection, for tests that check the store keeps
 /// its promises (index use, pragmas) rather than trusting the SQL text.
 extension ChatStore {
@@ -15,5 +17,11 @@ extension ChatStore {
         try db().withStatement("PRAGMA " + name) { statement throws(StoreError) in
             try statement.step() ? statement.string(0) : nil
         }
+    }
+
+    /// Whether this call runs on the store's own dispatch queue (a file
+    /// store) rather than on the cooperative pool (an in-memory one).
+    func runsOnItsOwnQueue() -> Bool {
+        DispatchQueue.getSpecific(key: StoreQueue.marker) != nil
     }
 }

@@ -36,9 +36,9 @@ public actor ChatStore {
     public static let inMemoryWindow = 10_000
     /// Messages per room since the last trim (in-memory stores only).
     var untrimmed: [RoomID: Int] = [:]
-    /// Off the cooperative pool (see `StoreExecutor`).
-    private let executor = StoreExecutor(label: "lanchat.store")
-    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+    /// Off the cooperative pool for a file, on it in memory (see `StoreExecutor`).
+    private let executor: StoreExecutor
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.unowned }
 
     /// Opens (creating if needed) the history at `path` and brings its
     /// schema up to date. `nil` keeps it in memory, gone when closed.
@@ -54,6 +54,7 @@ public actor ChatStore {
         path: String?, localNumber: NodeNumber, durability: StoreDurability, maxBytes: Int? = nil, logger: ChatLogger = .disabled
     ) throws(StoreError) {
         self.path = path
+        executor = StoreExecutor(label: "lanchat.store", inMemory: path == nil)
         self.localNumber = localNumber
         self.logger = logger.labeled("store")
         let database = try SQLiteDatabase(path: path ?? ":memory:")

@@ -1,0 +1,37 @@
+import ChatCore
+import Foundation
+import Testing
+import TestSupport
+@testable import ChatStore
+
+/// Where a store's calls run: a file's fsync must never hold a thread of
+/// the cooperative pool; an in-memory store never waits on a disk and
+/// stays on the pool, where a call is an actor switch, not a thread wake.
+@Suite struct StoreExecutorTests {
+    @Test func aFileStoreRunsOnItsOwnQueue() async throws {
+        try await Fixtures.withTemporaryDirectory { directory in
+            let store = try ChatStore(path: directory.appendingPathComponent("h.sqlite").path, localNumber: Fixtures.me)
+            #expect(await store.runsOnItsOwnQueue())
+            #expect(try await store.insert(contentsOf: Fixtures.numbered(3)) == 3)
+            await store.close()
+        }
+    }
+
+    @Test func anInMemoryStoreRunsOnThePoolAndStaysSerial() async throws {
+        let store = try ChatStore(path: nil, localNumber: Fixtures.me)
+        #expect(await store.runsOnItsOwnQueue() == false)
+        // Many concurrent callers: every insert lands once, none interleave.
+        let messages = Fixtures.numbered(200)
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for chunk in stride(from: 0, to: messages.count, by: 10) {
+                let slice = Array(messages[chunk..<(chunk + 10)])
+                group.addTask { try await store.insert(contentsOf: slice) }
+            }
+            var total = 0
+            for try await inserted in group { total += inserted }
+            #expect(total == 200)
+        }
+        #expect(try await store.page(.publicRoom, before: nil, limit: 1000).count == 200)
+        #expect(try await store.integrityCheck())
+    }
+}
