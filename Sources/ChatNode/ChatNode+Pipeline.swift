@@ -68,8 +68,10 @@ extension ChatNode {
 
     private func drain() async {
         var next: PlannedStep?
-        // Committed, its effects not yet performed: only while `next` is set.
+        // Committed, its effects not yet performed; and the input of the
+        // step after `next`: both only while `next` is set.
         var applied: AppliedStep?
+        var prefetched: PrefetchedInput?
         while true {
             let step: PlannedStep
             if let planned = next {
@@ -86,7 +88,7 @@ extension ChatNode {
                 routerReplay = []
                 step = await plan(input, on: router)
             }
-            (next, applied) = await commitAndApply(step, after: applied)
+            (next, applied, prefetched) = await commitAndApply(step, after: applied, prefetched: prefetched)
         }
         drainer = nil
         await releaseBackpressure()

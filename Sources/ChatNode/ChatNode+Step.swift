@@ -13,23 +13,52 @@ import ChatStore
 /// the router as it is, so N leaves no trace and N+1 is stored normally.
 ///
 /// N-1's effects (events, acks, sends, answers: after its commit, in order)
-/// are performed while N commits, before N+1 is planned. So the store's
-/// thread runs commit after commit while the node does the rest: per step
-/// the node waits only for the lookup, then for max(commit, effects + plan).
+/// are performed while N commits, before N+1 is planned; then the input of
+/// N+2 is taken and its lookup queued behind N's commit. So the store's
+/// thread runs lookup, commit, lookup, commit... while the node does the
+/// rest: per step the node waits for max(commit, effects + plan + take).
 extension ChatNode {
     /// The frames at the front of the inbox and the waiting commands, or
     /// nil if there are none. `following`: for a step planned on top of
     /// one not yet committed, which a peer change at the front stops (it is
     /// handled alone, after that step).
     func takeInput(following: Bool = false) async -> StepInput? {
+        guard var input = await take(following: following) else { return nil }
+        await lookUp(&input)
+        return input
+    }
+
+    /// `takeInput` without the lookup.
+    private func take(following: Bool) async -> StepInput? {
         if following, !inbox.isEmpty, !inbox.startsWithFrame { return nil }
         let received = inbox.takeReceived(limit: NodeLimits.maxCommitBatch)
         let taken = Array(commands.prefix(NodeLimits.maxCommitBatch))
         commands.removeFirst(taken.count)
         if received.isEmpty && taken.isEmpty { return nil }
         await releaseBackpressure()
-        var input = prepare(received, commands: taken)
-        await lookUp(&input)
+        return prepare(received, commands: taken)
+    }
+
+    /// Takes the input of the step after next while this step commits, and
+    /// queues its lookup on the store now: behind this step's commit, but
+    /// ahead of the next step's, so the next iteration finds it done.
+    func prefetch() async -> PrefetchedInput? {
+        guard let input = await take(following: true) else { return nil }
+        let store = self.store, ids = input.ids, authors = input.authors
+        let lookup = Task.detached { () -> StoreLookup? in
+            if ids.isEmpty && authors.isEmpty { return StoreLookup() }
+            return try? await store.lookUp(ids: ids, authors: authors)
+        }
+        return PrefetchedInput(input: input, lookup: lookup)
+    }
+
+    /// A prefetched input with its lookup's answer.
+    func finish(_ prefetched: PrefetchedInput) async -> StepInput {
+        var input = prefetched.input
+        // Unreadable counts as nothing stored and no usage, as in `lookUp`.
+        let found = await prefetched.lookup.value ?? StoreLookup()
+        input.stored = found.stored
+        input.usage = found.usage
         return input
     }
 
@@ -104,6 +133,7 @@ extension ChatNode {
                                              bytes: had.bytes + end.bytes - start.bytes)
             }
             plan.queuedBefore = prior.queued
+            plan.catchUpAnsweredBefore = Set(prior.catchUpPages.map(\.peer))
         }
         plan.authorUsage = usage
         plan.startUsage = usage
@@ -115,19 +145,25 @@ extension ChatNode {
     }
 
     /// Commits `step`. Meanwhile: performs the effects of the step before
-    /// it (`earlier`, committed), then plans the next step on top of this
-    /// one. On success adopts the step's router copy; on failure drops it
-    /// and answers its commands with the error. Returns the next step
+    /// it (`earlier`, committed), plans the next step on top of this one,
+    /// and takes the input of the one after (its lookup queued behind this
+    /// commit). On success adopts the step's router copy; on failure drops
+    /// it and answers its commands with the error. Returns the next step
     /// (planned on top of this one, or after a failure on the router as it
-    /// is) and, if there is one, this step's effects still to perform;
-    /// without a next step they are performed before returning.
-    func commitAndApply(_ step: consuming PlannedStep, after earlier: AppliedStep?) async -> (PlannedStep?, AppliedStep?) {
+    /// is), this step's effects still to perform if there is a next step
+    /// (without one they are performed before returning), and the input
+    /// taken for the step after next (only with a next step).
+    func commitAndApply(
+        _ step: consuming PlannedStep, after earlier: AppliedStep?, prefetched: PrefetchedInput?
+    ) async -> (PlannedStep?, AppliedStep?, PrefetchedInput?) {
         let plan = step.plan
         var input = step.input
         var scratch = step.scratch
         _ = consume step  // the adopted copy must not share its rooms' buffers (settle)
         if routerReplay == nil { routerReplay = [] }
-        let following = await takeInput(following: true)
+        // Looked up before this step's commit is queued (after it, the lookup would wait for it).
+        let following: StepInput?
+        if let prefetched { following = await finish(prefetched) } else { following = await takeInput(following: true) }
         let changes = plan.changes
         let store = self.store
         async let committing = Self.commit(changes, to: store)
@@ -135,7 +171,11 @@ extension ChatNode {
         // Refusals found while this step was taken, after the step before's events.
         emitNotices(&input)
         var next: PlannedStep?
-        if let following { next = await self.plan(following, on: scratch, after: plan) }
+        var ahead: PrefetchedInput?
+        if let following {
+            next = await self.plan(following, on: scratch, after: plan)
+            ahead = await prefetch()
+        }
         let outcome = await committing
         // Router changes made on the actor since this step's copy was taken
         // (a room activated) apply to the copies too, before adoption.
@@ -155,22 +195,24 @@ extension ChatNode {
             let applied = AppliedStep(effects: plan.effects, added: result.added)
             guard next != nil else {
                 await perform(applied)
-                return (nil, nil)
+                return (nil, nil, nil)
             }
-            return (next, applied)
+            return (next, applied, ahead)
         case .failure(let error):
             storeFailed(error, what: "\(plan.changes.messages.count) messages")
             for command in plan.commands { command.resume(.failure(.store(error))) }
             for page in plan.catchUpPages { retryCatchUp(page.request, from: page.peer) }
             recoverLostPublicMessages(plan)
-            guard let dropped = next else { return (nil, nil) }
+            guard let dropped = next else { return (nil, nil, nil) }
             // Planned as if this step were stored: plan it again as things are.
             var input = dropped.input
             // Commands refused while planning were answered then; the rest wait.
             input.commands = dropped.plan.commands
             await lookUp(&input)
             routerReplay = []
-            return (await self.plan(input, on: router), nil)
+            // `ahead` was looked up after this commit failed: right for a
+            // step planned on top of the re-planned one.
+            return (await self.plan(input, on: router), nil, ahead)
         }
     }
 

@@ -18,6 +18,9 @@ struct NodePlan {
     var queuedBefore: [NodeNumber: [MessageID]] = [:]
     /// A catch-up page being merged: asked again if the commit fails.
     var catchUpPages: [(peer: NodeNumber, request: CatchUpRequest)] = []
+    /// Peers whose outstanding request the step this one was planned on top
+    /// of answers (its `.caughtUp` has not run yet): another reply is unsolicited.
+    var catchUpAnsweredBefore = Set<NodeNumber>()
     /// Other authors' stored usage when the step began, plus what it admits
     /// (ChatNode+Quota.swift).
     var authorUsage: [NodeNumber: StorageUsage] = [:]

@@ -36,3 +36,11 @@ struct AppliedStep {
     /// The ids the commit stored (a `.message` is reported only if new).
     var added: Set<MessageID>
 }
+
+/// The input of a step two ahead, taken while the step before it commits;
+/// its lookup was queued on the store then and is awaited when it is
+/// planned.
+struct PrefetchedInput {
+    var input: StepInput
+    let lookup: Task<StoreLookup?, Never>
+}

@@ -124,4 +124,30 @@ import TestSupport
         ])
         await fixture.node.stop()
     }
+
+    @Test func theStepAfterNextIsLookedUpBeforeTheNextCommitAndAllArriveInOrder() async throws {
+        let fixture = try await Fixture()
+        let calls = await fixture.store.journal.count
+        await fixture.store.holdNextLookup()
+        fixture.feed(0)
+        try #require(await waitUntil("the first step looks up") { await fixture.store.lookupHeld })
+        // One full step behind the first, and three more behind that.
+        let total = 1 + NodeLimits.maxCommitBatch + 3
+        for n in 1..<total { fixture.feed(n) }
+        try await fixture.waitForBacklog(total - 1)
+        await fixture.store.releaseLookup()
+
+        try await fixture.log.until("all shown", within: .seconds(20)) { _ in fixture.shown().count == total }
+        #expect(fixture.shown() == (0..<total).map { "m\($0)" })
+        let journal = Array(await fixture.store.journal.dropFirst(calls))
+        // The last three were looked up while the full step was planned on
+        // top of the first (behind the first commit), before the full
+        // step's own commit was queued.
+        let lookup = try #require(journal.firstIndex(of: .lookUp(3)))
+        let fullCommit = try #require(journal.firstIndex(of: .commit(NodeLimits.maxCommitBatch, failed: false)))
+        #expect(lookup < fullCommit)
+        #expect(journal.filter { if case .lookUp = $0 { true } else { false } } == [.lookUp(1), .lookUp(NodeLimits.maxCommitBatch), .lookUp(3)])
+        #expect(try await fixture.store.inner.storedIDs(among: (0..<total).map(Self.id)).count == total)
+        await fixture.node.stop()
+    }
 }
