@@ -14,7 +14,7 @@ import ChatStore
 ///
 /// N-1's effects (events, acks, sends, answers: after its commit, in order)
 /// are performed while N commits, before N+1 is planned; then the input of
-/// N+2 is taken and its lookup queued behind N's commit. So the store's
+/// N+2 is taken and looked up as soon as N's commit returns. So the store's
 /// thread runs lookup, commit, lookup, commit... while the node does the
 /// rest: per step the node waits for max(commit, effects + plan + take).
 extension ChatNode {
@@ -39,13 +39,15 @@ extension ChatNode {
         return prepare(received, commands: taken)
     }
 
-    /// Takes the input of the step after next while this step commits, and
-    /// queues its lookup on the store now: behind this step's commit, but
+    /// Takes the input of the step after next while this step commits; its
+    /// lookup runs as soon as `commit` returns: after this step's commit,
     /// ahead of the next step's, so the next iteration finds it done.
-    func prefetch() async -> PrefetchedInput? {
+    func prefetch(after commit: Task<Result<StoreCommitResult, StoreError>, Never>) async -> PrefetchedInput? {
         guard let input = await take(following: true) else { return nil }
         let store = self.store, ids = input.ids, authors = input.authors
         let lookup = Task.detached { () -> StoreLookup? in
+            // Exactly the store with this step's outcome and without the next step's.
+            _ = await commit.value
             if ids.isEmpty && authors.isEmpty { return StoreLookup() }
             return try? await store.lookUp(ids: ids, authors: authors)
         }
@@ -146,8 +148,8 @@ extension ChatNode {
 
     /// Commits `step`. Meanwhile: performs the effects of the step before
     /// it (`earlier`, committed), plans the next step on top of this one,
-    /// and takes the input of the one after (its lookup queued behind this
-    /// commit). On success adopts the step's router copy; on failure drops
+    /// and takes the input of the one after (looked up once this commit
+    /// returns). On success adopts the step's router copy; on failure drops
     /// it and answers its commands with the error. Returns the next step
     /// (planned on top of this one, or after a failure on the router as it
     /// is), this step's effects still to perform if there is a next step
@@ -166,7 +168,8 @@ extension ChatNode {
         if let prefetched { following = await finish(prefetched) } else { following = await takeInput(following: true) }
         let changes = plan.changes
         let store = self.store
-        async let committing = Self.commit(changes, to: store)
+        // A task, not `async let`: the prefetched lookup waits for it too.
+        let committing = Task.detached { await Self.commit(changes, to: store) }
         if let earlier { await perform(earlier) }
         // Refusals found while this step was taken, after the step before's events.
         emitNotices(&input)
@@ -174,9 +177,9 @@ extension ChatNode {
         var ahead: PrefetchedInput?
         if let following {
             next = await self.plan(following, on: scratch, after: plan)
-            ahead = await prefetch()
+            ahead = await prefetch(after: committing)
         }
-        let outcome = await committing
+        let outcome = await committing.value
         // Router changes made on the actor since this step's copy was taken
         // (a room activated) apply to the copies too, before adoption.
         let replay = routerReplay ?? []
@@ -222,7 +225,7 @@ extension ChatNode {
         if await performAll(effects, added: applied.added) { await pumpOutbox() }
     }
 
-    /// The commit, off the actor (a child task while the next step is planned).
+    /// The commit, off the actor (its own task while the next step is planned).
     nonisolated static func commit(_ changes: StoreChanges, to store: any ChatStoring) async -> Result<StoreCommitResult, StoreError> {
         // Acks, replies, answers: nothing to write.
         if changes.isEmpty { return .success(StoreCommitResult()) }

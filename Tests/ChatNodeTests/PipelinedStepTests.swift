@@ -75,7 +75,7 @@ import TestSupport
         // m2 and m3 were looked up before m1's commit and planned on top of
         // it; after its failure, looked up and planned again, and stored.
         #expect(await Array(fixture.store.journal.dropFirst(calls)) == [
-            .lookUp(1), .lookUp(2), .commit(1, failed: true), .lookUp(2), .commit(2, failed: false),
+            .lookUp(1), .lookUp(2), .commit(1, failed: true), .lookUp(2), .commit(2, failed: false), .stored(2),
         ])
         #expect(try await fixture.store.inner.storedIDs(among: [Self.id(1), Self.id(2), Self.id(3)]) == [Self.id(2), Self.id(3)])
         #expect(await fixture.node.recentMessages(in: .publicRoom).map(\.content) == ["m2", "m3"])
@@ -119,8 +119,8 @@ import TestSupport
         // The step planned while the first committed reports after it, and
         // carol's leaving ends the run: it comes after that step, alone.
         #expect(order == (0..<10).map { "m\($0)" } + ["mine", "left carol"] + (10..<15).map { "m\($0)" })
-        #expect(await Array(fixture.store.journal.dropFirst(calls).prefix(4)) == [
-            .lookUp(1), .lookUp(9), .commit(1, failed: false), .commit(10, failed: false),
+        #expect(await Array(fixture.store.journal.dropFirst(calls).prefix(6)) == [
+            .lookUp(1), .lookUp(9), .commit(1, failed: false), .stored(1), .commit(10, failed: false), .stored(10),
         ])
         await fixture.node.stop()
     }
@@ -140,12 +140,13 @@ import TestSupport
         try await fixture.log.until("all shown", within: .seconds(20)) { _ in fixture.shown().count == total }
         #expect(fixture.shown() == (0..<total).map { "m\($0)" })
         let journal = Array(await fixture.store.journal.dropFirst(calls))
-        // The last three were looked up while the full step was planned on
-        // top of the first (behind the first commit), before the full
-        // step's own commit was queued.
+        // The last three were taken while the full step was planned on top
+        // of the first, and looked up after the first commit, before the
+        // full step's own commit.
+        let firstCommit = try #require(journal.firstIndex(of: .stored(1)))
         let lookup = try #require(journal.firstIndex(of: .lookUp(3)))
         let fullCommit = try #require(journal.firstIndex(of: .commit(NodeLimits.maxCommitBatch, failed: false)))
-        #expect(lookup < fullCommit)
+        #expect(firstCommit < lookup && lookup < fullCommit)
         #expect(journal.filter { if case .lookUp = $0 { true } else { false } } == [.lookUp(1), .lookUp(NodeLimits.maxCommitBatch), .lookUp(3)])
         #expect(try await fixture.store.inner.storedIDs(among: (0..<total).map(Self.id)).count == total)
         await fixture.node.stop()

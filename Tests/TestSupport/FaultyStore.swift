@@ -22,10 +22,12 @@ public actor FaultyStore: ChatStoring {
     private var holdingLookups = false
     private var heldLookup: CheckedContinuation<Void, Never>?
 
-    /// One call the store saw: a lookup of so many ids, a commit of so many messages.
+    /// One call the store saw: a lookup of so many ids, a commit of so many
+    /// messages (begun; failed at once), and a commit's successful return.
     public enum StoreCall: Equatable, Sendable {
         case lookUp(Int)
         case commit(Int, failed: Bool)
+        case stored(Int)
     }
 
     public init(_ inner: ChatStore) {
@@ -58,7 +60,9 @@ public actor FaultyStore: ChatStoring {
         }
         journal.append(.commit(changes.messages.count, failed: false))
         if delay > .zero { try? await Task.sleep(for: delay) }
-        return try await inner.commit(changes)
+        let result = try await inner.commit(changes)
+        journal.append(.stored(changes.messages.count))
+        return result
     }
 
     /// The next lookup waits until `releaseLookup()` (a step caught while
