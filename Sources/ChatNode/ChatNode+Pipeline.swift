@@ -97,7 +97,10 @@ extension ChatNode {
     /// `effects` with each room's unread count reported once, as it is
     /// after the step: the earlier reports are dropped, so a step of 1000
     /// messages tells the front end its room's count once, not 1000 times
-    /// (one event less per message under a flood).
+    /// (one event less per message under a flood). Received messages'
+    /// reports are superseded while planning (`NodePlan.reportUnread`);
+    /// this catches the rest (catch-up pages, commands) without a copy
+    /// when there is nothing to drop.
     static func unreadReportedOnce(_ effects: [NodeEffect]) -> [NodeEffect] {
         var last: [RoomID: Int] = [:]
         var reports = 0
@@ -158,6 +161,8 @@ extension ChatNode {
             reportQuota(peer, nickname: nickname, used: used)
         case .resume(let command, let result):
             command.resume(result)
+        case .superseded:
+            break
         }
         return false
     }

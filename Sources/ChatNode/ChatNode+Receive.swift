@@ -52,6 +52,8 @@ extension ChatNode {
             case .unknownType:
                 counters.unknownType += 1
                 plan.effects.append(.report(event))
+            case .unreadChanged(let room, _):
+                plan.reportUnread(event, in: room)
             default:
                 plan.effects.append(.report(event))
             }

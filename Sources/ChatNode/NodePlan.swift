@@ -29,6 +29,17 @@ struct NodePlan {
     var startUsage: [NodeNumber: StorageUsage] = [:]
     /// Authors refused for their quota in this step.
     var quotaReached = Set<NodeNumber>()
+    /// Where each room's latest unread report is in `effects`.
+    private var unreadAt: [RoomID: Int] = [:]
+
+    /// Reports a room's unread count, superseding the step's earlier report
+    /// of that room: the front end hears the count once, as it is after the
+    /// step (a flood of 4096 messages is one unread event, not 4096).
+    mutating func reportUnread(_ event: ChatEvent, in room: RoomID) {
+        if let earlier = unreadAt[room] { effects[earlier] = .superseded }
+        unreadAt[room] = effects.count
+        effects.append(.report(event))
+    }
 }
 
 /// Something the node does after a commit.
@@ -58,6 +69,8 @@ enum NodeEffect {
     case quotaReached(NodeNumber, nickname: String, used: StorageUsage)
     /// Answer a command.
     case resume(PendingCommand, Result<Message?, NodeError>)
+    /// Nothing: an unread report a later one in the same step replaced.
+    case superseded
 }
 
 /// What the user asked the node to do; planned with the received frames of
