@@ -116,7 +116,7 @@ extension ChatNode {
         on scratch: inout MessageRouter, into plan: inout NodePlan
     ) {
         guard let outstanding = catchUpOutstanding[peer], reply.refId == outstanding.id,
-              !plan.catchUpPages.contains(where: { $0.peer == peer }) else {
+              !plan.catchUpPages.contains(where: { $0.peer == peer }), !plan.catchUpAnsweredBefore.contains(peer) else {
             counters.catchUpUnsolicited += 1
             logger.notice("refused a history reply from \(peer) that answers no request")
             return

@@ -39,7 +39,7 @@ extension ChatNode {
                     answers.append(effect)
                     continue
                 }
-            case .report, .emit, .enqueue, .enqueueSent, .delivered, .failOutbox, .linkLost, .quotaReached:
+            case .report, .emit, .enqueue, .enqueueSent, .delivered, .failOutbox, .linkLost, .quotaReached, .superseded:
                 break  // no frames of their own: they may pass a waiting batch
             default:
                 await handOver(&batch)

@@ -12,10 +12,12 @@ import ChatStore
 /// the commands. A failed commit changes nothing: ids stay unseen, so the
 /// sender's retry is stored once the cause is gone.
 ///
-/// While a step commits, the node is free and the pump keeps filling the
-/// inbox, so the next step is whatever arrived meanwhile: one message alone
-/// commits at once, a flood commits in large batches. Peer joins and leaves
-/// end a run and are handled on their own, so events keep their order.
+/// While a step commits, the node plans the next one (whatever arrived
+/// while this one was planned) on top of it, and the pump keeps filling
+/// the inbox: one message alone commits at once, a flood commits in large
+/// batches with planning and commit overlapped (ChatNode+Step.swift).
+/// Peer joins and leaves end a run and are handled on their own, so events
+/// keep their order.
 extension ChatNode {
     /// Takes one event from the transport; starts the drainer if idle.
     func enqueue(_ event: TransportEvent) async {
@@ -29,7 +31,7 @@ extension ChatNode {
     }
 
     /// Resumes reading once the inbox has drained enough.
-    private func releaseBackpressure() async {
+    func releaseBackpressure() async {
         guard readingPaused, inbox.count <= NodeLimits.inboxLowWater else { return }
         readingPaused = false
         await tellTransport()
@@ -48,6 +50,9 @@ extension ChatNode {
         tellingTransport = false
     }
 
+    /// Transport events and commands waiting for a step (diagnostics, tests).
+    public var backlog: (transportEvents: Int, commands: Int) { (inbox.count, commands.count) }
+
     /// Queues a command for the next step and waits for its commit.
     func submit(_ command: NodeCommand) async -> Result<Message?, NodeError> {
         await withCheckedContinuation { reply in
@@ -62,105 +67,58 @@ extension ChatNode {
     }
 
     private func drain() async {
-        while !inbox.isEmpty || !commands.isEmpty {
-            if let event = inbox.takeSingle() {
-                await handle(event)
-                continue
+        var next: PlannedStep?
+        // Committed, its effects not yet performed; and the input of the
+        // step after `next`: both only while `next` is set.
+        var applied: AppliedStep?
+        var prefetched: PrefetchedInput?
+        while true {
+            let step: PlannedStep
+            if let planned = next {
+                step = planned
+                next = nil
+            } else {
+                if let event = inbox.takeSingle() {
+                    await handle(event)
+                    continue
+                }
+                guard let input = await takeInput() else { break }
+                // Router changes made while this step awaits (signing, the
+                // commit) are replayed on its copy before it is adopted.
+                routerReplay = []
+                step = await plan(input, on: router)
             }
-            let received = inbox.takeReceived(limit: NodeLimits.maxCommitBatch)
-            let taken = Array(commands.prefix(NodeLimits.maxCommitBatch))
-            commands.removeFirst(taken.count)
-            await releaseBackpressure()
-            await step(received: received, commands: taken)
+            (next, applied, prefetched) = await commitAndApply(step, after: applied, prefetched: prefetched)
         }
         drainer = nil
         await releaseBackpressure()
     }
 
-    /// Plans, commits and applies one step.
-    func step(received: [ReceivedFrame], commands: [PendingCommand]) async {
-        // Signatures are checked on the frames as sent, before the clamp.
-        let frames = admitLive(received)
-        let now = clock.nowMillis()
-        var payloads: [P2PPayload] = []
-        payloads.reserveCapacity(frames.count)
-        var lookUp: [MessageID] = []
-        for (incoming, peer) in frames {
-            counters.receivedByType[incoming.type.name, default: 0] += 1
-            lastHeard[peer] = now
-            var payload = incoming
-            if payload.type.carriesChatText {
-                Self.clampTimestamp(&payload, now: now, counters: &counters)
-                lookUp.append(payload.messageId)
-            }
-            lookUp.append(contentsOf: payload.messages?.map(\.messageId) ?? [])
-            payloads.append(payload)
-        }
-        let stored = lookUp.isEmpty ? [] : ((try? await store.storedIDs(among: lookUp)) ?? [])
-        let authors = quotaAuthors(payloads)
-
-        // Plan on a copy: nothing the node holds changes until the commit.
-        var scratch = router
-        // Router changes made while this step awaits (usage, signing,
-        // commit) are replayed on the copy before it is adopted.
-        routerReplay = []
-        var plan = NodePlan()
-        // Unreadable usage counts as none: the commit will most likely fail too.
-        if !authors.isEmpty { plan.authorUsage = (try? await store.usage(of: authors)) ?? [:] }
-        for (payload, (_, peer)) in zip(payloads, frames) {
-            planReceive(payload, from: peer, stored: stored, now: now, on: &scratch, into: &plan)
-        }
-        await planCommands(commands, now: now, on: &scratch, into: &plan)
-        await commitAndApply(plan, scratch: consume scratch)
-    }
-
-    /// Commits `plan`; on success adopts `scratch` and performs the effects,
-    /// on failure drops both and answers the commands with the error.
-    /// `scratch` is consumed: no other copy may share its rooms' buffers
-    /// when it is settled, or settling copies them whole.
-    func commitAndApply(_ plan: NodePlan, scratch: consuming MessageRouter) async {
-        if routerReplay == nil { routerReplay = [] }
-        let outcome: Result<StoreCommitResult, StoreError>
-        if plan.changes.isEmpty {
-            outcome = .success(StoreCommitResult())  // acks, replies, answers: nothing to write
-        } else {
-            do { outcome = .success(try await store.commit(plan.changes)) } catch { outcome = .failure(error) }
-        }
-        let replay = routerReplay ?? []
-        routerReplay = nil
-        switch outcome {
-        case .success(let result):
-            storeHealthy()
-            // Changes made while the commit ran (a room activated) apply to the copy too.
-            for change in replay { _ = change(&scratch) }
-            router = consume scratch
-            // Nothing shares the rooms' buffers now: they take the step's messages in place.
-            router.settle()
-            // Each room's unread count is reported once, as it is after the step.
-            let unreadShown = Self.lastUnreadChanges(in: plan.effects)
-            let effects = plan.effects.enumerated().compactMap { index, effect -> NodeEffect? in
-                if case .report(.unreadChanged) = effect, !unreadShown.contains(index) { return nil }
-                return effect
-            }
-            if await performAll(effects, added: result.added) { await pumpOutbox() }
-        case .failure(let error):
-            storeFailed(error, what: "\(plan.changes.messages.count) messages")
-            for command in plan.commands { command.resume(.failure(.store(error))) }
-            for page in plan.catchUpPages { retryCatchUp(page.request, from: page.peer) }
-            recoverLostPublicMessages(plan)
-        }
-    }
-
-    /// The effects that report a room's unread count for the last time in
-    /// a step: the earlier ones are dropped, so a step of 1000 messages
-    /// tells the front end its room's count once, as it is after the step,
-    /// not 1000 times (one event less per message under a flood).
-    static func lastUnreadChanges(in effects: [NodeEffect]) -> Set<Int> {
+    /// `effects` with each room's unread count reported once, as it is
+    /// after the step: the earlier reports are dropped, so a step of 1000
+    /// messages tells the front end its room's count once, not 1000 times
+    /// (one event less per message under a flood). Received messages'
+    /// reports are superseded while planning (`NodePlan.reportUnread`);
+    /// this catches the rest (catch-up pages, commands) without a copy
+    /// when there is nothing to drop.
+    static func unreadReportedOnce(_ effects: [NodeEffect]) -> [NodeEffect] {
         var last: [RoomID: Int] = [:]
+        var reports = 0
         for (index, effect) in effects.enumerated() {
-            if case .report(.unreadChanged(let room, _)) = effect { last[room] = index }
+            if case .report(.unreadChanged(let room, _)) = effect {
+                last[room] = index
+                reports += 1
+            }
         }
-        return Set(last.values)
+        guard reports > last.count else { return effects }  // nothing to drop: no copy
+        let kept = Set(last.values)
+        var result: [NodeEffect] = []
+        result.reserveCapacity(effects.count - reports + kept.count)
+        for (index, effect) in effects.enumerated() {
+            if case .report(.unreadChanged) = effect, !kept.contains(index) { continue }
+            result.append(effect)
+        }
+        return result
     }
 
     /// Performs one effect; returns whether the outbox has new work.
@@ -203,6 +161,8 @@ extension ChatNode {
             reportQuota(peer, nickname: nickname, used: used)
         case .resume(let command, let result):
             command.resume(result)
+        case .superseded:
+            break
         }
         return false
     }

@@ -15,16 +15,12 @@ import ChatStore
 /// other peers' are unaffected. Refusals are counted (`quotaRefused`), and
 /// said once per peer per run (`NodeEvent.peerQuota`), not per message.
 extension ChatNode {
-    /// The authors whose quota this step's frames touch: live chat frames
-    /// and catch-up entries by anyone but this node.
-    func quotaAuthors(_ payloads: [P2PPayload]) -> [NodeNumber] {
+    /// Adds the authors whose quota `payload` touches: a live chat frame's
+    /// or catch-up entries' authors, anyone but this node.
+    func quotaAuthors(of payload: P2PPayload, into authors: inout Set<NodeNumber>) {
         let me = identity.number
-        var authors = Set<NodeNumber>()
-        for payload in payloads {
-            if payload.type.carriesChatText, payload.senderNumber != me { authors.insert(payload.senderNumber) }
-            for entry in payload.messages ?? [] where entry.senderNumber != me { authors.insert(entry.senderNumber) }
-        }
-        return Array(authors)
+        if payload.type.carriesChatText, payload.senderNumber != me { authors.insert(payload.senderNumber) }
+        for entry in payload.messages ?? [] where entry.senderNumber != me { authors.insert(entry.senderNumber) }
     }
 
     /// Whether a message of `bytes` by `author` fits its quota; if so it is

@@ -52,6 +52,8 @@ extension ChatNode {
             case .unknownType:
                 counters.unknownType += 1
                 plan.effects.append(.report(event))
+            case .unreadChanged(let room, _):
+                plan.reportUnread(event, in: room)
             default:
                 plan.effects.append(.report(event))
             }
@@ -91,7 +93,7 @@ extension ChatNode {
     /// step queues, fail for good.
     func planFailOutbox(_ peer: NodeNumber, into plan: inout NodePlan) {
         let waiting = outbox.entries.values.filter { $0.payload.targetNumber == peer }.map(\.payload.messageId)
-        for id in waiting + (plan.queued[peer] ?? []) { plan.changes.setDelivery(.failed, for: id) }
+        for id in waiting + (plan.queuedBefore[peer] ?? []) + (plan.queued[peer] ?? []) { plan.changes.setDelivery(.failed, for: id) }
         plan.effects.append(.failOutbox(peer))
     }
 

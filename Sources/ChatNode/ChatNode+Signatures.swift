@@ -24,7 +24,10 @@ extension ChatNode {
     /// Whether a frame that came over `peer`'s link may go on to the
     /// router: a public message must be signed by the link's own peer.
     /// Checked before anything (timestamp clamping) changes the frame.
-    func admitLive(_ payload: P2PPayload, from peer: NodeNumber) -> Bool {
+    /// The refusal event goes to `notices`, emitted by the caller in the
+    /// step's turn (a step checked while the one before commits must not
+    /// report before that one's events).
+    func admitLive(_ payload: P2PPayload, from peer: NodeNumber, notices: inout [NodeEvent]) -> Bool {
         guard payload.type == .publicMessage, let authenticator else { return true }
         let verdict: SignatureVerdict
         if let linkKey = directory[peer]?.identityKey {
@@ -35,7 +38,7 @@ extension ChatNode {
         guard verdict.isValid else {
             counters.signatureRefusals[verdict.rawValue, default: 0] += 1
             logger.notice("refused public message \(payload.messageId) from \(peer): \(verdict)")
-            emit(.rejected(from: peer, reason: "public message: \(verdict)"))
+            notices.append(.rejected(from: peer, reason: "public message: \(verdict)"))
             return false
         }
         return true
@@ -58,14 +61,19 @@ extension ChatNode {
 
     /// The frames of a received batch that may go on (see the one-frame
     /// `admitLive`); refused ones still count as received.
-    func admitLive(_ frames: [ReceivedFrame]) -> [ReceivedFrame] {
+    func admitLive(_ frames: [ReceivedFrame], notices: inout [NodeEvent]) -> [ReceivedFrame] {
         guard authenticator != nil else { return frames }
-        return frames.filter { frame in
-            if admitLive(frame.payload, from: frame.peer) { return true }
-            counters.receivedByType[frame.payload.type.name, default: 0] += 1
-            lastHeard[frame.peer] = clock.nowMillis()
-            return false
+        var admitted: [ReceivedFrame] = []
+        admitted.reserveCapacity(frames.count)
+        for frame in frames {
+            if admitLive(frame.payload, from: frame.peer, notices: &notices) {
+                admitted.append(frame)
+            } else {
+                counters.receivedByType[frame.payload.type.name, default: 0] += 1
+                lastHeard[frame.peer] = clock.nowMillis()
+            }
         }
+        return admitted
     }
 
     /// Whether one entry of a history reply may be stored, judged before

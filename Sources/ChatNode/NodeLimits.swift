@@ -26,12 +26,15 @@ public enum NodeLimits {
     /// Pages in a row with nothing new after which a catch-up source lets a
     /// waiting peer go first.
     public static let catchUpIdlePagesBeforeYield = 3
-    /// Most frames and commands planned and committed together.
-    public static let maxCommitBatch = 1024
+    /// Most frames and commands planned and committed together. Under a
+    /// flood every step is this big, so each commit's fixed cost (the
+    /// fsync) is shared by this many: 4096 stored about 15% faster per
+    /// message than 1024 here (bench row `receive`).
+    public static let maxCommitBatch = 4096
     /// Transport events waiting before the node asks the transport to stop
     /// reading its peers, and the level at which it reads again.
-    public static let inboxHighWater = 8 * maxCommitBatch
-    public static let inboxLowWater = maxCommitBatch
+    public static let inboxHighWater = 8192
+    public static let inboxLowWater = 1024
     /// Events held for a front end that does not read: beyond this the
     /// oldest are dropped (and counted); messages stay in the history.
     public static let eventBuffer = 65_536

@@ -13,13 +13,33 @@ struct NodePlan {
     /// Outgoing DMs this plan queues, per peer (a decline in the same
     /// step fails them too).
     var queued: [NodeNumber: [MessageID]] = [:]
+    /// Outgoing DMs queued by the step this one was planned on top of,
+    /// whose commit had not returned (so they were not in the outbox yet).
+    var queuedBefore: [NodeNumber: [MessageID]] = [:]
     /// A catch-up page being merged: asked again if the commit fails.
     var catchUpPages: [(peer: NodeNumber, request: CatchUpRequest)] = []
+    /// Peers whose outstanding request the step this one was planned on top
+    /// of answers (its `.caughtUp` has not run yet): another reply is unsolicited.
+    var catchUpAnsweredBefore = Set<NodeNumber>()
     /// Other authors' stored usage when the step began, plus what it admits
     /// (ChatNode+Quota.swift).
     var authorUsage: [NodeNumber: StorageUsage] = [:]
+    /// `authorUsage` before this step admitted anything: the difference is
+    /// what a step planned on top of this one counts as already stored.
+    var startUsage: [NodeNumber: StorageUsage] = [:]
     /// Authors refused for their quota in this step.
     var quotaReached = Set<NodeNumber>()
+    /// Where each room's latest unread report is in `effects`.
+    private var unreadAt: [RoomID: Int] = [:]
+
+    /// Reports a room's unread count, superseding the step's earlier report
+    /// of that room: the front end hears the count once, as it is after the
+    /// step (a flood of 4096 messages is one unread event, not 4096).
+    mutating func reportUnread(_ event: ChatEvent, in room: RoomID) {
+        if let earlier = unreadAt[room] { effects[earlier] = .superseded }
+        unreadAt[room] = effects.count
+        effects.append(.report(event))
+    }
 }
 
 /// Something the node does after a commit.
@@ -49,6 +69,8 @@ enum NodeEffect {
     case quotaReached(NodeNumber, nickname: String, used: StorageUsage)
     /// Answer a command.
     case resume(PendingCommand, Result<Message?, NodeError>)
+    /// Nothing: an unread report a later one in the same step replaced.
+    case superseded
 }
 
 /// What the user asked the node to do; planned with the received frames of

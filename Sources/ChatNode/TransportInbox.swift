@@ -9,6 +9,11 @@ struct TransportInbox: Sendable {
 
     mutating func append(_ event: TransportEvent) { events.append(event) }
 
+    /// Whether the next event is a received frame (not a peer change).
+    var startsWithFrame: Bool {
+        if case .received? = events.first { true } else { false }
+    }
+
     /// The next event to handle alone (a peer joining, updating or
     /// leaving), or nil when the next one is a frame (take those with
     /// `takeReceived`).

@@ -13,7 +13,7 @@ extension ChatStore {
         }
     }
 
-    private func usage(of authors: Set<NodeNumber>, in database: SQLiteDatabase) throws(StoreError) -> [NodeNumber: StorageUsage] {
+    func usage(of authors: Set<NodeNumber>, in database: SQLiteDatabase) throws(StoreError) -> [NodeNumber: StorageUsage] {
         var found: [NodeNumber: StorageUsage] = [:]
         for author in authors {
             let usage = try database.withStatement(SQL.authorUsage) { statement throws(StoreError) -> StorageUsage? in

@@ -7,7 +7,9 @@ import ChatCore
 public protocol ChatStoring: Actor {
     /// Writes all of `changes` or none of them (see `StoreChanges`).
     func commit(_ changes: StoreChanges) async throws(StoreError) -> StoreCommitResult
-    func storedIDs(among ids: [MessageID]) async throws(StoreError) -> Set<MessageID>
+    /// Which of `ids` are stored and what `authors`' stored messages take,
+    /// in one read: the node's one store hop before it plans a step.
+    func lookUp(ids: [MessageID], authors: [NodeNumber]) async throws(StoreError) -> StoreLookup
     func rooms() async throws(StoreError) -> [RoomSummary]
     func conversations() async throws(StoreError) -> [(peer: NodeNumber, nickname: String, state: DMState)]
     func page(_ room: RoomID, before cursor: HistoryCursor?, limit: Int) async throws(StoreError) -> [Message]
@@ -29,8 +31,6 @@ public protocol ChatStoring: Actor {
     func lastSeq() async throws(StoreError) -> Int64
     func publicMessages(afterSeq seq: Int64, limit: Int) async throws(StoreError) -> [(seq: Int64, message: Message)]
     func value(forKey key: String) async throws(StoreError) -> String?
-    /// What each of `authors`' stored messages take (the per-peer quota).
-    func usage(of authors: [NodeNumber]) async throws(StoreError) -> [NodeNumber: StorageUsage]
 }
 
 extension ChatStore: ChatStoring {}

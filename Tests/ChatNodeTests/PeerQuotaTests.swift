@@ -70,6 +70,8 @@ import TestSupport
 
         let dm = try await mallory.node.sendDirect("let me in", to: alice.identity.number)
         try #require(await waitUntil("the request refused") { await alice.node.statistics().quotaRefused >= 1 })
+        // Counted while planning, said after the step's commit: wait for the event.
+        try await alice.log.until("the quota said") { _ in !Self.quotaEvents(alice).isEmpty }
         #expect(try await alice.store.storedIDs(among: [dm.id]).isEmpty)
         #expect(!alice.log.events.contains { if case .dmRequest = $0 { true } else { false } })
         #expect(await alice.node.rooms().count == 1, "no conversation opened")

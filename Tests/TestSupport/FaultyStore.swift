@@ -17,6 +17,18 @@ public actor FaultyStore: ChatStoring {
     private var delay = Duration.zero
     public private(set) var commits = 0
     public private(set) var failures = 0
+    /// Lookups and commits in the order they reached the store.
+    public private(set) var journal: [StoreCall] = []
+    private var holdingLookups = false
+    private var heldLookup: CheckedContinuation<Void, Never>?
+
+    /// One call the store saw: a lookup of so many ids, a commit of so many
+    /// messages (begun; failed at once), and a commit's successful return.
+    public enum StoreCall: Equatable, Sendable {
+        case lookUp(Int)
+        case commit(Int, failed: Bool)
+        case stored(Int)
+    }
 
     public init(_ inner: ChatStore) {
         self.inner = inner
@@ -42,14 +54,37 @@ public actor FaultyStore: ChatStoring {
         commits += 1
         if diskFull || failing.remove(commits) != nil || (failureRate > 0 && random.chance(failureRate)) {
             failures += 1
+            journal.append(.commit(changes.messages.count, failed: true))
             // SQLITE_FULL (13), as SQLite reports a full disk.
             throw .io(path: "history.sqlite", code: 13, message: "database or disk is full")
         }
+        journal.append(.commit(changes.messages.count, failed: false))
         if delay > .zero { try? await Task.sleep(for: delay) }
-        return try await inner.commit(changes)
+        let result = try await inner.commit(changes)
+        journal.append(.stored(changes.messages.count))
+        return result
     }
 
-    public func storedIDs(among ids: [MessageID]) async throws(StoreError) -> Set<MessageID> { try await inner.storedIDs(among: ids) }
+    /// The next lookup waits until `releaseLookup()` (a step caught while
+    /// it looks up, so the test can line up what arrives meanwhile).
+    public func holdNextLookup() { holdingLookups = true }
+
+    /// Whether a held lookup is waiting.
+    public var lookupHeld: Bool { heldLookup != nil }
+
+    public func releaseLookup() {
+        heldLookup?.resume()
+        heldLookup = nil
+    }
+
+    public func lookUp(ids: [MessageID], authors: [NodeNumber]) async throws(StoreError) -> StoreLookup {
+        journal.append(.lookUp(ids.count))
+        if holdingLookups {
+            holdingLookups = false
+            await withCheckedContinuation { heldLookup = $0 }
+        }
+        return try await inner.lookUp(ids: ids, authors: authors)
+    }
     public func rooms() async throws(StoreError) -> [RoomSummary] { try await inner.rooms() }
     public func conversations() async throws(StoreError) -> [(peer: NodeNumber, nickname: String, state: DMState)] {
         try await inner.conversations()
@@ -85,7 +120,4 @@ public actor FaultyStore: ChatStoring {
         try await inner.publicMessages(afterSeq: seq, limit: limit)
     }
     public func value(forKey key: String) async throws(StoreError) -> String? { try await inner.value(forKey: key) }
-    public func usage(of authors: [NodeNumber]) async throws(StoreError) -> [NodeNumber: StorageUsage] {
-        try await inner.usage(of: authors)
-    }
 }

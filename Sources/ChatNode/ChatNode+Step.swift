@@ -1,0 +1,234 @@
+import ChatCore
+import ChatStore
+
+/// One step: take, look up, plan, commit, apply; overlapped with its
+/// neighbours (see ChatNode+Pipeline.swift).
+///
+/// While step N's commit runs on the store's thread, the frames that came
+/// in while N was planned are planned as step N+1 on N's copy of the
+/// router, as if N were committed: N's ids count as stored, its quota use
+/// as used, its DMs as queued. Their lookup is queued on the store before
+/// N's commit (after it, it would wait for the fsync). If N's commit
+/// fails, that plan is dropped and N+1 is looked up and planned again on
+/// the router as it is, so N leaves no trace and N+1 is stored normally.
+///
+/// N-1's effects (events, acks, sends, answers: after its commit, in order)
+/// are performed while N commits, before N+1 is planned; then the input of
+/// N+2 is taken and looked up as soon as N's commit returns. So the store's
+/// thread runs lookup, commit, lookup, commit... while the node does the
+/// rest: per step the node waits for max(commit, effects + plan + take).
+extension ChatNode {
+    /// The frames at the front of the inbox and the waiting commands, or
+    /// nil if there are none. `following`: for a step planned on top of
+    /// one not yet committed, which a peer change at the front stops (it is
+    /// handled alone, after that step).
+    func takeInput(following: Bool = false) async -> StepInput? {
+        guard var input = await take(following: following) else { return nil }
+        await lookUp(&input)
+        return input
+    }
+
+    /// `takeInput` without the lookup.
+    private func take(following: Bool) async -> StepInput? {
+        if following, !inbox.isEmpty, !inbox.startsWithFrame { return nil }
+        let received = inbox.takeReceived(limit: NodeLimits.maxCommitBatch)
+        let taken = Array(commands.prefix(NodeLimits.maxCommitBatch))
+        commands.removeFirst(taken.count)
+        if received.isEmpty && taken.isEmpty { return nil }
+        await releaseBackpressure()
+        return prepare(received, commands: taken)
+    }
+
+    /// Takes the input of the step after next while this step commits; its
+    /// lookup runs as soon as `commit` returns: after this step's commit,
+    /// ahead of the next step's, so the next iteration finds it done.
+    func prefetch(after commit: Task<Result<StoreCommitResult, StoreError>, Never>) async -> PrefetchedInput? {
+        guard let input = await take(following: true) else { return nil }
+        let store = self.store, ids = input.ids, authors = input.authors
+        let lookup = Task.detached { () -> StoreLookup? in
+            // Exactly the store with this step's outcome and without the next step's.
+            _ = await commit.value
+            if ids.isEmpty && authors.isEmpty { return StoreLookup() }
+            return try? await store.lookUp(ids: ids, authors: authors)
+        }
+        return PrefetchedInput(input: input, lookup: lookup)
+    }
+
+    /// A prefetched input with its lookup's answer.
+    func finish(_ prefetched: PrefetchedInput) async -> StepInput {
+        var input = prefetched.input
+        // Unreadable counts as nothing stored and no usage, as in `lookUp`.
+        let found = await prefetched.lookup.value ?? StoreLookup()
+        input.stored = found.stored
+        input.usage = found.usage
+        return input
+    }
+
+    /// Checks signatures (on the frames as sent, before the clamp), clamps
+    /// timestamps, and lists what to look up.
+    private func prepare(_ received: [ReceivedFrame], commands: [PendingCommand]) -> StepInput {
+        var notices: [NodeEvent] = []
+        let admitted = admitLive(received, notices: &notices)
+        let now = clock.nowMillis()
+        var frames: [ReceivedFrame] = []
+        frames.reserveCapacity(admitted.count)
+        var ids: [MessageID] = []
+        ids.reserveCapacity(admitted.count)
+        var authors = Set<NodeNumber>()
+        // Counted per run of one type and peer, not per frame (a flood is one run).
+        var run: (type: PayloadType, peer: NodeNumber, count: Int)?
+        for (incoming, peer) in admitted {
+            if let current = run, current.type == incoming.type, current.peer == peer {
+                run!.count += 1
+            } else {
+                if let done = run { countReceived(done.type, from: done.peer, done.count, at: now) }
+                run = (incoming.type, peer, 1)
+            }
+            var payload = incoming
+            if payload.type.carriesChatText {
+                Self.clampTimestamp(&payload, now: now, counters: &counters)
+                ids.append(payload.messageId)
+            }
+            if let entries = payload.messages { ids.append(contentsOf: entries.map(\.messageId)) }
+            quotaAuthors(of: payload, into: &authors)
+            frames.append((payload, peer))
+        }
+        if let done = run { countReceived(done.type, from: done.peer, done.count, at: now) }
+        return StepInput(frames: frames, commands: commands, now: now, ids: ids, authors: Array(authors), notices: notices)
+    }
+
+    private func countReceived(_ type: PayloadType, from peer: NodeNumber, _ count: Int, at now: Int64) {
+        counters.receivedByType[type.name, default: 0] += count
+        lastHeard[peer] = now
+    }
+
+    /// Duplicates and quota usage, one store call. Unreadable counts as
+    /// nothing stored and no usage: the commit will most likely fail too.
+    func lookUp(_ input: inout StepInput) async {
+        guard !input.ids.isEmpty || !input.authors.isEmpty else { return }
+        let found = (try? await store.lookUp(ids: input.ids, authors: input.authors)) ?? StoreLookup()
+        input.stored = found.stored
+        input.usage = found.usage
+    }
+
+    /// Reports the input's refusals once, in its turn.
+    func emitNotices(_ input: inout StepInput) {
+        for notice in input.notices { emit(notice) }
+        input.notices = []
+    }
+
+    /// Plans `input` on a copy of `base`; `prior` is the plan `base` comes
+    /// from when that plan's commit has not returned yet.
+    func plan(_ input: StepInput, on base: MessageRouter, after prior: NodePlan? = nil) async -> PlannedStep {
+        var scratch = base
+        var plan = NodePlan()
+        var stored = input.stored
+        var usage = input.usage
+        if let prior {
+            // As if `prior` were committed (its lookup came before that commit).
+            for message in prior.changes.messages { stored.insert(message.id) }
+            for author in input.authors {
+                guard let end = prior.authorUsage[author] else { continue }
+                let start = prior.startUsage[author] ?? StorageUsage()
+                let had = usage[author] ?? StorageUsage()
+                usage[author] = StorageUsage(messages: had.messages + end.messages - start.messages,
+                                             bytes: had.bytes + end.bytes - start.bytes)
+            }
+            plan.queuedBefore = prior.queued
+            plan.catchUpAnsweredBefore = Set(prior.catchUpPages.map(\.peer))
+        }
+        plan.authorUsage = usage
+        plan.startUsage = usage
+        for (payload, peer) in input.frames {
+            planReceive(payload, from: peer, stored: stored, now: input.now, on: &scratch, into: &plan)
+        }
+        await planCommands(input.commands, now: input.now, on: &scratch, into: &plan)
+        return PlannedStep(plan: plan, scratch: scratch, input: input)
+    }
+
+    /// Commits `step`. Meanwhile: performs the effects of the step before
+    /// it (`earlier`, committed), plans the next step on top of this one,
+    /// and takes the input of the one after (looked up once this commit
+    /// returns). On success adopts the step's router copy; on failure drops
+    /// it and answers its commands with the error. Returns the next step
+    /// (planned on top of this one, or after a failure on the router as it
+    /// is), this step's effects still to perform if there is a next step
+    /// (without one they are performed before returning), and the input
+    /// taken for the step after next (only with a next step).
+    func commitAndApply(
+        _ step: consuming PlannedStep, after earlier: AppliedStep?, prefetched: PrefetchedInput?
+    ) async -> (PlannedStep?, AppliedStep?, PrefetchedInput?) {
+        let plan = step.plan
+        var input = step.input
+        var scratch = step.scratch
+        _ = consume step  // the adopted copy must not share its rooms' buffers (settle)
+        if routerReplay == nil { routerReplay = [] }
+        // Looked up before this step's commit is queued (after it, the lookup would wait for it).
+        let following: StepInput?
+        if let prefetched { following = await finish(prefetched) } else { following = await takeInput(following: true) }
+        let changes = plan.changes
+        let store = self.store
+        // A task, not `async let`: the prefetched lookup waits for it too.
+        let committing = Task.detached { await Self.commit(changes, to: store) }
+        if let earlier { await perform(earlier) }
+        // Refusals found while this step was taken, after the step before's events.
+        emitNotices(&input)
+        var next: PlannedStep?
+        var ahead: PrefetchedInput?
+        if let following {
+            next = await self.plan(following, on: scratch, after: plan)
+            ahead = await prefetch(after: committing)
+        }
+        let outcome = await committing.value
+        // Router changes made on the actor since this step's copy was taken
+        // (a room activated) apply to the copies too, before adoption.
+        let replay = routerReplay ?? []
+        routerReplay = next == nil ? nil : []
+        switch outcome {
+        case .success(let result):
+            storeHealthy()
+            for change in replay { _ = change(&scratch) }
+            router = consume scratch
+            // Rooms take the step's messages into their buffers (copied once
+            // if the next step's copy still shares them).
+            router.settle()
+            if next != nil {
+                for change in replay { _ = change(&next!.scratch) }
+            }
+            let applied = AppliedStep(effects: plan.effects, added: result.added)
+            guard next != nil else {
+                await perform(applied)
+                return (nil, nil, nil)
+            }
+            return (next, applied, ahead)
+        case .failure(let error):
+            storeFailed(error, what: "\(plan.changes.messages.count) messages")
+            for command in plan.commands { command.resume(.failure(.store(error))) }
+            for page in plan.catchUpPages { retryCatchUp(page.request, from: page.peer) }
+            recoverLostPublicMessages(plan)
+            guard let dropped = next else { return (nil, nil, nil) }
+            // Planned as if this step were stored: plan it again as things are.
+            var input = dropped.input
+            // Commands refused while planning were answered then; the rest wait.
+            input.commands = dropped.plan.commands
+            await lookUp(&input)
+            routerReplay = []
+            // `ahead` was looked up after this commit failed: right for a
+            // step planned on top of the re-planned one.
+            return (await self.plan(input, on: router), nil, ahead)
+        }
+    }
+
+    /// Performs a committed step's effects, in order.
+    private func perform(_ applied: AppliedStep) async {
+        let effects = Self.unreadReportedOnce(applied.effects)
+        if await performAll(effects, added: applied.added) { await pumpOutbox() }
+    }
+
+    /// The commit, off the actor (its own task while the next step is planned).
+    nonisolated static func commit(_ changes: StoreChanges, to store: any ChatStoring) async -> Result<StoreCommitResult, StoreError> {
+        // Acks, replies, answers: nothing to write.
+        if changes.isEmpty { return .success(StoreCommitResult()) }
+        do { return .success(try await store.commit(changes)) } catch { return .failure(error) }
+    }
+}
