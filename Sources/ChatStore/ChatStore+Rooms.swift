@@ -98,14 +98,14 @@ extension ChatStore {
             .sorted { $0.peer < $1.peer }
     }
 
-    /// Writes a room's whole row.
+    /// Writes a room's whole row, its preview cut to `previewCharacters`.
     func save(_ summary: RoomSummary) throws(StoreError) {
         try db().withStatement(SQL.upsertRoom) { statement throws(StoreError) in
             try statement.bind(summary.room.description, at: 1)
             try statement.bind(summary.lastMessage?.timestamp, at: 2)
             try statement.bind(summary.lastMessage?.id, at: 3)
             try statement.bind(summary.lastSenderNickname, at: 4)
-            try statement.bind(summary.lastPreview, at: 5)
+            try statement.bind(summary.lastPreview.map { String($0.prefix(Self.previewCharacters)) }, at: 5)
             try statement.bind(summary.readMarker?.timestamp, at: 6)
             try statement.bind(summary.readMarker?.id, at: 7)
             try statement.bind(summary.unreadCount, at: 8)

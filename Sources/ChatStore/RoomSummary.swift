@@ -45,7 +45,9 @@ public struct RoomSummary: Hashable, Sendable {
         if lastMessage.map({ cursor > $0 }) ?? true {
             lastMessage = cursor
             lastSenderNickname = message.senderNickname
-            lastPreview = String(message.content.prefix(ChatStore.previewCharacters))
+            // Cut when saved (`ChatStore.save`): a batch of 4096 messages
+            // would otherwise cut 4096 previews to keep the last one.
+            lastPreview = message.content
         }
         if message.senderNumber != localNumber, readMarker.map({ cursor > $0 }) ?? true {
             unreadCount += 1
