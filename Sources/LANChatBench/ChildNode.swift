@@ -11,6 +11,8 @@ final class ChildNode: Sendable {
     struct Counts: Sendable {
         var port: Int?
         var readyAt: ContinuousClock.Instant?
+        /// The node's CPU seconds when its ready line was read.
+        var cpuAtReady: Double?
         var peers = 0
         var meshAt: ContinuousClock.Instant?
         var messages = 0
@@ -22,11 +24,15 @@ final class ChildNode: Sendable {
     private let state = Mutex(Counts())
     /// Peers at which `meshAt` is stamped.
     private let meshSize: Int
+    /// Every line the node prints, stamped, when tracing.
+    let trace: NodeTrace?
 
     /// `namespace`: run under `ip netns exec`.
     /// `arguments` go to the `node` subcommand, or as they are when `node` is false.
-    init(arguments: [String], namespace: String? = nil, meshSize: Int = 0, node: Bool = true) throws {
+    /// `trace`: keep its event and log lines, stamped (add `--log-level debug` for the log).
+    init(arguments: [String], namespace: String? = nil, meshSize: Int = 0, node: Bool = true, trace: NodeTrace? = nil) throws {
         self.meshSize = meshSize
+        self.trace = trace
         process = Process()
         if let namespace {
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -39,10 +45,16 @@ final class ChildNode: Sendable {
         let output = Pipe()
         process.standardInput = input
         process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
+        let errors = trace == nil ? nil : Pipe()
+        process.standardError = errors ?? FileHandle.nullDevice
+        trace?.add("b", Array("launch".utf8))
         try process.run()
         let reader = output.fileHandleForReading.fileDescriptor
-        Thread { [self] in readEvents(from: reader) }.start()
+        Thread { [self] in readLines(from: reader) { handle($0) } }.start()
+        if let trace, let errors {
+            let fd = errors.fileHandleForReading.fileDescriptor
+            Thread { [self] in readLines(from: fd, count: false) { trace.add("e", $0) } }.start()
+        }
     }
 
     var counts: Counts { state.withLock { $0 } }
@@ -58,14 +70,19 @@ final class ChildNode: Sendable {
         process.waitUntilExit()
     }
 
+    /// Writes one command line to the node's standard input.
+    func send(_ line: String) {
+        try? input.fileHandleForWriting.write(contentsOf: Data((line + "\n").utf8))
+    }
+
     /// Closes the node's standard input: it leaves and exits. Idempotent.
     func requestStop() {
         try? input.fileHandleForWriting.close()
     }
 
-    /// Counts event lines by their kind without decoding them all (only
-    /// `ready` is parsed, for the port).
-    private func readEvents(from fd: Int32) {
+    /// Hands each line read from `fd` to `handle`; `count`: the end of
+    /// stream means the node exited.
+    private func readLines(from fd: Int32, count counting: Bool = true, _ handle: (ArraySlice<UInt8>) -> Void) {
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         var line: [UInt8] = []
         while true {
@@ -85,11 +102,14 @@ final class ChildNode: Sendable {
             }
             if start < count { line.append(contentsOf: buffer[start..<count]) }
         }
-        state.withLock { $0.exited = true }
+        if counting { state.withLock { $0.exited = true } }
     }
 
+    /// Counts event lines by their kind without decoding them all (only
+    /// `ready` is parsed, for the port).
     private func handle(_ line: ArraySlice<UInt8>) {
         let now = ContinuousClock.now
+        trace?.add("o", line, at: now)
         // Keys are sorted, so "event" is not always first ("automatic" sorts before it).
         if line.firstRange(of: Self.message) != nil {
             state.withLock { $0.messages += 1 }
@@ -101,9 +121,11 @@ final class ChildNode: Sendable {
             }
         } else if line.firstRange(of: Self.ready) != nil {
             let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any]
+            let cpu = ProcessStats.cpuSeconds(process.processIdentifier)
             state.withLock { counts in
                 counts.port = object?["port"] as? Int
                 counts.readyAt = now
+                counts.cpuAtReady = cpu
             }
         }
     }

@@ -133,9 +133,11 @@ enum ProcessRows {
             let mode = namespaces ? "netns" : "loopback"
             var results: [String] = []
             for size in sizes {
-                let (mesh, fromLaunch, note) = try await meshTime(size: size, namespaces: namespaces, timeout: timeout)
+                let (mesh, fromLaunch, note, cpu) = try await meshTime(size: size, namespaces: namespaces, timeout: timeout)
                 numbers["\(mode)_mesh_\(size)_s"] = mesh
                 numbers["\(mode)_from_launch_\(size)_s"] = fromLaunch
+                numbers["\(mode)_cpu_\(size)_s"] = cpu.total
+                numbers["\(mode)_cpu_before_ready_\(size)_s"] = cpu.beforeReady
                 met = met && mesh < 1
                 results.append(mesh.isFinite ? String(format: "%d: %.2f s", size, mesh) : "\(size): no mesh in \(Int(timeout)) s")
                 notes.append(String(format: "%@ %d nodes %.2f s from the first launch", mode, size, fromLaunch) + (note.map { " (\($0))" } ?? ""))
@@ -150,8 +152,9 @@ enum ProcessRows {
     }
 
     /// Seconds from the last node's `ready` to a full mesh (infinity if none
-    /// within `timeout`), and from the first launch.
-    private static func meshTime(size: Int, namespaces: Bool, timeout: Double) async throws -> (Double, Double, String?) {
+    /// within `timeout`), and from the first launch; the nodes' CPU seconds.
+    private static func meshTime(size: Int, namespaces: Bool, timeout: Double) async throws
+        -> (Double, Double, String?, (total: Double, beforeReady: Double)) {
         let network = namespaces ? try VirtualLAN(hosts: size) : nil
         defer { network?.remove() }
         let port = BenchPorts.freeDiscoveryPort()
@@ -161,6 +164,7 @@ enum ProcessRows {
             for node in nodes { node.requestStop() }
             for node in nodes { node.stop() }
         }
+        let traceDirectory = NodeTrace.directory
         for index in 1...size {
             var arguments = ["--json", "--in-memory", "--nick", "h\(index)"]
             if let network {
@@ -168,17 +172,31 @@ enum ProcessRows {
             } else {
                 arguments += ["--broadcast", "127.255.255.255", "--discovery-port", "\(port)"]
             }
-            nodes.append(try ChildNode(arguments: arguments, namespace: network?.namespace(index), meshSize: size - 1))
+            if traceDirectory != nil { arguments += ["--log-level", "debug"] }
+            nodes.append(try ChildNode(arguments: arguments, namespace: network?.namespace(index), meshSize: size - 1,
+                                       trace: traceDirectory == nil ? nil : NodeTrace(origin: launch)))
         }
         let meshed = await waitFor({ nodes.allSatisfy { $0.counts.meshAt != nil } }, timeout: timeout)
+        // The nodes' CPU: how much went to starting (until each one's
+        // ready) and how much in all until the mesh.
+        let cpuTotal = nodes.reduce(0) { $0 + (ProcessStats.cpuSeconds($1.pid) ?? .nan) }
+        let cpuStart = nodes.reduce(0) { $0 + ($1.counts.cpuAtReady ?? .nan) }
+        if let traceDirectory {
+            for node in nodes { node.send(#"{"cmd":"stats"}"#) }
+            _ = await waitFor({ false }, timeout: 1)  // time for the replies: only the trace reads them
+            for (index, node) in nodes.enumerated() {
+                node.trace?.write(to: "\(traceDirectory)/\(namespaces ? "netns" : "loopback")-\(size)-h\(index + 1).log")
+            }
+        }
         let lastReady = nodes.compactMap { $0.counts.readyAt }.max() ?? launch
         let meshAt = nodes.compactMap { $0.counts.meshAt }.max() ?? ContinuousClock.now
         guard meshed else {
             let linked = nodes.map { $0.counts.peers }
             let ready = nodes.filter { $0.counts.readyAt != nil }.count
-            return (.infinity, .infinity, "\(ready) ready, peers per node \(linked.min() ?? 0)...\(linked.max() ?? 0)")
+            return (.infinity, .infinity, "\(ready) ready, peers per node \(linked.min() ?? 0)...\(linked.max() ?? 0)", (cpuTotal, cpuStart))
         }
-        return (max(0, Measure.seconds(meshAt - lastReady)), Measure.seconds(meshAt - launch), nil)
+        let cpu = String(format: "the nodes used %.2f s of CPU, %.2f s of it before their ready", cpuTotal, cpuStart)
+        return (max(0, Measure.seconds(meshAt - lastReady)), Measure.seconds(meshAt - launch), cpu, (cpuTotal, cpuStart))
     }
 
     static func waitFor(_ condition: () -> Bool, timeout: Double) async -> Bool {
