@@ -19,46 +19,45 @@ final class ChildNode: Sendable {
         var exited = false
     }
 
-    let process: Process
-    private let input: Pipe
+    let process: Spawned
     private let state = Mutex(Counts())
     /// Peers at which `meshAt` is stamped.
     private let meshSize: Int
     /// Every line the node prints, stamped, when tracing.
     let trace: NodeTrace?
 
-    /// `namespace`: run under `ip netns exec`.
+    /// `namespace`: run in that network namespace (`ip netns` names it).
     /// `arguments` go to the `node` subcommand, or as they are when `node` is false.
     /// `trace`: keep its event and log lines, stamped (add `--log-level debug` for the log).
     init(arguments: [String], namespace: String? = nil, meshSize: Int = 0, node: Bool = true, trace: NodeTrace? = nil) throws {
         self.meshSize = meshSize
         self.trace = trace
-        process = Process()
-        if let namespace {
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["ip", "netns", "exec", namespace, ChildProcess.selfPath] + (node ? ["node"] : []) + arguments
-        } else {
-            process.executableURL = URL(fileURLWithPath: ChildProcess.selfPath)
-            process.arguments = (node ? ["node"] : []) + arguments
-        }
-        input = Pipe()
-        let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        let errors = trace == nil ? nil : Pipe()
-        process.standardError = errors ?? FileHandle.nullDevice
+        let command = (node ? ["node"] : []) + arguments
         trace?.add("b", Array("launch".utf8))
-        try process.run()
-        let reader = output.fileHandleForReading.fileDescriptor
+        if let namespace {
+            // Only the network namespace: `ip netns exec` also makes a mount
+            // namespace and remounts /sys, and 30 of those at once stalled
+            // every process on the machine for 2 s (the nodes already meshing
+            // too: handshakes timed out, links were dialled twice).
+            process = try Spawned(ChildNode.nsenter, ["--net=/run/netns/\(namespace)", ChildProcess.selfPath] + command,
+                                  pipeInput: true, pipeErrors: trace != nil)
+        } else {
+            process = try Spawned(ChildProcess.selfPath, command, pipeInput: true, pipeErrors: trace != nil)
+        }
+        let reader = process.output
         Thread { [self] in readLines(from: reader) { handle($0) } }.start()
-        if let trace, let errors {
-            let fd = errors.fileHandleForReading.fileDescriptor
+        if let trace, process.errors >= 0 {
+            let fd = process.errors
             Thread { [self] in readLines(from: fd, count: false) { trace.add("e", $0) } }.start()
         }
     }
 
+    /// util-linux's nsenter (enters a namespace `ip netns add` made), found once.
+    static let nsenter = ["/usr/bin/nsenter", "/bin/nsenter", "/usr/sbin/nsenter"]
+        .first { FileManager.default.isExecutableFile(atPath: $0) } ?? "/usr/bin/nsenter"
+
     var counts: Counts { state.withLock { $0 } }
-    var pid: Int32 { process.processIdentifier }
+    var pid: Int32 { process.pid }
 
     /// Asks the node to quit (end of input) and waits up to `timeout`
     /// before killing it.
@@ -66,18 +65,18 @@ final class ChildNode: Sendable {
         requestStop()
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning && Date() < deadline { usleep(10_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        if process.isRunning { process.kill(SIGKILL) }
+        process.wait()
     }
 
     /// Writes one command line to the node's standard input.
     func send(_ line: String) {
-        try? input.fileHandleForWriting.write(contentsOf: Data((line + "\n").utf8))
+        _ = process.write(Array((line + "\n").utf8))
     }
 
     /// Closes the node's standard input: it leaves and exits. Idempotent.
     func requestStop() {
-        try? input.fileHandleForWriting.close()
+        process.closeInput()
     }
 
     /// Hands each line read from `fd` to `handle`; `count`: the end of
@@ -121,7 +120,7 @@ final class ChildNode: Sendable {
             }
         } else if line.firstRange(of: Self.ready) != nil {
             let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any]
-            let cpu = ProcessStats.cpuSeconds(process.processIdentifier)
+            let cpu = ProcessStats.cpuSeconds(process.pid)
             state.withLock { counts in
                 counts.port = object?["port"] as? Int
                 counts.readyAt = now
