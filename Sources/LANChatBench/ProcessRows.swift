@@ -195,13 +195,13 @@ enum ProcessRows {
             for node in nodes { node.send(#"{"cmd":"stats"}"#) }
             _ = await waitFor({ false }, timeout: 1)  // time for the replies: only the trace reads them
             for (index, node) in nodes.enumerated() {
-                node.trace?.write(to: "\(traceDirectory)/\(namespaces ? "netns" : "loopback")-\(size)-h\(index + 1).log")
+                node.trace?.write(to: "\(traceDirectory)/\(namespaces ? "netns" : "loopback")-\(size)\(launchGap == .zero ? "-at-once" : "")-h\(index + 1).log")
             }
             // Each namespace's own IP, TCP and UDP counters (drops, retransmits, overflows).
             if let network {
                 for name in (1...size).map(network.namespace) + [VirtualLAN.prefix + "sw"] {
                     let counters = try? ChildProcess.run("/usr/bin/env", ["ip", "netns", "exec", name, "cat", "/proc/net/snmp", "/proc/net/netstat"], timeout: 20)
-                    try? counters?.write(toFile: "\(traceDirectory)/netns-\(size)-\(name).snmp", atomically: false, encoding: .utf8)
+                    try? counters?.write(toFile: "\(traceDirectory)/netns-\(size)\(launchGap == .zero ? "-at-once" : "")-\(name).snmp", atomically: false, encoding: .utf8)
                 }
             }
         }
