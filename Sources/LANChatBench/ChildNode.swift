@@ -11,42 +11,53 @@ final class ChildNode: Sendable {
     struct Counts: Sendable {
         var port: Int?
         var readyAt: ContinuousClock.Instant?
+        /// The node's CPU seconds when its ready line was read.
+        var cpuAtReady: Double?
         var peers = 0
         var meshAt: ContinuousClock.Instant?
         var messages = 0
         var exited = false
     }
 
-    let process: Process
-    private let input: Pipe
+    let process: Spawned
     private let state = Mutex(Counts())
     /// Peers at which `meshAt` is stamped.
     private let meshSize: Int
+    /// Every line the node prints, stamped, when tracing.
+    let trace: NodeTrace?
 
-    /// `namespace`: run under `ip netns exec`.
+    /// `namespace`: run in that network namespace (`ip netns` names it).
     /// `arguments` go to the `node` subcommand, or as they are when `node` is false.
-    init(arguments: [String], namespace: String? = nil, meshSize: Int = 0, node: Bool = true) throws {
+    /// `trace`: keep its event and log lines, stamped (add `--log-level debug` for the log).
+    init(arguments: [String], namespace: String? = nil, meshSize: Int = 0, node: Bool = true, trace: NodeTrace? = nil) throws {
         self.meshSize = meshSize
-        process = Process()
+        self.trace = trace
+        let command = (node ? ["node"] : []) + arguments
+        trace?.add("b", Array("launch".utf8))
         if let namespace {
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["ip", "netns", "exec", namespace, ChildProcess.selfPath] + (node ? ["node"] : []) + arguments
+            // Only the network namespace: `ip netns exec` also makes a mount
+            // namespace and remounts /sys, and 30 of those at once stalled
+            // every process on the machine for 2 s (the nodes already meshing
+            // too: handshakes timed out, links were dialled twice).
+            process = try Spawned(ChildNode.nsenter, ["--net=/run/netns/\(namespace)", ChildProcess.selfPath] + command,
+                                  pipeInput: true, pipeErrors: trace != nil)
         } else {
-            process.executableURL = URL(fileURLWithPath: ChildProcess.selfPath)
-            process.arguments = (node ? ["node"] : []) + arguments
+            process = try Spawned(ChildProcess.selfPath, command, pipeInput: true, pipeErrors: trace != nil)
         }
-        input = Pipe()
-        let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let reader = output.fileHandleForReading.fileDescriptor
-        Thread { [self] in readEvents(from: reader) }.start()
+        let reader = process.output
+        Thread { [self] in readLines(from: reader) { handle($0) } }.start()
+        if let trace, process.errors >= 0 {
+            let fd = process.errors
+            Thread { [self] in readLines(from: fd, count: false) { trace.add("e", $0) } }.start()
+        }
     }
 
+    /// util-linux's nsenter (enters a namespace `ip netns add` made), found once.
+    static let nsenter = ["/usr/bin/nsenter", "/bin/nsenter", "/usr/sbin/nsenter"]
+        .first { FileManager.default.isExecutableFile(atPath: $0) } ?? "/usr/bin/nsenter"
+
     var counts: Counts { state.withLock { $0 } }
-    var pid: Int32 { process.processIdentifier }
+    var pid: Int32 { process.pid }
 
     /// Asks the node to quit (end of input) and waits up to `timeout`
     /// before killing it.
@@ -54,18 +65,23 @@ final class ChildNode: Sendable {
         requestStop()
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning && Date() < deadline { usleep(10_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        if process.isRunning { process.kill(SIGKILL) }
+        process.wait()
+    }
+
+    /// Writes one command line to the node's standard input.
+    func send(_ line: String) {
+        _ = process.write(Array((line + "\n").utf8))
     }
 
     /// Closes the node's standard input: it leaves and exits. Idempotent.
     func requestStop() {
-        try? input.fileHandleForWriting.close()
+        process.closeInput()
     }
 
-    /// Counts event lines by their kind without decoding them all (only
-    /// `ready` is parsed, for the port).
-    private func readEvents(from fd: Int32) {
+    /// Hands each line read from `fd` to `handle`; `count`: the end of
+    /// stream means the node exited.
+    private func readLines(from fd: Int32, count counting: Bool = true, _ handle: (ArraySlice<UInt8>) -> Void) {
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         var line: [UInt8] = []
         while true {
@@ -85,11 +101,14 @@ final class ChildNode: Sendable {
             }
             if start < count { line.append(contentsOf: buffer[start..<count]) }
         }
-        state.withLock { $0.exited = true }
+        if counting { state.withLock { $0.exited = true } }
     }
 
+    /// Counts event lines by their kind without decoding them all (only
+    /// `ready` is parsed, for the port).
     private func handle(_ line: ArraySlice<UInt8>) {
         let now = ContinuousClock.now
+        trace?.add("o", line, at: now)
         // Keys are sorted, so "event" is not always first ("automatic" sorts before it).
         if line.firstRange(of: Self.message) != nil {
             state.withLock { $0.messages += 1 }
@@ -101,9 +120,11 @@ final class ChildNode: Sendable {
             }
         } else if line.firstRange(of: Self.ready) != nil {
             let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any]
+            let cpu = ProcessStats.cpuSeconds(process.pid)
             state.withLock { counts in
                 counts.port = object?["port"] as? Int
                 counts.readyAt = now
+                counts.cpuAtReady = cpu
             }
         }
     }

@@ -117,10 +117,13 @@ enum ProcessRows {
 
     // MARK: Discovery
 
+    /// Between two launches in the discovery row.
+    static let launchGap: Duration = .milliseconds(80)
+
     static func discovery(quick: Bool) async throws -> BenchRow {
-        let sizes = [10, 50]
         let canUseNamespaces = getuid() == 0
             && ["/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip"].contains { FileManager.default.isExecutableFile(atPath: $0) }
+            && FileManager.default.isExecutableFile(atPath: ChildNode.nsenter)
         // Namespaces when root (the real thing: one network stack per node),
         // and loopback always, for comparison.
         let modes = canUseNamespaces ? [true, false] : [false]
@@ -132,26 +135,35 @@ enum ProcessRows {
         for namespaces in modes {
             let mode = namespaces ? "netns" : "loopback"
             var results: [String] = []
-            for size in sizes {
-                let (mesh, fromLaunch, note) = try await meshTime(size: size, namespaces: namespaces, timeout: timeout)
-                numbers["\(mode)_mesh_\(size)_s"] = mesh
-                numbers["\(mode)_from_launch_\(size)_s"] = fromLaunch
-                met = met && mesh < 1
-                results.append(mesh.isFinite ? String(format: "%d: %.2f s", size, mesh) : "\(size): no mesh in \(Int(timeout)) s")
-                notes.append(String(format: "%@ %d nodes %.2f s from the first launch", mode, size, fromLaunch) + (note.map { " (\($0))" } ?? ""))
+            // Launched 80 ms apart, as nodes joining a LAN over a few seconds
+            // (and as the row's earlier harness happened to launch them), then
+            // 50 started at once, all beaconing and dialling together.
+            for (size, gap) in [(10, Self.launchGap), (50, Self.launchGap), (50, Duration.zero)] {
+                let (mesh, fromLaunch, note, cpu) = try await meshTime(size: size, namespaces: namespaces, launchGap: gap, timeout: timeout)
+                let key = gap == .zero ? "\(size)_at_once" : "\(size)"
+                numbers["\(mode)_mesh_\(key)_s"] = mesh
+                numbers["\(mode)_from_launch_\(key)_s"] = fromLaunch
+                numbers["\(mode)_cpu_\(key)_s"] = cpu.total
+                numbers["\(mode)_cpu_before_ready_\(key)_s"] = cpu.beforeReady
+                let label = gap == .zero ? "\(size) at once" : "\(size)"
+                if gap > .zero { met = met && mesh < 1 }
+                results.append(mesh.isFinite ? String(format: "%@: %.2f s", label, mesh) : "\(label): no mesh in \(Int(timeout)) s")
+                notes.append(String(format: "%@ %@ nodes %.2f s from the first launch", mode, label, fromLaunch) + (note.map { " (\($0))" } ?? ""))
             }
             parts.append("\(mode) " + results.joined(separator: ", "))
         }
         var row = BenchRow(
-            key: "discovery", figure: "discovery to full mesh, 10 and 50 nodes (last node ready → all linked to all)",
+            key: "discovery", figure: "discovery to full mesh, 10 and 50 nodes launched 80 ms apart (last node ready → all linked to all); 50 launched at once",
             value: parts.joined(separator: "; "), baseline: "beacon interval: 2 s", target: "< 1 s", met: met, numbers: numbers)
         row.note = notes.joined(separator: "; ")
         return row
     }
 
     /// Seconds from the last node's `ready` to a full mesh (infinity if none
-    /// within `timeout`), and from the first launch.
-    private static func meshTime(size: Int, namespaces: Bool, timeout: Double) async throws -> (Double, Double, String?) {
+    /// within `timeout`), and from the first launch; the nodes' CPU seconds.
+    /// `launchGap`: between one node's launch and the next (zero: as fast as they start).
+    private static func meshTime(size: Int, namespaces: Bool, launchGap: Duration, timeout: Double) async throws
+        -> (Double, Double, String?, (total: Double, beforeReady: Double)) {
         let network = namespaces ? try VirtualLAN(hosts: size) : nil
         defer { network?.remove() }
         let port = BenchPorts.freeDiscoveryPort()
@@ -161,24 +173,47 @@ enum ProcessRows {
             for node in nodes { node.requestStop() }
             for node in nodes { node.stop() }
         }
+        let traceDirectory = NodeTrace.directory
         for index in 1...size {
+            if launchGap > .zero, index > 1 { try await Task.sleep(until: launch + launchGap * (index - 1)) }
             var arguments = ["--json", "--in-memory", "--nick", "h\(index)"]
             if let network {
                 arguments += ["--broadcast", network.broadcast]
             } else {
                 arguments += ["--broadcast", "127.255.255.255", "--discovery-port", "\(port)"]
             }
-            nodes.append(try ChildNode(arguments: arguments, namespace: network?.namespace(index), meshSize: size - 1))
+            if traceDirectory != nil { arguments += ["--log-level", "debug"] }
+            nodes.append(try ChildNode(arguments: arguments, namespace: network?.namespace(index), meshSize: size - 1,
+                                       trace: traceDirectory == nil ? nil : NodeTrace(origin: launch)))
         }
         let meshed = await waitFor({ nodes.allSatisfy { $0.counts.meshAt != nil } }, timeout: timeout)
+        // The nodes' CPU: how much went to starting (until each one's
+        // ready) and how much in all until the mesh.
+        let cpuTotal = nodes.reduce(0) { $0 + (ProcessStats.cpuSeconds($1.pid) ?? .nan) }
+        let cpuStart = nodes.reduce(0) { $0 + ($1.counts.cpuAtReady ?? .nan) }
+        if let traceDirectory {
+            for node in nodes { node.send(#"{"cmd":"stats"}"#) }
+            _ = await waitFor({ false }, timeout: 1)  // time for the replies: only the trace reads them
+            for (index, node) in nodes.enumerated() {
+                node.trace?.write(to: "\(traceDirectory)/\(namespaces ? "netns" : "loopback")-\(size)\(launchGap == .zero ? "-at-once" : "")-h\(index + 1).log")
+            }
+            // Each namespace's own IP, TCP and UDP counters (drops, retransmits, overflows).
+            if let network {
+                for name in (1...size).map(network.namespace) + [VirtualLAN.prefix + "sw"] {
+                    let counters = try? ChildProcess.run("/usr/bin/env", ["ip", "netns", "exec", name, "cat", "/proc/net/snmp", "/proc/net/netstat"], timeout: 20)
+                    try? counters?.write(toFile: "\(traceDirectory)/netns-\(size)\(launchGap == .zero ? "-at-once" : "")-\(name).snmp", atomically: false, encoding: .utf8)
+                }
+            }
+        }
         let lastReady = nodes.compactMap { $0.counts.readyAt }.max() ?? launch
         let meshAt = nodes.compactMap { $0.counts.meshAt }.max() ?? ContinuousClock.now
         guard meshed else {
             let linked = nodes.map { $0.counts.peers }
             let ready = nodes.filter { $0.counts.readyAt != nil }.count
-            return (.infinity, .infinity, "\(ready) ready, peers per node \(linked.min() ?? 0)...\(linked.max() ?? 0)")
+            return (.infinity, .infinity, "\(ready) ready, peers per node \(linked.min() ?? 0)...\(linked.max() ?? 0)", (cpuTotal, cpuStart))
         }
-        return (max(0, Measure.seconds(meshAt - lastReady)), Measure.seconds(meshAt - launch), nil)
+        let cpu = String(format: "the nodes used %.2f s of CPU, %.2f s of it before their ready", cpuTotal, cpuStart)
+        return (max(0, Measure.seconds(meshAt - lastReady)), Measure.seconds(meshAt - launch), cpu, (cpuTotal, cpuStart))
     }
 
     static func waitFor(_ condition: () -> Bool, timeout: Double) async -> Bool {

@@ -152,9 +152,15 @@ struct AnnouncementTable: Sendable {
     /// Drops entries without a beacon for `timeout`; returns their numbers.
     @discardableResult
     mutating func expire(at now: Duration, timeout: Duration) -> [NodeNumber] {
-        let stale = entries.values.filter { now - $0.lastSeen > timeout }.map(\.number)
+        // Runs every tick: nothing is copied or rebuilt unless something expires.
+        var stale: [NodeNumber] = []
+        for index in entries.indices where now - entries.values[index].lastSeen > timeout {
+            stale.append(entries.keys[index])
+        }
         for number in stale { entries[number] = nil }
-        departed = departed.filter { now - $0.value <= timeout * 4 }
+        if departed.values.contains(where: { now - $0 > timeout * 4 }) {
+            departed = departed.filter { now - $0.value <= timeout * 4 }
+        }
         return stale
     }
 }

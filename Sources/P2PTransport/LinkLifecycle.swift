@@ -40,7 +40,8 @@ struct LinkLifecycle: Sendable, Hashable {
         case writeStalled
         /// Close as restarted: the probe ping got no pong in time.
         case probeUnanswered
-        /// Send a ping: nothing sent for the keepalive interval.
+        /// Send a ping: nothing sent for the keepalive interval (the
+        /// acceptor: `acceptorKeepaliveFactor` times it).
         case keepalive
         /// Close: a retiring link's peer did not close it within the
         /// handshake timeout.
@@ -64,7 +65,17 @@ struct LinkLifecycle: Sendable, Hashable {
     /// timeouts of opening (a peer has only two messages to send anyway).
     static let handshakeCapFactor = 2
 
+    /// The acceptor pings only after this many keepalive intervals with
+    /// nothing sent (at most half the dead-peer timeout). The dialler's
+    /// pings and their pongs then keep a quiet link alive both ways, 2
+    /// frames an interval rather than 4 (both ends pinged in the same tick
+    /// and each ping was answered), and the acceptor still pings in time
+    /// if the dialler goes quiet.
+    static let acceptorKeepaliveFactor = 1.5
+
     private(set) var phase: Phase
+    /// Who dialled: the dialler keeps a quiet link alive.
+    let direction: LinkDirection
     let openedAt: Duration
     /// Last handshake message received (or the opening): a handshake that
     /// moves is slow, not dead, when a busy CPU delays every step.
@@ -76,9 +87,10 @@ struct LinkLifecycle: Sendable, Hashable {
     private(set) var probe: Probe?
     private(set) var retiredAt: Duration?
 
-    init(phase: Phase, openedAt: Duration) {
+    init(phase: Phase, openedAt: Duration, direction: LinkDirection = .outbound) {
         precondition(phase == .connecting || phase == .handshaking, "a link starts connecting or handshaking")
         self.phase = phase
+        self.direction = direction
         self.openedAt = openedAt
         handshakeProgressAt = openedAt
         lastReceivedAt = openedAt
@@ -144,6 +156,13 @@ struct LinkLifecycle: Sendable, Hashable {
         return true
     }
 
+    /// The dialler's is the configured one; the acceptor's is longer, but
+    /// never past half the dead-peer timeout.
+    func keepaliveInterval(_ timeouts: Timeouts) -> Duration {
+        guard direction == .inbound else { return timeouts.keepalive }
+        return max(timeouts.keepalive, min(timeouts.keepalive * Self.acceptorKeepaliveFactor, timeouts.deadPeer / 2))
+    }
+
     /// What is due at `now`, the most urgent first; nil if nothing.
     func decision(at now: Duration, hasQueuedOutput: Bool, timeouts: Timeouts) -> Decision? {
         if phase == .retiring, let retiredAt {
@@ -157,7 +176,7 @@ struct LinkLifecycle: Sendable, Hashable {
         if now - lastReceivedAt > timeouts.deadPeer { return .peerSilent }
         if hasQueuedOutput, now - writeProgressAt > timeouts.write { return .writeStalled }
         if let probe, now > probe.deadline { return .probeUnanswered }
-        if now - lastSentAt >= timeouts.keepalive { return .keepalive }
+        if now - lastSentAt >= keepaliveInterval(timeouts) { return .keepalive }
         return nil
     }
 }

@@ -12,11 +12,12 @@ extension P2PService {
     /// Sends a beacon or leave datagram to every broadcast address. A full
     /// socket buffer drops it (the next beacon follows); a failing address
     /// is logged once, then at debug level.
-    func sendDiscovery(_ kind: DiscoveryBeacon.Kind) {
+    /// `unicast`: to that one address instead (an answer, `AnswerRoute`).
+    func sendDiscovery(_ kind: DiscoveryBeacon.Kind, unicast: IPv4Endpoint? = nil) {
         guard discovery >= 0, !broadcastTargets.isEmpty else { return }
         var bytes = DiscoveryBeacon(kind: kind, identity: identity, tcpPort: port, instanceId: instance).encoded()
         if let secret = configuration.groupSecret { bytes = BeaconTag.tagged(bytes, with: secret) }
-        for target in broadcastTargets {
+        for target in unicast.map({ [$0] }) ?? broadcastTargets {
             do {
                 if try Socket.sendDatagram(discovery, bytes, to: target) { stats.beaconsSent += 1 }
             } catch {
@@ -61,7 +62,12 @@ extension P2PService {
 
     func handleBeacon(_ beacon: DiscoveryBeacon, from source: IPv4Endpoint) {
         if beacon.number == identity.number {
-            // Our own beacon coming back, or another node with our number.
+            // Our own beacon coming back (from one of this host's
+            // addresses, remembered for `AnswerRoute`), or another node
+            // with our number.
+            if beacon.instanceId == instance, ownAddresses.count < AnswerRoute.maxOwnAddresses {
+                ownAddresses.insert(source.address)
+            }
             if beacon.instanceId != instance, warnedCollisions.count < Self.maxWarnedCollisions,
                warnedCollisions.insert(beacon.instanceId).inserted {
                 logger.warning("instance \(beacon.instanceId) at \(source.host) announces this node's number \(beacon.number)")
@@ -86,11 +92,11 @@ extension P2PService {
                 return
             case .new, .restarted:
                 // A newcomer that must dial us hears us now rather than at
-                // our next beacon (unicast replies on a shared port reach
-                // only one socket, so the answer is a broadcast). One we
-                // dial learns us from the handshake: no answer, which halves
-                // the datagrams every node on the LAN wakes up for.
-                if !LinkArbiter.shouldDialOnDiscovery(local: identity.number, remote: number) { answerBeacon() }
+                // our next beacon (`AnswerRoute`: alone where it can be,
+                // else by broadcast). One we dial learns us from the
+                // handshake: no answer, which halves the datagrams every
+                // node on the LAN wakes up for.
+                if !LinkArbiter.shouldDialOnDiscovery(local: identity.number, remote: number) { answer(number, at: source) }
             case .changed:
                 break
             }
@@ -163,6 +169,17 @@ extension P2PService {
                                             : "a node without a group secret at \(source.host)")
         }
         return false
+    }
+
+    /// The answer to newcomer `number`: a beacon to its address alone when
+    /// `AnswerRoute` allows and the unicast budget lasts, else `answerBeacon`.
+    private func answer(_ number: NodeNumber, at source: IPv4Endpoint) {
+        if AnswerRoute.choose(source: source, number: number, ownAddresses: ownAddresses, announcements: announcements) == .unicast,
+           unicastAnswers.take(at: now) {
+            sendDiscovery(.beacon, unicast: source)
+            return
+        }
+        answerBeacon()
     }
 
     /// An extra beacon, at most one per `answerBeaconGap`. One asked for

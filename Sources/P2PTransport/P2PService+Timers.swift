@@ -69,9 +69,10 @@ extension P2PService {
         let now = self.now
         // Runs per tick and per new beacon: the common case (everyone
         // linked, or not due yet) must cost a pass over the table only.
+        // Keys first: a linked peer's entry is not even copied.
         var due: [(number: NodeNumber, endpoint: IPv4Endpoint, fallback: Bool)] = []
-        for (number, announcement) in announcements.entries
-        where established[number] == nil && now >= announcement.nextDialAt {
+        for number in announcements.entries.keys where established[number] == nil {
+            guard let announcement = announcements[number], now >= announcement.nextDialAt else { continue }
             let ours = LinkArbiter.shouldDialOnDiscovery(local: identity.number, remote: number)
             let waited = announcement.unlinkedSince.map { now - $0 >= configuration.fallbackDialDelay } ?? false
             if ours || waited { due.append((number, announcement.endpoint, !ours)) }

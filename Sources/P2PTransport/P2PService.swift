@@ -81,6 +81,10 @@ public actor P2PService: PeerTransport {
     var lastAnswerBeaconAt: Duration?
     /// An answer waits for the gap to end; the ticker's next beacon is it.
     var answerDeferred = false
+    /// This host's addresses, as our own beacons came back from them.
+    var ownAddresses: Set<UInt32> = []
+    /// Answers sent to a newcomer alone (`AnswerRoute`).
+    var unicastAnswers = TokenBucket(capacity: AnswerRoute.unicastBurst, perSecond: AnswerRoute.unicastPerSecond)
     var warnedTargets: Set<IPv4Endpoint> = []
     var warnedCollisions: Set<String> = []
     /// Addresses whose beacons lacked our group's tag, warned about once

@@ -66,7 +66,7 @@ final class PeerLink {
         self.fd = fd
         self.direction = direction
         self.remote = remote
-        lifecycle = LinkLifecycle(phase: phase, openedAt: openedAt)
+        lifecycle = LinkLifecycle(phase: phase, openedAt: openedAt, direction: direction)
         output = OutboundQueue(limit: queueLimit)
         unsealed = OutboundQueue(limit: queueLimit)
         budget = TokenBucket(capacity: Double(limits.frameBurst), perSecond: limits.framesPerSecond)

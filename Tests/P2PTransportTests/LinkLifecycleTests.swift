@@ -74,7 +74,8 @@ import TestSupport
 
     @Test func anEstablishedLinkPingsWhenIdleAndDiesWhenSilent() {
         let clock = ManualClock(uptime: .seconds(10))
-        var link = LinkLifecycle(phase: .handshaking, openedAt: clock.uptime())
+        var link = LinkLifecycle(phase: .connecting, openedAt: clock.uptime(), direction: .outbound)
+        link.connected()
         link.establish()
         clock.advance(by: .milliseconds(1_999))
         #expect(due(link, clock) == nil)
@@ -94,6 +95,57 @@ import TestSupport
         #expect(due(link, clock) == nil)
         clock.advance(by: .milliseconds(1))
         #expect(due(link, clock) == .peerSilent)
+    }
+
+    /// On a quiet link the dialler pings and the acceptor only answers: its
+    /// own pings wait 1.5 intervals (3 s), so its pong (sent at the
+    /// dialler's ping, every 2 s) always comes first. Were both ends to ping
+    /// at 2 s, each ping would be answered: 4 frames an interval, not 2.
+    @Test func onAQuietLinkOnlyTheDiallerPings() {
+        let clock = ManualClock(uptime: .seconds(10))
+        var dialler = LinkLifecycle(phase: .connecting, openedAt: clock.uptime(), direction: .outbound)
+        var acceptor = LinkLifecycle(phase: .handshaking, openedAt: clock.uptime(), direction: .inbound)
+        dialler.connected()
+        dialler.establish()
+        acceptor.establish()
+        var pings = (dialler: 0, acceptor: 0)
+        for _ in 0..<200 { // 10 s in 50 ms ticks
+            clock.advance(by: .milliseconds(50))
+            let now = clock.uptime()
+            if due(dialler, clock) == .keepalive {
+                pings.dialler += 1
+                dialler.sent(at: now)
+                acceptor.received(at: now)
+                acceptor.sent(at: now) // the pong
+                dialler.received(at: now)
+            }
+            if due(acceptor, clock) == .keepalive {
+                pings.acceptor += 1
+                acceptor.sent(at: now)
+                dialler.received(at: now)
+                dialler.sent(at: now)
+                acceptor.received(at: now)
+            }
+            #expect(due(dialler, clock) == nil && due(acceptor, clock) == nil)
+        }
+        #expect(pings.dialler == 5)
+        #expect(pings.acceptor == 0)
+    }
+
+    /// The acceptor still pings when the dialler is quiet, within half the
+    /// dead-peer timeout, and never sooner than the configured interval.
+    @Test func theAcceptorPingsWhenTheDiallerIsQuiet() {
+        let clock = ManualClock(uptime: .seconds(10))
+        var acceptor = LinkLifecycle(phase: .handshaking, openedAt: clock.uptime(), direction: .inbound)
+        acceptor.establish()
+        clock.advance(by: .milliseconds(2_999))
+        #expect(due(acceptor, clock) == nil)
+        clock.advance(by: .milliseconds(1))
+        #expect(due(acceptor, clock) == .keepalive)
+        let tight = LinkLifecycle.Timeouts(handshake: .seconds(3), deadPeer: .seconds(5), write: .seconds(5), keepalive: .seconds(2))
+        #expect(acceptor.keepaliveInterval(tight) == .milliseconds(2_500))
+        let tighter = LinkLifecycle.Timeouts(handshake: .seconds(3), deadPeer: .seconds(3), write: .seconds(5), keepalive: .seconds(2))
+        #expect(acceptor.keepaliveInterval(tighter) == .seconds(2))
     }
 
     /// The bench's receive row: a node that paused reading a fast peer (its
