@@ -6,22 +6,26 @@
 /// cleared at once (so the element is released), and the dead prefix is
 /// cut off once it is at least half the array: each compaction moves no
 /// more elements than were popped since the last one.
+///
+/// Inlinable: the node's inbox and the links' output queues live in other
+/// modules, where a non-inlinable generic runs unspecialized (metadata
+/// look-ups and witness calls on every append and pop).
 public struct FIFOQueue<Element> {
-    private var storage: [Element?] = []
-    private var head = 0
+    @usableFromInline var storage: [Element?] = []
+    @usableFromInline var head = 0
 
-    public init() {}
+    @inlinable public init() {}
 
-    public var count: Int { storage.count - head }
-    public var isEmpty: Bool { head == storage.count }
+    @inlinable public var count: Int { storage.count - head }
+    @inlinable public var isEmpty: Bool { head == storage.count }
 
-    public mutating func append(_ element: Element) {
+    @inlinable public mutating func append(_ element: Element) {
         storage.append(element)
     }
 
     /// Removes and returns the oldest element; nil when empty.
     @discardableResult
-    public mutating func popFirst() -> Element? {
+    @inlinable public mutating func popFirst() -> Element? {
         guard head < storage.count else { return nil }
         let element = storage[head]
         storage[head] = nil
@@ -32,7 +36,7 @@ public struct FIFOQueue<Element> {
 
     /// Removes and returns the elements from logical position `index` to
     /// the back, oldest first. O(count - index).
-    public mutating func popSuffix(from index: Int) -> [Element] {
+    @inlinable public mutating func popSuffix(from index: Int) -> [Element] {
         precondition(index >= 0 && index <= count, "index out of range")
         let taken = storage[(head + index)...].map { $0! }
         storage.removeSubrange((head + index)...)
@@ -41,7 +45,7 @@ public struct FIFOQueue<Element> {
     }
 
     /// Inserts `element` at logical position `index` (0 = the front). O(count).
-    public mutating func insert(_ element: Element, at index: Int) {
+    @inlinable public mutating func insert(_ element: Element, at index: Int) {
         precondition(index >= 0 && index <= count, "index out of range")
         if index == 0, head > 0 {
             // The slot before the head is free: reuse it.
@@ -52,7 +56,7 @@ public struct FIFOQueue<Element> {
         }
     }
 
-    public mutating func removeAll() {
+    @inlinable public mutating func removeAll() {
         storage.removeAll(keepingCapacity: storage.capacity <= Self.keptCapacity)
         head = 0
     }
@@ -62,9 +66,9 @@ public struct FIFOQueue<Element> {
 
     /// Storage kept when the queue empties; a larger burst gives its
     /// memory back.
-    static var keptCapacity: Int { 4096 }
+    @inlinable static var keptCapacity: Int { 4096 }
 
-    private mutating func compact() {
+    @inlinable mutating func compact() {
         if head == storage.count {
             removeAll()
         } else if head >= 16, head * 2 >= storage.count {
@@ -75,11 +79,11 @@ public struct FIFOQueue<Element> {
 }
 
 extension FIFOQueue: RandomAccessCollection {
-    public var startIndex: Int { 0 }
-    public var endIndex: Int { count }
+    @inlinable public var startIndex: Int { 0 }
+    @inlinable public var endIndex: Int { count }
 
     /// The element at logical position `position` (0 = the oldest).
-    public subscript(position: Int) -> Element {
+    @inlinable public subscript(position: Int) -> Element {
         precondition(position >= 0 && position < count, "index out of range")
         return storage[head + position]!
     }
