@@ -5,9 +5,9 @@ import Dispatch
 /// hold one of the few threads of Swift's cooperative pool, where they
 /// would stall every other task of the process. An in-memory store never
 /// waits for a disk, so it runs on the pool like any actor: a call then
-/// costs an actor switch on the caller's thread (about 1.5 µs) instead of
-/// waking the queue's thread and the caller's again (20 µs on a quiet
-/// machine, 100-240 µs at load 10 on the 2-core one the README measures).
+/// costs an actor switch on the caller's thread (about 1 µs) instead of
+/// waking the queue's thread and the caller's again (25-36 µs at load 1.3,
+/// 100-240 µs at load 20 on the 2-core machine the README measures).
 enum StoreExecutor: Sendable {
     case queue(StoreQueue)
     case pool(StoreHost)
