@@ -36,26 +36,23 @@ final class Spawned: Sendable {
             posix_spawn_file_actions_destroy(&actions)
             for fd in theirs { close(fd) }
         }
+        /// Gives the child `fd` as a pipe (keeping our end) or /dev/null (-1).
+        func wire(_ fd: Int32, piped: Bool) throws {
+            guard piped else {
+                ours.append(-1)
+                posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0)
+                return
+            }
+            let pipe = try makePipe()
+            let (mine, child) = fd == 0 ? (pipe.write, pipe.read) : (pipe.read, pipe.write)
+            theirs.append(child)
+            ours.append(mine)
+            posix_spawn_file_actions_adddup2(&actions, child, fd)
+        }
         do {
-            if pipeInput {
-                let pipe = try makePipe()
-                theirs.append(pipe.read); ours.append(pipe.write)
-                posix_spawn_file_actions_adddup2(&actions, pipe.read, 0)
-            } else {
-                ours.append(-1)
-                posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-            }
-            let out = try makePipe()
-            theirs.append(out.write); ours.append(out.read)
-            posix_spawn_file_actions_adddup2(&actions, out.write, 1)
-            if pipeErrors {
-                let err = try makePipe()
-                theirs.append(err.write); ours.append(err.read)
-                posix_spawn_file_actions_adddup2(&actions, err.write, 2)
-            } else {
-                ours.append(-1)
-                posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-            }
+            try wire(0, piped: pipeInput)
+            try wire(1, piped: true)
+            try wire(2, piped: pipeErrors)
         } catch {
             for fd in ours where fd >= 0 { close(fd) }
             throw error
