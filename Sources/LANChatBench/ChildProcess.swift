@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -54,20 +55,16 @@ enum ChildProcess {
     }
 }
 
-/// A value handed from a helper thread; `done` is set after `value`.
-final class Box<T>: @unchecked Sendable {
-    // @unchecked: written once by one thread before `done` is set, read by
-    // another only after it sees `done` (the lock orders the two).
-    private let lock = NSLock()
-    private var stored: T
-    private var finished = false
+/// A value handed from a helper thread; `done` is set with `value`.
+final class Box<T: Sendable>: Sendable {
+    private let state: Mutex<(value: T, done: Bool)>
 
-    init(_ value: T) { stored = value }
+    init(_ value: T) { state = Mutex((value, false)) }
 
     var value: T {
-        get { lock.withLock { stored } }
-        set { lock.withLock { stored = newValue; finished = true } }
+        get { state.withLock { $0.value } }
+        set { state.withLock { $0 = (newValue, true) } }
     }
 
-    var done: Bool { lock.withLock { finished } }
+    var done: Bool { state.withLock { $0.done } }
 }
