@@ -142,7 +142,7 @@ extension ChatNode {
                 plan.changes.messages.append(message)
                 fresh += 1
             }
-            for event in events { plan.effects.append(.report(event)) }
+            for event in events { plan.report(event) }
         }
         var cursor = reply.catchUp
         if let given = cursor, given.epoch.utf8.count > CatchUpCursor.maxEpochBytes || given.seq < 0 { cursor = nil }

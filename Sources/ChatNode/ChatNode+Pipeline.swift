@@ -94,33 +94,6 @@ extension ChatNode {
         await releaseBackpressure()
     }
 
-    /// `effects` with each room's unread count reported once, as it is
-    /// after the step: the earlier reports are dropped, so a step of 1000
-    /// messages tells the front end its room's count once, not 1000 times
-    /// (one event less per message under a flood). Received messages'
-    /// reports are superseded while planning (`NodePlan.reportUnread`);
-    /// this catches the rest (catch-up pages, commands) without a copy
-    /// when there is nothing to drop.
-    static func unreadReportedOnce(_ effects: [NodeEffect]) -> [NodeEffect] {
-        var last: [RoomID: Int] = [:]
-        var reports = 0
-        for (index, effect) in effects.enumerated() {
-            if case .report(.unreadChanged(let room, _)) = effect {
-                last[room] = index
-                reports += 1
-            }
-        }
-        guard reports > last.count else { return effects }  // nothing to drop: no copy
-        let kept = Set(last.values)
-        var result: [NodeEffect] = []
-        result.reserveCapacity(effects.count - reports + kept.count)
-        for (index, effect) in effects.enumerated() {
-            if case .report(.unreadChanged) = effect, !kept.contains(index) { continue }
-            result.append(effect)
-        }
-        return result
-    }
-
     /// Performs one effect; returns whether the outbox has new work.
     func perform(_ effect: NodeEffect, added: Set<MessageID>) async -> Bool {
         switch effect {

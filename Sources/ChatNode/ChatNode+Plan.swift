@@ -32,7 +32,7 @@ extension ChatNode {
         // Writing in a room means having read it up to here.
         plan.changes.markRead(.publicRoom, upTo: HistoryCursor(composed.message))
         plan.effects.append(.broadcast(composed.payload))
-        plan.effects.append(.report(.message(composed.message)))
+        plan.report(.message(composed.message))
     }
 
     private func planDirect(
@@ -59,8 +59,8 @@ extension ChatNode {
         planConversation(peer, on: scratch, into: &plan)
         // An accept that precedes a reply is a control frame, not queued.
         for frame in composed.payloads.dropLast() { plan.effects.append(.send(frame, to: peer)) }
-        for event in composed.events { plan.effects.append(.report(event)) }
-        plan.effects.append(.report(.message(message)))
+        for event in composed.events { plan.report(event) }
+        plan.report(.message(message))
         // "queued" is said before anything can say "sent".
         plan.effects.append(.emit(.delivery(message.id, room: message.room, .queued)))
         if sendNow {
@@ -83,6 +83,6 @@ extension ChatNode {
         planConversation(peer, on: scratch, into: &plan)
         if !accepting { planFailOutbox(peer, into: &plan) }
         if let payload = answer.payload { plan.effects.append(.send(payload, to: peer)) }
-        for event in answer.events { plan.effects.append(.report(event)) }
+        for event in answer.events { plan.report(event) }
     }
 }

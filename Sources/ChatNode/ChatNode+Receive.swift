@@ -29,14 +29,14 @@ extension ChatNode {
                 plan.changes.messages.append(message)
                 // The room being read is read up to here.
                 if activeRoom == message.room { plan.changes.markRead(message.room, upTo: HistoryCursor(message)) }
-                plan.effects.append(.report(event))
+                plan.report(event)
                 if message.room.peer != nil && message.senderNumber == peer {
                     plan.effects.append(.acknowledge(payload, to: peer))
                 }
             case .dmStateChanged(let number, let state):
                 planConversation(number, on: scratch, into: &plan)
                 if state == .declinedByPeer { planFailOutbox(number, into: &plan) }
-                plan.effects.append(.report(event))
+                plan.report(event)
             case .control(let control):
                 planControl(control, from: peer, stored: stored, now: now, on: &scratch, into: &plan)
             case .rejected(_, .dmNotAccepted(let sender)) where scratch.directChat.state(with: sender) == .declinedByMe:
@@ -45,17 +45,15 @@ extension ChatNode {
                     plan.effects.append(.send(frame, to: sender))
                 }
                 counters.rejected += 1
-                plan.effects.append(.report(event))
+                plan.report(event)
             case .rejected:
                 counters.rejected += 1
-                plan.effects.append(.report(event))
+                plan.report(event)
             case .unknownType:
                 counters.unknownType += 1
-                plan.effects.append(.report(event))
-            case .unreadChanged(let room, _):
-                plan.reportUnread(event, in: room)
+                plan.report(event)
             default:
-                plan.effects.append(.report(event))
+                plan.report(event)
             }
         }
         for reply in result.replies { plan.effects.append(.send(reply, to: peer)) }

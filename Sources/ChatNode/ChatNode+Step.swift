@@ -221,8 +221,7 @@ extension ChatNode {
 
     /// Performs a committed step's effects, in order.
     private func perform(_ applied: AppliedStep) async {
-        let effects = Self.unreadReportedOnce(applied.effects)
-        if await performAll(effects, added: applied.added) { await pumpOutbox() }
+        if await performAll(applied.effects, added: applied.added) { await pumpOutbox() }
     }
 
     /// The commit, off the actor (its own task while the next step is planned).

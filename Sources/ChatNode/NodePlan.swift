@@ -32,12 +32,15 @@ struct NodePlan {
     /// Where each room's latest unread report is in `effects`.
     private var unreadAt: [RoomID: Int] = [:]
 
-    /// Reports a room's unread count, superseding the step's earlier report
-    /// of that room: the front end hears the count once, as it is after the
-    /// step (a flood of 4096 messages is one unread event, not 4096).
-    mutating func reportUnread(_ event: ChatEvent, in room: RoomID) {
-        if let earlier = unreadAt[room] { effects[earlier] = .superseded }
-        unreadAt[room] = effects.count
+    /// Reports `event` after the commit. A room's unread count supersedes
+    /// the step's earlier report of that room: the front end hears the
+    /// count once, as it is after the step (a flood of 4096 messages is one
+    /// unread event, not 4096).
+    mutating func report(_ event: ChatEvent) {
+        if case .unreadChanged(let room, _) = event {
+            if let earlier = unreadAt[room] { effects[earlier] = .superseded }
+            unreadAt[room] = effects.count
+        }
         effects.append(.report(event))
     }
 }
