@@ -57,10 +57,7 @@ extension ChatNode {
     /// A prefetched input with its lookup's answer.
     func finish(_ prefetched: PrefetchedInput) async -> StepInput {
         var input = prefetched.input
-        // Unreadable counts as nothing stored and no usage, as in `lookUp`.
-        let found = await prefetched.lookup.value ?? StoreLookup()
-        input.stored = found.stored
-        input.usage = found.usage
+        input.take(await prefetched.lookup.value)
         return input
     }
 
@@ -102,13 +99,10 @@ extension ChatNode {
         lastHeard[peer] = now
     }
 
-    /// Duplicates and quota usage, one store call. Unreadable counts as
-    /// nothing stored and no usage: the commit will most likely fail too.
+    /// Duplicates and quota usage, one store call (`StepInput.take`).
     func lookUp(_ input: inout StepInput) async {
         guard !input.ids.isEmpty || !input.authors.isEmpty else { return }
-        let found = (try? await store.lookUp(ids: input.ids, authors: input.authors)) ?? StoreLookup()
-        input.stored = found.stored
-        input.usage = found.usage
+        input.take(try? await store.lookUp(ids: input.ids, authors: input.authors))
     }
 
     /// Reports the input's refusals once, in its turn.

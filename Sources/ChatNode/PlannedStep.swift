@@ -17,6 +17,13 @@ struct StepInput {
     /// Refusals found while checking (bad signatures), reported in the
     /// step's own turn: after the events of the step before it.
     var notices: [NodeEvent]
+
+    /// Takes the store's answer; unreadable counts as nothing stored and
+    /// no usage (the commit will most likely fail too).
+    mutating func take(_ found: StoreLookup?) {
+        stored = found?.stored ?? []
+        usage = found?.usage ?? [:]
+    }
 }
 
 /// A step planned on a copy of the router, waiting for its commit.

@@ -183,21 +183,7 @@ public actor ChatStore {
 
     /// Which of `ids` are stored (any room): one call for a whole batch.
     public func storedIDs(among ids: [MessageID]) throws(StoreError) -> Set<MessageID> {
-        let database = try db()
-        if ids.isEmpty { return [] }
-        // One read transaction for the batch: per-statement implicit ones
-        // took half the lookup's time in lock calls.
-        return try database.reading { () throws(StoreError) -> Set<MessageID> in
-            var found = Set<MessageID>()
-            for id in ids {
-                let stored = try database.withStatement(SQL.containsMessage) { statement throws(StoreError) in
-                    try statement.bind(id, at: 1)
-                    return try statement.step()
-                }
-                if stored { found.insert(id) }
-            }
-            return found
-        }
+        try lookUp(ids: ids, authors: []).stored
     }
 
     /// Whether a message with this id is stored (any room).
