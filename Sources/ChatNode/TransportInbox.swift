@@ -7,7 +7,15 @@ struct TransportInbox: Sendable {
     var isEmpty: Bool { events.isEmpty }
     var count: Int { events.count }
 
-    mutating func append(_ event: TransportEvent) { events.append(event) }
+    /// A batch of frames goes in as one `.received` each, so a run of
+    /// frames can be cut anywhere (`takeReceived`).
+    mutating func append(_ event: TransportEvent) {
+        guard case .receivedFrames(let frames, let peer) = event else {
+            events.append(event)
+            return
+        }
+        for frame in frames { events.append(.received(frame, from: peer)) }
+    }
 
     /// Whether the next event is a received frame (not a peer change).
     var startsWithFrame: Bool {
@@ -51,7 +59,7 @@ enum PeerChange: Sendable {
         case .peerJoined(let peer): self = .joined(peer)
         case .peerUpdated(let peer): self = .updated(peer)
         case .peerLeft(let number, let reason): self = .left(number, reason)
-        case .received: return nil
+        case .received, .receivedFrames: return nil
         }
     }
 }

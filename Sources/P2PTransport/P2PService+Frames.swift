@@ -78,6 +78,7 @@ extension P2PService {
     /// read meanwhile: the peer's own TCP buffers hold the rest, so a flood
     /// costs the node neither memory nor more than its share of time.
     private func decodeFrames(on link: PeerLink) {
+        defer { flushDelivered() }
         while !link.isClosed {
             let plaintext: [UInt8]
             if let unpaid = link.unpaidLine {
@@ -221,7 +222,9 @@ extension P2PService {
 
     private func deliver(_ payload: P2PPayload, from number: NodeNumber) {
         stats.framesDelivered += 1
-        emit(.received(payload, from: number))
+        if deliveredFrom != number { flushDelivered() }
+        deliveredFrom = number
+        delivered.append(payload)
     }
 
     /// Every frame carries its sender's current nickname and stage; a change

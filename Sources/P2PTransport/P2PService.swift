@@ -97,6 +97,10 @@ public actor P2PService: PeerTransport {
     /// Testing: the service ignores its sockets and timers, like a hung process.
     var frozen = false
     var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
+    /// Frames decoded from the current read, not yet handed to the node,
+    /// and the peer whose link they came on (`flushDelivered`).
+    var delivered: [P2PPayload] = []
+    var deliveredFrom: NodeNumber?
     var datagramBuffer = [UInt8](repeating: 0, count: 2 * DiscoveryBeacon.maxDatagramSize)
     /// Datagrams already read as beacons (most are repeats).
     var beaconCache = BeaconCache()
@@ -224,7 +228,21 @@ public actor P2PService: PeerTransport {
 
     var now: Duration { clock.uptime() }
 
-    func emit(_ event: TransportEvent) { eventSink.yield(event) }
+    /// Any other event first hands over the frames gathered before it,
+    /// so the node sees everything in the order it happened.
+    func emit(_ event: TransportEvent) {
+        flushDelivered()
+        eventSink.yield(event)
+    }
+
+    /// The frames gathered from one link's read go to the node in one event.
+    func flushDelivered() {
+        guard let peer = deliveredFrom else { return }
+        let frames = delivered
+        delivered.removeAll(keepingCapacity: true)
+        deliveredFrom = nil
+        eventSink.yield(frames.count == 1 ? .received(frames[0], from: peer) : .receivedFrames(frames, from: peer))
+    }
 
     /// A control frame (hello, ping, pong, leave) from this node.
     func control(_ type: PayloadType, refId: MessageID? = nil) -> P2PPayload {

@@ -97,13 +97,16 @@ final class TestNode: Sendable {
 
     /// `seed` names the node's identity key (`TestNetwork.key`); its
     /// number derives from that key.
-    init(_ seed: UInt64, _ nickname: String, configuration: P2PConfiguration, logger: ChatLogger = .disabled) {
+    /// `splitBatches` false: the log keeps `.receivedFrames` as the
+    /// service emitted them (tests of the batching itself).
+    init(_ seed: UInt64, _ nickname: String, configuration: P2PConfiguration, logger: ChatLogger = .disabled,
+         splitBatches: Bool = true) {
         self.seed = seed
         identity = TestNetwork.identity(seed, nickname)
         var configuration = configuration
         configuration.identityKey = TestNetwork.key(seed)
         service = P2PService(identity: identity, configuration: configuration, logger: logger)
-        log = EventLog(service.events)
+        log = splitBatches ? EventLog(frames: service.events) : EventLog(service.events)
     }
 
     var number: NodeNumber { identity.number }

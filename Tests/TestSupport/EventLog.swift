@@ -23,6 +23,17 @@ public final class EventLog<Event: Sendable>: Sendable {
         }
     }
 
+    /// Logs each event `split` makes of one from `stream`, in order.
+    public init(_ stream: AsyncStream<Event>, splitting split: @escaping @Sendable (Event) -> [Event]) {
+        Task { [self] in
+            for await event in stream {
+                let parts = split(event)
+                storage.withLock { $0.append(contentsOf: parts) }
+            }
+            finished.withLock { $0 = true }
+        }
+    }
+
     /// Every event so far, in arrival order.
     public var events: [Event] { storage.withLock { $0 } }
     public var isFinished: Bool { finished.withLock { $0 } }
@@ -73,4 +84,15 @@ public func waitUntil(_ what: String = "condition", within timeout: Duration = .
         try? await Task.sleep(for: .milliseconds(10))
     }
     return try await condition()
+}
+
+extension EventLog where Event == TransportEvent {
+    /// A transport's events with each batch of frames logged as one
+    /// `.received` per frame, so tests match frames one by one.
+    public convenience init(frames stream: AsyncStream<TransportEvent>) {
+        self.init(stream) { event in
+            guard case .receivedFrames(let frames, let peer) = event else { return [event] }
+            return frames.map { .received($0, from: peer) }
+        }
+    }
 }
