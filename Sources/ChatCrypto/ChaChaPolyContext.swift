@@ -44,7 +44,6 @@ final class ChaChaPolyContext: @unchecked Sendable {
             try LibCrypto.check(EVP_EncryptUpdate(ctx, nil, &length, associatedData.bytes, Int32(associatedData.count)),
                                 "EVP_EncryptUpdate(ad)")
         }
-        let start = output.count
         let total = plaintext.count + ChaChaPoly.tagByteCount
         // No reserveCapacity(start + total) here: it grows a buffer to
         // exactly that size, so a link's write batch of many records would

@@ -12,8 +12,9 @@ import ChatStore
 public actor ChatNode {
     public enum State: Sendable, Equatable { case idle, running, stopped }
 
-    public nonisolated let events: AsyncStream<NodeEvent>
-    let eventSink: AsyncStream<NodeEvent>.Continuation
+    /// What happened, for one front end; holds at most
+    /// `NodeLimits.eventBuffer` events for one that stops reading.
+    public nonisolated let events: EventChannel<NodeEvent>
     let transport: any PeerTransport
     let store: any ChatStoring
     let clock: any ChatClock
@@ -82,7 +83,7 @@ public actor ChatNode {
         clock: any ChatClock = SystemClock(), logger: ChatLogger = .disabled,
         authenticator: (any MessageAuthenticator)? = nil, options: NodeOptions = NodeOptions()
     ) {
-        (events, eventSink) = AsyncStream.makeStream(of: NodeEvent.self, bufferingPolicy: .bufferingNewest(NodeLimits.eventBuffer))
+        events = EventChannel(capacity: NodeLimits.eventBuffer)
         self.transport = transport
         self.store = store
         self.clock = clock
@@ -140,11 +141,11 @@ public actor ChatNode {
         await pump?.value
         await drainer?.value  // every event the transport reported is handled
         emit(.stopped)
-        eventSink.finish()
+        events.finish()
     }
 
     func emit(_ event: NodeEvent) {
-        if case .dropped = eventSink.yield(event) { counters.eventsDropped += 1 }
+        if events.yield(event) == .droppedOldest { counters.eventsDropped += 1 }
     }
 
     /// Suspends the outbox timer until something is queued (or the node stops).

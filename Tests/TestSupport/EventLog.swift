@@ -16,7 +16,7 @@ public final class EventLog<Event: Sendable>: Sendable {
     private let storage = Mutex<[Event]>([])
     private let finished = Mutex(false)
 
-    public init(_ stream: AsyncStream<Event>) {
+    public init<Stream: AsyncSequence & Sendable>(_ stream: Stream) where Stream.Element == Event, Stream.Failure == Never {
         Task { [self] in
             for await event in stream { storage.withLock { $0.append(event) } }
             finished.withLock { $0 = true }

@@ -1,0 +1,87 @@
+import ChatCore
+import Synchronization
+import Testing
+
+/// `EventChannel`: order kept, oldest dropped when full, iteration ends
+/// after `finish()` (once drained) or on cancellation, and no wake-up is
+/// lost between a producer and a consumer on different threads.
+@Suite(.timeLimit(.minutes(1))) struct EventChannelTests {
+    @Test func elementsArriveInOrderAndIterationEndsAfterFinish() async {
+        let channel = EventChannel<Int>(capacity: 10)
+        for value in 1...5 { #expect(channel.yield(value) == .enqueued) }
+        channel.finish()
+        #expect(channel.yield(6) == .finished, "nothing is taken after finish")
+        var seen: [Int] = []
+        for await value in channel { seen.append(value) }
+        #expect(seen == [1, 2, 3, 4, 5], "what was yielded before finish is still delivered")
+    }
+
+    @Test func aFullBufferDropsItsOldest() async {
+        let channel = EventChannel<Int>(capacity: 3)
+        let results = (1...5).map { channel.yield($0) }
+        #expect(results == [.enqueued, .enqueued, .enqueued, .droppedOldest, .droppedOldest])
+        channel.finish()
+        var seen: [Int] = []
+        for await value in channel { seen.append(value) }
+        #expect(seen == [3, 4, 5])
+    }
+
+    @Test func aWaitingConsumerIsWokenByYieldAndByFinish() async {
+        let channel = EventChannel<String>(capacity: 4)
+        let consumer = Task {
+            var seen: [String] = []
+            for await value in channel { seen.append(value) }
+            return seen
+        }
+        // The consumer may or may not be waiting yet; either way nothing is lost.
+        channel.yield("a")
+        channel.yield("b")
+        channel.finish()
+        #expect(await consumer.value == ["a", "b"])
+    }
+
+    @Test func cancellingAWaitingConsumerEndsItsIteration() async {
+        let channel = EventChannel<Int>(capacity: 4)
+        let started = Mutex(false)
+        let consumer = Task {
+            var count = 0
+            started.withLock { $0 = true }
+            for await _ in channel { count += 1 }
+            return count
+        }
+        #expect(await waitFor { started.withLock { $0 } })
+        consumer.cancel()
+        #expect(await consumer.value == 0, "ends without an element and without finish()")
+    }
+
+    @Test func aProducerOnAnotherThreadLosesNothing() async {
+        let channel = EventChannel<Int>(capacity: 1_000_000)
+        let total = 200_000
+        let producer = Task.detached {
+            for value in 0..<total {
+                channel.yield(value)
+                if value % 1000 == 0 { await Task.yield() }  // let the consumer catch up and wait
+            }
+            channel.finish()
+        }
+        var expected = 0
+        var inOrder = true
+        for await value in channel {
+            if value != expected { inOrder = false }
+            expected += 1
+        }
+        await producer.value
+        #expect(inOrder)
+        #expect(expected == total)
+    }
+
+    /// Polls `condition` until it holds or 5 s pass.
+    private func waitFor(_ condition: () -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while !condition() {
+            if ContinuousClock.now > deadline { return false }
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+        return true
+    }
+}
