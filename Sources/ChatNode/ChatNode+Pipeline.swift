@@ -88,7 +88,9 @@ extension ChatNode {
                 routerReplay = []
                 step = await plan(input, on: router)
             }
-            (next, applied, prefetched) = await commitAndApply(step, after: applied, prefetched: prefetched)
+            // Consumed: a copy left here would share the rooms' buffers with the
+            // adopted router, and settling would copy each room per step.
+            (next, applied, prefetched) = await commitAndApply(consume step, after: applied, prefetched: prefetched)
         }
         drainer = nil
         await releaseBackpressure()
