@@ -15,14 +15,22 @@ public struct PublicChat: Sendable {
 
     /// Validates `text`, adds it to the room, and returns the frame to send.
     public mutating func compose(_ text: String, at timestamp: Int64, automatic: Bool = false) throws(ChatError) -> (payload: P2PPayload, message: Message) {
+        let composed = try draft(text, id: ids.next(millis: timestamp), at: timestamp, automatic: automatic)
+        _ = log.add(composed.message, localNumber: identity.number)
+        return composed
+    }
+
+    /// Validates `text` and makes this node's message `id` of it, without
+    /// adding it to the room (`add` does, once it is stored): a node signs
+    /// its message before the step that stores it.
+    public func draft(_ text: String, id: MessageID, at timestamp: Int64, automatic: Bool = false) throws(ChatError) -> (payload: P2PPayload, message: Message) {
         let content: String
         do { content = try MessageText.validated(text) } catch { throw .invalidText(error) }
         let payload = P2PPayload(
-            type: .publicMessage, messageId: ids.next(millis: timestamp),
+            type: .publicMessage, messageId: id,
             senderNumber: identity.number, senderNickname: identity.nickname, senderStage: identity.stage,
             content: content, timestamp: timestamp, automatic: automatic ? true : nil)
         let message = try! Message(from: payload, localNumber: identity.number)  // validated above
-        _ = log.add(message, localNumber: identity.number)
         return (payload, message)
     }
 

@@ -5,9 +5,19 @@ extension ChatNode {
     /// Sends `text` to the public room: stored, then written to every link.
     /// Refused text sends nothing. Commands arriving while a step commits
     /// share the next step's transaction; this returns after that commit.
+    ///
+    /// The message gets its id and its signature before the step: the
+    /// Ed25519 signature (the largest part of a send) runs off the actor,
+    /// in the caller's task, while earlier steps commit and go out.
     @discardableResult
     public func sendPublic(_ text: String, automatic: Bool = false) async throws(NodeError) -> Message {
-        try await submit(.sendPublic(text, automatic: automatic)).get()!
+        let now = clock.nowMillis()
+        var draft: (payload: P2PPayload, message: Message)
+        do {
+            draft = try router.publicChat.draft(text, id: publicMessageIDs.next(millis: now), at: now, automatic: automatic)
+        } catch { throw .chat(error) }
+        if let authenticator { draft = await Self.signed(draft, with: authenticator) }
+        return try await submit(.sendPublic(draft.payload, draft.message)).get()!
     }
 
     /// Sends `text` to the peer `name` names (nickname, `name#tag`, or

@@ -5,14 +5,35 @@ import ChatStore
 /// copy of the router. A refused command is answered at once and plans
 /// nothing; the others are answered after the commit.
 extension ChatNode {
+    /// Plans the step's commands in their order, except that its public
+    /// sends take their places in the order of their ids: each was signed
+    /// in its caller's task, so concurrent sends can arrive out of the
+    /// order their ids were taken, and they go out in that order.
+    func planCommands(_ commands: [PendingCommand], now: Int64, on scratch: inout MessageRouter, into plan: inout NodePlan) {
+        let sends = commands.compactMap { command -> (id: MessageID, command: PendingCommand)? in
+            if case .sendPublic(let payload, _) = command.command { (payload.messageId, command) } else { nil }
+        }.sorted { $0.id < $1.id }
+        var nextSend = 0
+        for command in commands {
+            if case .sendPublic = command.command {
+                planCommand(sends[nextSend].command, now: now, on: &scratch, into: &plan)
+                nextSend += 1
+            } else {
+                planCommand(command, now: now, on: &scratch, into: &plan)
+            }
+        }
+    }
+
     func planCommand(_ command: PendingCommand, now: Int64, on scratch: inout MessageRouter, into plan: inout NodePlan) {
         do throws(NodeError) {
             switch command.command {
-            case .sendPublic(let text, let automatic):
-                let composed: (payload: P2PPayload, message: Message)
-                do { composed = signed(try scratch.publicChat.compose(text, at: now, automatic: automatic)) } catch { throw .chat(error) }
-                planPublic(composed, into: &plan)
-                plan.effects.append(.resume(command, .success(composed.message)))
+            case .sendPublic(let payload, let message):
+                if payload.signature == nil, authenticator != nil {
+                    logger.error("could not sign public message \(payload.messageId); peers will refuse it")
+                }
+                _ = scratch.publicChat.add(message)  // a fresh id: never a duplicate
+                planPublic((payload, message), into: &plan)
+                plan.effects.append(.resume(command, .success(message)))
             case .sendDirect(let text, let peer, let automatic):
                 let message = try planDirect(text, to: peer, automatic: automatic, now: now, on: &scratch, into: &plan)
                 plan.effects.append(.resume(command, .success(message)))

@@ -9,13 +9,15 @@ import Foundation
 /// (ChatNode+Relay.swift). Without an authenticator (tests of v1
 /// behaviour) nothing is signed or checked.
 extension ChatNode {
-    /// A freshly composed public message, signed; the stored copy keeps
-    /// the signature so catch-up can relay it.
-    func signed(_ composed: (payload: P2PPayload, message: Message)) -> (payload: P2PPayload, message: Message) {
-        guard let authenticator else { return composed }
-        var (payload, message) = composed
+    /// A freshly drafted public message, signed off the actor (in the
+    /// caller's task, on any core); the stored copy keeps the signature so
+    /// catch-up can relay it. Unsigned if signing failed (planning logs it).
+    @concurrent
+    nonisolated static func signed(
+        _ draft: (payload: P2PPayload, message: Message), with authenticator: any MessageAuthenticator
+    ) async -> (payload: P2PPayload, message: Message) {
+        var (payload, message) = draft
         authenticator.sign(&payload)
-        if payload.signature == nil { logger.error("could not sign public message \(payload.messageId); peers will refuse it") }
         message.signature = payload.signature
         message.authorKey = payload.authorKey
         return (payload, message)

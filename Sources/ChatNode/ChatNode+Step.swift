@@ -136,7 +136,7 @@ extension ChatNode {
         for (payload, peer) in input.frames {
             planReceive(payload, from: peer, stored: stored, now: input.now, on: &scratch, into: &plan)
         }
-        await planCommands(input.commands, now: input.now, on: &scratch, into: &plan)
+        planCommands(input.commands, now: input.now, on: &scratch, into: &plan)
         return PlannedStep(plan: plan, scratch: scratch, input: input)
     }
 

@@ -21,6 +21,9 @@ public actor ChatNode {
     let logger: ChatLogger
     let options: NodeOptions
     var router: MessageRouter
+    /// Ids of this node's public messages, taken when one is drafted
+    /// (before its step; see `sendPublic`), strictly increasing.
+    var publicMessageIDs = MessageIDGenerator()
     var directory = PeerDirectory()
     var activeRoom: RoomID?
     var outbox = Outbox()

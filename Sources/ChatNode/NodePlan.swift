@@ -79,7 +79,8 @@ enum NodeEffect {
 /// What the user asked the node to do; planned with the received frames of
 /// the same step and committed with them (group commit).
 enum NodeCommand: Sendable {
-    case sendPublic(String, automatic: Bool)
+    /// Drafted and signed before the step (`ChatNode.sendPublic`).
+    case sendPublic(P2PPayload, Message)
     case sendDirect(String, to: NodeNumber, automatic: Bool)
     case answer(NodeNumber, accepting: Bool)
 }

@@ -33,9 +33,10 @@ final class RecordingTransport: PeerTransport {
 
 @Suite struct SendStepTests {
     /// Sends that arrive while a commit is in flight share the next step:
-    /// their messages are signed together (off the actor, across cores),
-    /// keep their ids in order, and reach the transport as one batch after
-    /// the commit; a refused text among them fails alone.
+    /// their messages were signed before it (each in its caller's task,
+    /// across cores), go out in the order of their ids, and reach the
+    /// transport as one batch after the commit; a refused text among them
+    /// fails alone.
     @Test func sendsSharingAStepAreSignedTogetherAndHandedOverAsOneBatch() async throws {
         let signer = try TestSigner("me")
         let transport = RecordingTransport()
