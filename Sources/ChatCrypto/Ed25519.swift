@@ -25,20 +25,7 @@ public enum Ed25519 {
 
     /// Signs with a key already imported (IdentityKey keeps one).
     static func sign(_ message: [UInt8], key handle: EVPKeyHandle) throws(CryptoError) -> [UInt8] {
-        let key = handle.key
-        return try withExtendedLifetime(handle) { () throws(CryptoError) -> [UInt8] in
-            guard let ctx = EVP_MD_CTX_new() else { throw LibCrypto.failure("EVP_MD_CTX_new") }
-            defer { EVP_MD_CTX_free(ctx) }
-            try LibCrypto.check(EVP_DigestSignInit(ctx, nil, nil, nil, key), "EVP_DigestSignInit")
-            var signature = [UInt8](repeating: 0, count: signatureByteCount)
-            var length = signatureByteCount
-            // An empty message still needs a valid pointer.
-            let result = (message.isEmpty ? [0] : message).withUnsafeBufferPointer {
-                EVP_DigestSign(ctx, &signature, &length, $0.baseAddress, message.count)
-            }
-            try LibCrypto.check(result, "EVP_DigestSign")
-            return signature
-        }
+        try Ed25519Signer(key: handle).sign(message)
     }
 
     /// True only for a valid signature by `publicKey` over `message`.

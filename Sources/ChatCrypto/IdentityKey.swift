@@ -10,7 +10,8 @@ import ChatCore
 public struct IdentityKey: Sendable {
     public let publicKey: Public
     private let seed: [UInt8]
-    private let signingKey: EVPKeyHandle
+    /// Signs on contexts initialised once for this key.
+    private let signer: Ed25519Signer
 
     /// A fresh key from libcrypto's keygen.
     public static func generate() throws(CryptoError) -> IdentityKey {
@@ -22,7 +23,7 @@ public struct IdentityKey: Sendable {
     private init(seed: [UInt8], publicKey: Public, signingKey: EVPKeyHandle) {
         self.seed = seed
         self.publicKey = publicKey
-        self.signingKey = signingKey
+        signer = Ed25519Signer(key: signingKey)
     }
 
     /// Rebuilds a key from its 32-byte seed.
@@ -47,7 +48,7 @@ public struct IdentityKey: Sendable {
 
     /// A 64-byte Ed25519 signature over `message`.
     public func sign(_ message: [UInt8]) throws(CryptoError) -> [UInt8] {
-        try Ed25519.sign(message, key: signingKey)
+        try signer.sign(message)
     }
 
     /// An Ed25519 public key: what peers know a node by.

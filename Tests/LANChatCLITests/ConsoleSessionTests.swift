@@ -13,7 +13,7 @@ import TestSupport
         let network = InMemoryNetwork()
         let alice = try await CommandExecutorTests.peer("alice", 0x1_2345_DEF0, network)
         let bob = try await CommandExecutorTests.peer("bob", 0x9_8765_4321, network, stage: "ios")
-        try await waitUntil("linked") { await alice.node.peers().count == 1 }
+        try #require(await waitUntil("linked") { await alice.node.peers().count == 1 })
         let console = R.console(alice)
         await console.session.started(port: 4242)
         return (alice, bob, console)
@@ -57,7 +57,7 @@ import TestSupport
         try await alice.log.first("accepted") { if case .dmState(_, _, .accepted) = $0 { true } else { nil } }
         // bob leaves: the next DM says it waits, and leave lines carry the tag.
         await bob.node.stop()
-        try await waitUntil("bob gone") { await alice.node.peers().isEmpty }
+        try #require(await waitUntil("bob gone") { await alice.node.peers().isEmpty })
         await console.session.handle(.peerLeft(PeerInfo(number: bob.number, nickname: "bob", instanceId: "", address: ""), .left))
         #expect(console.lines.last == "-- bob#4321 left")
         let queued = await console.type("/dm bob are you there")

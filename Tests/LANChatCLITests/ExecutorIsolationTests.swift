@@ -21,9 +21,9 @@ import TestSupport
         let network = InMemoryNetwork()
         let alice = try await CommandExecutorTests.peer("alice", 1, network)
         let bob = try await CommandExecutorTests.peer("bob", 2, network)
-        try await waitUntil("linked") { await alice.node.peers().count == 1 }
+        try #require(await waitUntil("linked") { await alice.node.peers().count == 1 })
         for n in 1...40 { try await bob.node.sendPublic("m\(n)") }
-        try await waitUntil("40 stored") { await alice.node.recentMessages(in: .publicRoom).count == 40 }
+        try #require(await waitUntil("40 stored") { await alice.node.recentMessages(in: .publicRoom).count == 40 })
         try await alice.node.markRead(.publicRoom, upTo: try #require(await alice.node.recentMessages(in: .publicRoom).last).cursor)
 
         let executor = CommandExecutor(node: alice.node)
@@ -49,9 +49,9 @@ import TestSupport
         let network = InMemoryNetwork()
         let alice = try await CommandExecutorTests.peer("alice", 1, network)
         let bob = try await CommandExecutorTests.peer("bob", 2, network)
-        try await waitUntil("linked") { await alice.node.peers().count == 1 }
+        try #require(await waitUntil("linked") { await alice.node.peers().count == 1 })
         for n in 1...300 { try await bob.node.sendPublic("m\(n)") }
-        try await waitUntil("300 stored") { try await alice.node.roomList().first?.messageCount == 300 }
+        try #require(await waitUntil("300 stored") { try await alice.node.roomList().first?.messageCount == 300 })
         try await alice.node.markRead(.publicRoom, upTo: try #require(await alice.node.recentMessages(in: .publicRoom).last).cursor)
         let executor = CommandExecutor(node: alice.node)
         _ = try await executor.run(.history(nil))

@@ -43,7 +43,7 @@ import TestSupport
         let node = ChatNode(identity: me, transport: InMemoryNetwork().transport(for: me),
                             store: try ChatStore(path: nil, localNumber: me.number))
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("lanchat-quota-\(UUID().uuidString).jsonl").path
-        FileManager.default.createFile(atPath: path, contents: nil)
+        #expect(FileManager.default.createFile(atPath: path, contents: nil))
         defer { try? FileManager.default.removeItem(atPath: path) }
         let handle = try #require(FileHandle(forWritingAtPath: path))
         let session = JSONSession(node: node, out: LineWriter(handle), instanceId: "test")

@@ -65,9 +65,9 @@ import TestSupport
         let network = InMemoryNetwork()
         let alice = try await CommandExecutorTests.peer("alice", 1, network)
         let bob = try await CommandExecutorTests.peer("bob", 2, network)
-        try await waitUntil("linked") { await alice.node.peers().count == 1 }
+        try #require(await waitUntil("linked") { await alice.node.peers().count == 1 })
         for n in 1...73 { try await bob.node.sendPublic("p\(n)") }
-        try await waitUntil("73 stored") { try await Self.storedUnread(alice.node, .publicRoom) == 73 }
+        try #require(await waitUntil("73 stored") { try await Self.storedUnread(alice.node, .publicRoom) == 73 })
         try await alice.node.markRead(.publicRoom, upTo: try await Self.message(alice.log, "p15").cursor)
         #expect(try await Self.storedUnread(alice.node, .publicRoom) == 58)
         #expect(await Self.inMemoryUnread(alice.node, .publicRoom) == 58)
@@ -109,13 +109,13 @@ import TestSupport
         let network = InMemoryNetwork()
         let alice = try await CommandExecutorTests.peer("alice", 1, network)
         let bob = try await CommandExecutorTests.peer("bob", 2, network)
-        try await waitUntil("linked") { await alice.node.peers().count == 1 }
+        try #require(await waitUntil("linked") { await alice.node.peers().count == 1 })
         try await bob.node.sendDirect("d1", to: alice.number)
         try await alice.log.first("request") { if case .dmRequest = $0 { true } else { nil } }
         try await alice.node.accept("bob")
         try await bob.log.first("accepted") { if case .dmState(_, _, .accepted) = $0 { true } else { nil } }
         for n in 2...40 { try await bob.node.sendDirect("d\(n)", to: alice.number) }
-        try await waitUntil("40 stored") { try await Self.storedUnread(alice.node, .direct(bob.number)) == 40 }
+        try #require(await waitUntil("40 stored") { try await Self.storedUnread(alice.node, .direct(bob.number)) == 40 })
 
         let console = Self.console(alice)
         await console.session.started(port: 4242)
@@ -143,7 +143,7 @@ import TestSupport
         let network = InMemoryNetwork()
         let alice = try await CommandExecutorTests.peer("alice", 1, network)
         let bob = try await CommandExecutorTests.peer("bob", 2, network)
-        try await waitUntil("linked") { await alice.node.peers().count == 1 }
+        try #require(await waitUntil("linked") { await alice.node.peers().count == 1 })
         let console = Self.console(alice)
         await console.session.started(port: 4242)
         _ = await console.type("/open bob")  // not a room yet: an error, nothing changes

@@ -25,7 +25,7 @@ import TestSupport
         } catch {
             return nil
         }
-        await waitUntil { alice.log.joined(peer.number) != nil || peer.isClosed }
+        _ = await waitUntil { alice.log.joined(peer.number) != nil || peer.isClosed }  // the caller checks which
         return alice.log.joined(peer.number) != nil ? peer : nil
     }
 

@@ -74,8 +74,8 @@ extension EventLog where Event == TransportEvent {
 /// 10 ms (hundreds of tests wait at once) until it holds or `timeout` passes, and returns whether it held. A
 /// wait is never an assertion by itself: callers assert on the result
 /// (`#expect(await waitUntil { ... })`, `try #require(await waitUntil(...))`).
-/// `what` names the condition for readers of the test.
-@discardableResult
+/// `what` names the condition for readers of the test. Not discardable:
+/// an ignored result would be a wait that asserts nothing.
 public func waitUntil(_ what: String = "condition", within timeout: Duration = .seconds(5),
                       _ condition: () async throws -> Bool) async rethrows -> Bool {
     let deadline = ContinuousClock.now + timeout
