@@ -55,10 +55,37 @@ extension ChatNode {
     static func linkVerdict(_ payload: P2PPayload, from peer: NodeNumber, linkKey: String) -> SignatureVerdict {
         guard let signature = payload.signature, let key = payload.authorKey else { return .unsigned }
         guard payload.senderNumber == peer, key == linkKey else { return .notLinkKey }
-        // Standard base64 of 64 bytes: 88 characters, the last two "=".
-        guard signature.utf8.count == 88, let bytes = Data(base64Encoded: signature),
-              bytes.count == PublicMessageSignature.signatureBytes else { return .malformed }
+        guard isSignatureShaped(signature) else { return .malformed }
         return .valid
+    }
+
+    /// Standard base64 of 64 bytes: 86 characters of the alphabet, then
+    /// "==". A scan, not a decode (it runs for every live public message).
+    static func isSignatureShaped(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in
+            guard bytes.count == 88, bytes[86] == UInt8(ascii: "="), bytes[87] == UInt8(ascii: "=") else { return false }
+            for byte in bytes[..<86] {
+                switch byte {
+                case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                     UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "/"): continue
+                default: return false
+                }
+            }
+            // The last character before the padding carries 4 unused bits, zero in canonical base64.
+            return base64Value(bytes[85]).map { $0 & 0x0F == 0 } ?? false
+        }
+    }
+
+    private static func base64Value(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"): byte - UInt8(ascii: "A")
+        case UInt8(ascii: "a")...UInt8(ascii: "z"): byte - UInt8(ascii: "a") + 26
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0") + 52
+        case UInt8(ascii: "+"): 62
+        case UInt8(ascii: "/"): 63
+        default: nil
+        }
     }
 
     /// The frames of a received batch that may go on (see the one-frame
