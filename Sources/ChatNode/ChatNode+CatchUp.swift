@@ -117,7 +117,7 @@ extension ChatNode {
     ) {
         guard let outstanding = catchUpOutstanding[peer], reply.refId == outstanding.id,
               !plan.catchUpPages.contains(where: { $0.peer == peer }), !plan.catchUpAnsweredBefore.contains(peer) else {
-            counters.catchUpUnsolicited += 1
+            plan.counted.catchUpUnsolicited += 1
             logger.notice("refused a history reply from \(peer) that answers no request")
             return
         }
@@ -127,11 +127,11 @@ extension ChatNode {
         var seen = Set<MessageID>()
         for var frame in reply.messages ?? [] {
             // Judged as the author sent it, before the clamp changes it.
-            guard admitRelayed(frame, from: peer, stored: stored) else { continue }
-            Self.clampTimestamp(&frame, now: now, counters: &counters)
+            guard admitRelayed(frame, from: peer, stored: stored, counting: &plan.counted) else { continue }
+            Self.clampTimestamp(&frame, now: now, counters: &plan.counted)
             guard frame.type == .publicMessage, let message = try? Message(from: frame, localNumber: identity.number),
                   seen.insert(message.id).inserted else {
-                counters.catchUpInvalid += 1
+                plan.counted.catchUpInvalid += 1
                 continue
             }
             if stored.contains(message.id) { continue }

@@ -30,7 +30,7 @@ extension ChatNode {
         guard author != identity.number else { return true }
         var usage = plan.authorUsage[author] ?? StorageUsage()
         guard usage.bytes + bytes <= options.peerStorageQuota else {
-            counters.quotaRefused += 1
+            plan.counted.quotaRefused += 1
             if !quotaReported.contains(author), plan.quotaReached.insert(author).inserted {
                 plan.effects.append(.quotaReached(author, nickname: nickname, used: usage))
             }

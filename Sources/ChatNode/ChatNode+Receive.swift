@@ -12,7 +12,7 @@ extension ChatNode {
         // Stored before (a replay, a retry whose ack was lost): only
         // acknowledge again, so the sender stops retrying.
         if payload.type.carriesChatText, stored.contains(payload.messageId), payload.senderNumber == peer {
-            counters.duplicates += 1
+            plan.counted.duplicates += 1
             if payload.type.isDirect { plan.effects.append(.acknowledge(payload, to: peer)) }
             return
         }
@@ -44,13 +44,13 @@ extension ChatNode {
                 if let frame = scratch.directChat.repeatDecline(to: sender, at: now) {
                     plan.effects.append(.send(frame, to: sender))
                 }
-                counters.rejected += 1
+                plan.counted.rejected += 1
                 plan.report(event)
             case .rejected:
-                counters.rejected += 1
+                plan.counted.rejected += 1
                 plan.report(event)
             case .unknownType:
-                counters.unknownType += 1
+                plan.counted.unknownType += 1
                 plan.report(event)
             default:
                 plan.report(event)

@@ -181,6 +181,7 @@ extension ChatNode {
         switch outcome {
         case .success(let result):
             storeHealthy()
+            counters.add(plan.counted)
             for change in replay { _ = change(&scratch) }
             router = consume scratch
             // Rooms take the step's messages into their buffers (copied once

@@ -43,4 +43,27 @@ public struct NodeCounters: Hashable, Sendable, Codable {
     public var dmRetries = 0
 
     public init() {}
+
+    /// Adds every count of `other` to these.
+    public mutating func add(_ other: NodeCounters) {
+        receivedByType.merge(other.receivedByType, uniquingKeysWith: +)
+        rejected += other.rejected
+        unknownType += other.unknownType
+        duplicates += other.duplicates
+        clampedTimestamps += other.clampedTimestamps
+        catchUpDeferred += other.catchUpDeferred
+        catchUpRefused += other.catchUpRefused
+        catchUpInvalid += other.catchUpInvalid
+        catchUpUnsolicited += other.catchUpUnsolicited
+        commitFailures += other.commitFailures
+        eventsDropped += other.eventsDropped
+        backpressure += other.backpressure
+        signatureRefusals.merge(other.signatureRefusals, uniquingKeysWith: +)
+        relayRefusals.merge(other.relayRefusals, uniquingKeysWith: +)
+        relayedClaimingSelf += other.relayedClaimingSelf
+        quotaRefused += other.quotaRefused
+        catchUpTimeouts += other.catchUpTimeouts
+        acksSent += other.acksSent
+        dmRetries += other.dmRetries
+    }
 }

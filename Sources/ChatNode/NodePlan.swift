@@ -29,6 +29,10 @@ struct NodePlan {
     var startUsage: [NodeNumber: StorageUsage] = [:]
     /// Authors refused for their quota in this step.
     var quotaReached = Set<NodeNumber>()
+    /// What planning refused or found (duplicates, invalid entries, quota),
+    /// added to the node's counters only when the step is applied: a step
+    /// whose commit fails, and is planned again, counts once.
+    var counted = NodeCounters()
     /// Where each room's latest unread report is in `effects`.
     private var unreadAt: [RoomID: Int] = [:]
 
