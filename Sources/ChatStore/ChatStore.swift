@@ -26,6 +26,8 @@ public actor ChatStore {
     /// The file path, or nil for an in-memory store.
     public let path: String?
     private var database: SQLiteDatabase?
+    /// A file's WAL checkpoints, off the commit path (nil in memory).
+    nonisolated let checkpointer: WALCheckpointer?
     let logger: ChatLogger
     /// Random, made when the file is created: peers catching up from this
     /// store tell a new store (a wiped or in-memory one) from the old one.
@@ -68,6 +70,13 @@ public actor ChatStore {
         let found = try Schema.migrate(database)
         epoch = try Self.loadEpoch(database)
         self.database = database
+        if let path {
+            let checkpointer = WALCheckpointer(path: path, synchronous: durability.pragma)
+            database.checkpoint(with: checkpointer)
+            self.checkpointer = checkpointer
+        } else {
+            checkpointer = nil
+        }
         if found == 0 {
             self.logger.debug("new history created (schema \(Schema.currentVersion))")
         } else if found != Schema.currentVersion {
@@ -97,6 +106,11 @@ public actor ChatStore {
         try database.execute("PRAGMA journal_size_limit = 67108864")
     }
 
+    deinit {
+        // The store's own connection closes last (after this), so it removes the WAL.
+        checkpointer?.close()
+    }
+
     /// The open connection, or `.closed`.
     func db() throws(StoreError) -> SQLiteDatabase {
         guard let database, database.isOpen else { throw .closed }
@@ -106,6 +120,8 @@ public actor ChatStore {
     /// Closes the file. Later calls throw `.closed`. Idempotent.
     public func close() {
         guard let database else { return }
+        checkpointer?.close()
+        database.checkpoint(with: nil)
         database.close()
         self.database = nil
         logger.debug("history closed")

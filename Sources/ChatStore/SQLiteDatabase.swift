@@ -33,6 +33,9 @@ final class SQLiteDatabase {
 
     var isOpen: Bool { handle != nil }
 
+    /// The connection itself, for registering hooks (`WALCheckpointer`).
+    var rawHandle: OpaquePointer? { handle }
+
     /// Finalizes every statement and closes the connection (in WAL mode the
     /// last connection checkpoints and removes the -wal file). Idempotent.
     func close() {
