@@ -45,6 +45,10 @@ public struct BoundedBuffer<Element> {
     public mutating func removeAll() { queue.removeAll() }
 
     public var first: Element? { queue.first }
+
+    /// Identifies the buffer the elements live in; it changes only when the
+    /// buffer is reallocated or copied (diagnostics).
+    public var storageIdentity: Int { queue.storageIdentity }
     public var last: Element? { queue.last }
 }
 

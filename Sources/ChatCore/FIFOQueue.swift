@@ -64,6 +64,12 @@ public struct FIFOQueue<Element> {
     /// Slots the array holds, popped ones included (for tests of compaction).
     var storageSlots: Int { storage.count }
 
+    /// The address of the array's buffer: it changes only when the buffer
+    /// is reallocated or copied (diagnostics).
+    var storageIdentity: Int {
+        storage.withUnsafeBufferPointer { Int(bitPattern: $0.baseAddress) }
+    }
+
     /// Storage kept when the queue empties; a larger burst gives its
     /// memory back.
     @inlinable static var keptCapacity: Int { 4096 }

@@ -50,6 +50,10 @@ extension ChatNode {
         tellingTransport = false
     }
 
+    /// Identifies the public room's message buffer (diagnostics, tests: it
+    /// stays put from step to step unless the room is copied).
+    var publicRoomStorageIdentity: Int { router.publicChat.log.storageIdentity }
+
     /// Transport events and commands waiting for a step (diagnostics, tests).
     public var backlog: (transportEvents: Int, commands: Int) { (inbox.count, commands.count) }
 
