@@ -15,6 +15,8 @@ public enum ChaChaPoly {
     nonisolated(unsafe) static let cipher: OpaquePointer? =
         EVP_CIPHER_fetch(nil, "ChaCha20-Poly1305", nil) ?? EVP_chacha20_poly1305()
     public static let tagByteCount = 16
+    /// Room for a tag, appended before the tag is written.
+    static let zeroTag = [UInt8](repeating: 0, count: tagByteCount)
 
     /// The 12-byte nonce Noise uses for counter `n`.
     public static func nonce(counter: UInt64) -> [UInt8] {

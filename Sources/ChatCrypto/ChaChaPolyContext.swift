@@ -45,15 +45,18 @@ final class ChaChaPolyContext: @unchecked Sendable {
                                 "EVP_EncryptUpdate(ad)")
         }
         let total = plaintext.count + ChaChaPoly.tagByteCount
-        // No reserveCapacity(start + total) here: it grows a buffer to
-        // exactly that size, so a link's write batch of many records would
-        // be copied whole for every record; appending grows it geometrically.
+        // The plaintext is copied in and encrypted in place (EVP allows
+        // in == out): one memcpy, where zero-filling the room first cost
+        // a loop over every byte. No reserveCapacity(start + total) here:
+        // it grows a buffer to exactly that size, so a link's write batch
+        // of many records would be copied whole for every record;
+        // appending grows it geometrically.
         var failure: CryptoError?
         let ctx = self.ctx
-        output.appendZeroed(total) { out in
+        output.appendForInPlace(plaintext) { out in
             do throws(CryptoError) {
                 if !plaintext.isEmpty {
-                    try LibCrypto.check(EVP_EncryptUpdate(ctx, out, &length, plaintext.bytes, Int32(plaintext.count)), "EVP_EncryptUpdate")
+                    try LibCrypto.check(EVP_EncryptUpdate(ctx, out, &length, out, Int32(plaintext.count)), "EVP_EncryptUpdate")
                 }
                 try LibCrypto.check(EVP_EncryptFinal_ex(ctx, out + plaintext.count, &length), "EVP_EncryptFinal_ex")
                 try LibCrypto.check(EVP_CIPHER_CTX_ctrl(ctx, CCRYPTO_CTRL_AEAD_GET_TAG, Int32(ChaChaPoly.tagByteCount), out + plaintext.count),
@@ -122,10 +125,12 @@ extension UnsafeRawBufferPointer {
 }
 
 extension Array where Element == UInt8 {
-    /// Appends `count` zero bytes and lets `body` overwrite them in place.
-    fileprivate mutating func appendZeroed(_ count: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Void) {
-        let start = self.count
-        append(contentsOf: repeatElement(0, count: count))
+    /// Appends `bytes` and room for a tag, then lets `body` rewrite them in
+    /// place (it gets the address of the first appended byte).
+    fileprivate mutating func appendForInPlace(_ bytes: UnsafeRawBufferPointer, _ body: (UnsafeMutablePointer<UInt8>) -> Void) {
+        let start = count
+        append(contentsOf: bytes)
+        append(contentsOf: ChaChaPoly.zeroTag)
         withUnsafeMutableBufferPointer { body($0.baseAddress! + start) }
     }
 }
