@@ -57,9 +57,11 @@ extension ChatNode {
     /// Transport events and commands waiting for a step (diagnostics, tests).
     public var backlog: (transportEvents: Int, commands: Int) { (inbox.count, commands.count) }
 
-    /// Queues a command for the next step and waits for its commit.
+    /// Queues a command for the next step and waits for its commit; a
+    /// node not started, or stopped, refuses it (nothing would send it).
     func submit(_ command: NodeCommand) async -> Result<Message?, NodeError> {
-        await withCheckedContinuation { reply in
+        guard state == .running else { return .failure(.notRunning) }
+        return await withCheckedContinuation { reply in
             commands.append(PendingCommand(command: command, reply: reply))
             startDrainer()
         }
