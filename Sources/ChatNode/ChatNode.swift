@@ -127,7 +127,7 @@ public actor ChatNode {
     /// Takes the transport's events on the node's own executor: each one
     /// resumes here directly, with no second hop from the pool per frame.
     /// Ends when the transport finishes its stream (`stop()`).
-    private func pumpEvents(_ events: AsyncStream<TransportEvent>) async {
+    private func pumpEvents(_ events: EventChannel<TransportEvent>) async {
         for await event in events { await enqueue(event) }
     }
 

@@ -24,7 +24,7 @@ final class MeshWatch: Sendable {
     }
 
     /// Reads service `index`'s events until they finish (at its stop).
-    func follow(_ events: AsyncStream<TransportEvent>, index: Int) async {
+    func follow(_ events: EventChannel<TransportEvent>, index: Int) async {
         for await event in events {
             let now = ContinuousClock.now
             state.withLock { state in

@@ -90,7 +90,7 @@ extension P2PService {
             return
         case .idle:
             lifecycle = .stopped
-            eventSink.finish()
+            events.finish()
             return
         case .running:
             break
@@ -122,7 +122,7 @@ extension P2PService {
         discovery = -1
         loop?.stop()
         loop = nil
-        eventSink.finish()
+        events.finish()
     }
 
     /// One wake-up's readiness reports from the poll thread, in one actor

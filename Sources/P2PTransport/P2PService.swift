@@ -32,8 +32,8 @@ public actor P2PService: PeerTransport {
     /// Events for the node, in order; finishes after `stop()`. Meant for one
     /// consumer. Buffered without bound (a join or leave must never be
     /// dropped), so the node must keep reading it.
-    public nonisolated let events: AsyncStream<TransportEvent>
-    let eventSink: AsyncStream<TransportEvent>.Continuation
+    /// Unbounded: the node holds reading back (`pauseReading`) when it lags.
+    public nonisolated let events = EventChannel<TransportEvent>(capacity: .max)
     /// As given, except `limits` fitted to the descriptor limit at start.
     var configuration: P2PConfiguration
     let clock: any ChatClock
@@ -135,7 +135,6 @@ public actor P2PService: PeerTransport {
                                   maxPerAddress: configuration.limits.maxAnnouncementsPerAddress)
         connectionGate = ConnectionGate(burst: configuration.limits.connectionBurstPerAddress,
                                         perSecond: configuration.limits.connectionsPerSecondPerAddress)
-        (events, eventSink) = AsyncStream.makeStream(of: TransportEvent.self)
     }
 
     deinit {
@@ -146,7 +145,7 @@ public actor P2PService: PeerTransport {
         for fd in linkDescriptors { Socket.close(fd) }
         if listener >= 0 { Socket.close(listener) }
         if discovery >= 0 { Socket.close(discovery) }
-        eventSink.finish()
+        events.finish()
     }
 
     /// The TCP port links are accepted on; 0 before `start()`.
@@ -232,7 +231,7 @@ public actor P2PService: PeerTransport {
     /// so the node sees everything in the order it happened.
     func emit(_ event: TransportEvent) {
         flushDelivered()
-        eventSink.yield(event)
+        events.yield(event)
     }
 
     /// The frames gathered from one link's read go to the node in one event.
@@ -241,7 +240,7 @@ public actor P2PService: PeerTransport {
         let frames = delivered
         delivered.removeAll(keepingCapacity: true)
         deliveredFrom = nil
-        eventSink.yield(frames.count == 1 ? .received(frames[0], from: peer) : .receivedFrames(frames, from: peer))
+        events.yield(frames.count == 1 ? .received(frames[0], from: peer) : .receivedFrames(frames, from: peer))
     }
 
     /// A control frame (hello, ping, pong, leave) from this node.

@@ -1,5 +1,6 @@
 #if canImport(Glibc)
 import CEpoll
+import ChatCore
 import Foundation
 import Glibc
 
@@ -46,8 +47,7 @@ final class PollLoop {
     }
 
     /// Batches in the order of the wake-ups; finishes after `stop()`.
-    let reports: AsyncStream<[Report]>
-    private let continuation: AsyncStream<[Report]>.Continuation
+    let reports = EventChannel<[Report]>(capacity: .max)
     private let epoll: Int32
     private let stopReader: Int32
     private let stopWriter: Int32
@@ -79,7 +79,6 @@ final class PollLoop {
         }
         self.epoll = epoll
         (stopReader, stopWriter) = pipe
-        (reports, continuation) = AsyncStream.makeStream(of: [Report].self)
     }
 
     deinit {
@@ -92,8 +91,8 @@ final class PollLoop {
     func start(name: String) {
         guard !started, !stopped else { return }
         started = true
-        let (epoll, stopReader, stopWriter, continuation) = (epoll, stopReader, stopWriter, continuation)
-        let thread = Thread { Self.run(epoll: epoll, stopReader: stopReader, stopWriter: stopWriter, continuation: continuation) }
+        let (epoll, stopReader, stopWriter, reports) = (epoll, stopReader, stopWriter, reports)
+        let thread = Thread { Self.run(epoll: epoll, stopReader: stopReader, stopWriter: stopWriter, reports: reports) }
         thread.name = name
         thread.start()
     }
@@ -154,7 +153,7 @@ final class PollLoop {
         stopped = true
         registrations.removeAll()
         guard started else {
-            continuation.finish()
+            reports.finish()
             return
         }
         stopper.stop()
@@ -188,7 +187,7 @@ final class PollLoop {
     /// closes the shared descriptors once stopped (the owner no longer
     /// touches them after `stop`).
     private static func run(epoll: Int32, stopReader: Int32, stopWriter: Int32,
-                            continuation: AsyncStream<[Report]>.Continuation) {
+                            reports: EventChannel<[Report]>) {
         let capacity = 256
         var buffer = [epoll_event](repeating: epoll_event(), count: capacity)
         var stopping = false
@@ -216,10 +215,10 @@ final class PollLoop {
             // the same wake-up, so a leave datagram arrives before the end
             // of stream it explains.
             batch.sort { $0.token < $1.token }
-            continuation.yield(batch)
+            reports.yield(batch)
         }
         for fd in [epoll, stopReader, stopWriter] { Socket.close(fd) }
-        continuation.finish()
+        reports.finish()
     }
 }
 #endif

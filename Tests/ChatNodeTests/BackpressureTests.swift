@@ -7,11 +7,12 @@ import TestSupport
 
 /// A transport the test feeds by hand, recording what the node asks of it.
 final class ScriptedTransport: PeerTransport {
-    let events: AsyncStream<TransportEvent>
-    let feed: AsyncStream<TransportEvent>.Continuation
+    let events = EventChannel<TransportEvent>(capacity: .max)
+    /// What the test feeds the node (the events themselves).
+    var feed: EventChannel<TransportEvent> { events }
     private let pauses = Mutex<[Bool]>([])
 
-    init() { (events, feed) = AsyncStream.makeStream(of: TransportEvent.self) }
+    init() {}
 
     var pauseCalls: [Bool] { pauses.withLock { $0 } }
 

@@ -7,11 +7,12 @@ import TestSupport
 
 /// A transport that records each call the node makes, batches included.
 final class RecordingTransport: PeerTransport {
-    let events: AsyncStream<TransportEvent>
-    let feed: AsyncStream<TransportEvent>.Continuation
+    let events = EventChannel<TransportEvent>(capacity: .max)
+    /// What the test feeds the node (the events themselves).
+    var feed: EventChannel<TransportEvent> { events }
     private let calls = Mutex<[[OutgoingFrame]]>([])
 
-    init() { (events, feed) = AsyncStream.makeStream(of: TransportEvent.self) }
+    init() {}
 
     /// One entry per call: a batch, or a single frame as a batch of one.
     var recorded: [[OutgoingFrame]] { calls.withLock { $0 } }

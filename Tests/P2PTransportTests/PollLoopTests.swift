@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import ChatCore
 import Foundation
 import Glibc
 @testable import P2PTransport
@@ -17,7 +18,7 @@ import TestSupport
         private let received = Mutex<[PollLoop.Report]>([])
         private let finished = Mutex(false)
 
-        init(_ reports: AsyncStream<[PollLoop.Report]>) {
+        init(_ reports: EventChannel<[PollLoop.Report]>) {
             Task { [self] in
                 for await batch in reports { received.withLock { $0 += batch } }
                 finished.withLock { $0 = true }

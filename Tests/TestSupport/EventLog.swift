@@ -24,7 +24,8 @@ public final class EventLog<Event: Sendable>: Sendable {
     }
 
     /// Logs each event `split` makes of one from `stream`, in order.
-    public init(_ stream: AsyncStream<Event>, splitting split: @escaping @Sendable (Event) -> [Event]) {
+    public init<Stream: AsyncSequence & Sendable>(_ stream: Stream, splitting split: @escaping @Sendable (Event) -> [Event])
+        where Stream.Element == Event, Stream.Failure == Never {
         Task { [self] in
             for await event in stream {
                 let parts = split(event)
@@ -89,7 +90,7 @@ public func waitUntil(_ what: String = "condition", within timeout: Duration = .
 extension EventLog where Event == TransportEvent {
     /// A transport's events with each batch of frames logged as one
     /// `.received` per frame, so tests match frames one by one.
-    public convenience init(frames stream: AsyncStream<TransportEvent>) {
+    public convenience init(frames stream: EventChannel<TransportEvent>) {
         self.init(stream) { event in
             guard case .receivedFrames(let frames, let peer) = event else { return [event] }
             return frames.map { .received($0, from: peer) }

@@ -134,15 +134,13 @@ public actor InMemoryNetwork {
 
 /// One node's endpoint on an `InMemoryNetwork`.
 public final class InMemoryTransport: PeerTransport {
-    public let events: AsyncStream<TransportEvent>
-    private let continuation: AsyncStream<TransportEvent>.Continuation
+    public let events = EventChannel<TransportEvent>(capacity: .max)
     private let network: InMemoryNetwork
     private let state: Mutex<PeerInfo>
     /// Set by `crash()`: a dead process writes nothing more.
     private let dead = Mutex(false)
 
     init(identity: NodeIdentity, identityKey: String?, network: InMemoryNetwork) {
-        (events, continuation) = AsyncStream.makeStream(of: TransportEvent.self)
         self.network = network
         state = Mutex(PeerInfo(
             number: identity.number, nickname: identity.nickname, stage: identity.stage,
@@ -154,8 +152,8 @@ public final class InMemoryTransport: PeerTransport {
         set { state.withLock { $0 = newValue } }
     }
 
-    func emit(_ event: TransportEvent) { continuation.yield(event) }
-    func finish() { continuation.finish() }
+    func emit(_ event: TransportEvent) { events.yield(event) }
+    func finish() { events.finish() }
 
     public func start() async throws { await network.join(self) }
 
