@@ -75,13 +75,16 @@ public struct CipherState: Sendable {
     /// On failure the nonce does not advance (the spec's rule); callers
     /// abandon the session anyway.
     mutating func decryptWithAd(_ ad: [UInt8], _ ciphertext: [UInt8]) throws(CryptoError) -> [UInt8] {
-        guard let context = try ownContext() else { return ciphertext }
+        try ciphertext.withUnsafeBytes { ciphertext in Result { () throws(CryptoError) in try decryptWithAd(ad, ciphertext) } }.get()
+    }
+
+    /// `decryptWithAd` on bytes lent by the caller (a decoder's buffer).
+    mutating func decryptWithAd(_ ad: [UInt8], _ ciphertext: UnsafeRawBufferPointer) throws(CryptoError) -> [UInt8] {
+        guard let context = try ownContext() else { return Array(ciphertext) }
         guard nonce < Self.maxNonce else { throw .nonceExhausted }
         let plaintext = try ChaChaPoly.withNonce(counter: nonce) { (nonce) throws(CryptoError) -> [UInt8] in
             try ad.withUnsafeBytes { ad in
-                ciphertext.withUnsafeBytes { ciphertext in
-                    Result { () throws(CryptoError) -> [UInt8] in try context.open(nonce: nonce, associatedData: ad, ciphertext: ciphertext) }
-                }
+                Result { () throws(CryptoError) -> [UInt8] in try context.open(nonce: nonce, associatedData: ad, ciphertext: ciphertext) }
             }.get()
         }
         nonce += 1

@@ -54,6 +54,11 @@ public struct RecordCipher: Sendable {
     /// Decrypts the next record; throws `.authenticationFailed` for anything
     /// but the exact next record of the peer's sender.
     public mutating func open(_ record: [UInt8]) throws(CryptoError) -> [UInt8] {
+        try record.withUnsafeBytes { record in Result { () throws(CryptoError) in try open(record) } }.get()
+    }
+
+    /// `open` on bytes lent by the caller (`RecordFrameDecoder.withNextFrame`).
+    public mutating func open(_ record: UnsafeRawBufferPointer) throws(CryptoError) -> [UInt8] {
         guard !failed else { throw .cipherFailed }
         do throws(CryptoError) {
             guard record.count <= Self.maxRecordLength else {
@@ -76,6 +81,7 @@ public struct NoiseTransport: Sendable {
 
     public mutating func seal(_ plaintext: [UInt8]) throws(CryptoError) -> [UInt8] { try sender.seal(plaintext) }
     public mutating func open(_ record: [UInt8]) throws(CryptoError) -> [UInt8] { try receiver.open(record) }
+    public mutating func open(_ record: UnsafeRawBufferPointer) throws(CryptoError) -> [UInt8] { try receiver.open(record) }
     /// Seals one record with its length header onto `output` (see `RecordCipher.sealFramed`).
     public mutating func sealFramed(_ plaintext: UnsafeRawBufferPointer, appendingTo output: inout [UInt8]) throws(CryptoError) {
         try sender.sealFramed(plaintext, appendingTo: &output)

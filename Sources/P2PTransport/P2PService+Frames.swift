@@ -1,4 +1,5 @@
 import ChatCore
+import ChatCrypto
 import Foundation
 
 extension P2PService {
@@ -84,23 +85,30 @@ extension P2PService {
             if let unpaid = link.unpaidLine {
                 plaintext = unpaid
             } else {
-                let body: [UInt8]
+                // A record is opened straight from the decoder's buffer; a
+                // handshake message is copied out for the handshake.
+                let next: Result<[UInt8], CryptoError>?
                 do {
-                    guard let next = try link.records.decode() else { return }
-                    body = next
+                    next = try link.records.withNextFrame { body in
+                        guard link.transport != nil else { return .success(Array(body)) }
+                        return Result { () throws(CryptoError) in try link.transport!.open(body) }
+                    }
                 } catch {
                     countMalformedPrefix(on: link)
                     drop(link, .violation("\(error)"))
                     return
                 }
+                guard let next else { return }
                 guard link.transport != nil else {
                     link.lifecycle.handshakeProgressed(at: now)
-                    handleHandshakeMessage(body, on: link)
+                    // A handshake message is never a failure here: `.success` above.
+                    if case .success(let message) = next { handleHandshakeMessage(message, on: link) }
                     continue
                 }
-                do {
-                    plaintext = try link.transport!.open(body)
-                } catch {
+                switch next {
+                case .success(let opened):
+                    plaintext = opened
+                case .failure(let error):
                     stats.recordFailures += 1
                     drop(link, .violation("a record did not open (tampered, replayed or out of order): \(error)"))
                     return

@@ -53,6 +53,35 @@ import TestSupport
         #expect(out == Self.bodies)
     }
 
+    /// Frames lent by `withNextFrame` (the link's path) are the ones
+    /// `decode` copies out, under any chunking and with the two mixed.
+    @Test(arguments: 1...10)
+    func lentFramesMatchDecodedOnes(seed: Int) throws {
+        var random = SeededRandom(seed: UInt64(seed) &+ 100)
+        let stream = try Self.bodies.flatMap { try RecordFrameDecoder.frame($0) }
+        var decoder = RecordFrameDecoder()
+        var out: [[UInt8]] = []
+        var index = 0
+        var lend = true
+        while index < stream.count {
+            let end = min(stream.count, index + Int.random(in: 1...9000, using: &random))
+            try decoder.append(stream[index..<end])
+            while true {
+                let frame: [UInt8]? = lend ? try decoder.withNextFrame { Array($0) } : try decoder.decode()
+                guard let frame else { break }
+                out.append(frame)
+                lend.toggle()
+            }
+            index = end
+        }
+        #expect(out == Self.bodies)
+        #expect(decoder.bufferedByteCount == 0)
+        // A bad header throws from the lending path too.
+        var broken = RecordFrameDecoder()
+        #expect(throws: CryptoError.self) { try broken.append([0x00, 0x05, 1, 2, 3, 4, 5]) }
+        #expect(throws: CryptoError.self) { _ = try broken.withNextFrame { $0.count } }
+    }
+
     @Test func truncatedFrameNeedsMore() throws {
         var decoder = RecordFrameDecoder()
         let frame = try RecordFrameDecoder.frame([UInt8](repeating: 1, count: 40))
