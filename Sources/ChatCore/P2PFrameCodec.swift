@@ -10,9 +10,7 @@ import Foundation
 ///
 ///     {"version":1,"type":"ping","messageId":"…","senderNumber":7,
 ///      "senderNickname":"bob","content":"","timestamp":1732147200000}\n
-public struct P2PFrameCodec: @unchecked Sendable {
-    // @unchecked: JSONDecoder is a class, but this codec's instance is
-    // private, never shared, and only read (configuration is set once).
+public struct P2PFrameCodec: Sendable {
     public static let maxLineLength = ChatLimits.maxLineBytes
 
     private var lines: LineFrameDecoder

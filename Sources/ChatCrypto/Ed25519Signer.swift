@@ -9,7 +9,10 @@ import Synchronization
 /// not sign again (OpenSSL 3.2 refuses that). Pairs of template and work
 /// context wait in a small pool, one per thread signing at once.
 final class Ed25519Signer: Sendable {
-    private struct Contexts: @unchecked Sendable {  // owned by one signer at a time
+    /// `@unchecked Sendable`: raw libcrypto pointers, moved between
+    /// threads only through the pool's lock, and used by one signature at a
+    /// time (taken out of the pool for its duration, never shared).
+    private struct Contexts: @unchecked Sendable {
         let template: OpaquePointer
         let work: OpaquePointer
     }

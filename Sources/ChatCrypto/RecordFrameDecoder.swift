@@ -44,13 +44,7 @@ public struct RecordFrameDecoder: Sendable {
 
     /// The next complete frame body, or nil when more bytes are needed.
     public mutating func decode() throws(CryptoError) -> [UInt8]? {
-        guard !failed else { throw .malformedRecord("the stream already failed") }
-        guard bufferedByteCount >= Self.headerLength else { return nil }
-        let length = try frameLength(at: readIndex)
-        guard bufferedByteCount >= Self.headerLength + length else { return nil }
-        let start = readIndex + Self.headerLength
-        readIndex = start + length
-        return Array(buffer[start..<readIndex])
+        try withNextFrame { Array($0) }
     }
 
     /// The next complete frame body lent to `body` without a copy (valid

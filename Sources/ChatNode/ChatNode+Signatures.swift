@@ -65,15 +65,9 @@ extension ChatNode {
         var text = text
         return text.withUTF8 { bytes in
             guard bytes.count == 88, bytes[86] == UInt8(ascii: "="), bytes[87] == UInt8(ascii: "=") else { return false }
-            for byte in bytes[..<86] {
-                switch byte {
-                case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                     UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "/"): continue
-                default: return false
-                }
-            }
+            guard bytes[..<86].allSatisfy({ base64Value($0) != nil }) else { return false }
             // The last character before the padding carries 4 unused bits, zero in canonical base64.
-            return base64Value(bytes[85]).map { $0 & 0x0F == 0 } ?? false
+            return base64Value(bytes[85])! & 0x0F == 0
         }
     }
 

@@ -25,8 +25,7 @@ enum StoreExecutor: Sendable {
 }
 
 /// A serial executor on a dispatch queue (file stores).
-final class StoreQueue: SerialExecutor, @unchecked Sendable {
-    // @unchecked: the queue is immutable and itself thread-safe.
+final class StoreQueue: SerialExecutor, Sendable {
     private let queue: DispatchQueue
 
     /// Set on every store queue, so a store can tell where it runs.

@@ -13,10 +13,7 @@ import Synchronization
 /// store goes on committing (WAL allows one checkpointer beside the
 /// writer). If checkpoints fall far behind, the commit checkpoints itself
 /// as SQLite would, so the WAL stays bounded.
-///
-/// `@unchecked Sendable`: `connection` is touched only on `queue`; the
-/// flags are in a Mutex.
-final class WALCheckpointer: @unchecked Sendable {
+final class WALCheckpointer: Sendable {
     /// WAL pages after which a checkpoint is started (SQLite's default).
     static let pagesBeforeCheckpoint: Int32 = 1000
     /// WAL pages after which the commit itself checkpoints.
@@ -25,7 +22,9 @@ final class WALCheckpointer: @unchecked Sendable {
     private let path: String
     private let synchronous: String
     private let queue = DispatchQueue(label: "lanchat.store.checkpoint", qos: .utility)
-    private var connection: OpaquePointer?
+    /// Opened by the first checkpoint; used only on `queue` (the lock is
+    /// never contended, it only makes the sharing checked).
+    private let connection = Mutex<OpaquePointer?>(nil)
     /// A checkpoint is queued or running; closed: no more are started.
     private let state = Mutex((running: false, closed: false))
     /// Checkpoints run here and inline (tests, diagnostics).
@@ -38,7 +37,7 @@ final class WALCheckpointer: @unchecked Sendable {
 
     deinit {
         // No block is queued: each holds the checkpointer until it is done.
-        if let connection { sqlite3_close_v2(connection) }
+        connection.withLock { if let handle = $0 { sqlite3_close_v2(handle) } }
     }
 
     /// From the WAL hook, on the store's thread, after a commit left
@@ -67,25 +66,30 @@ final class WALCheckpointer: @unchecked Sendable {
     func close() {
         state.withLock { $0.closed = true }
         queue.sync {
-            if let connection { sqlite3_close_v2(connection) }
-            connection = nil
+            connection.withLock { handle in
+                if let open = handle { sqlite3_close_v2(open) }
+                handle = nil
+            }
         }
     }
 
     private func checkpoint() {
-        if connection == nil {
-            var db: OpaquePointer?
-            let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
-            guard sqlite3_open_v2(path, &db, flags, nil) == SQLITE_OK, let db else {
-                sqlite3_close_v2(db)
-                return  // the next commit's hook tries again
+        let done = connection.withLock { handle -> Bool in
+            if handle == nil {
+                var db: OpaquePointer?
+                let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+                guard sqlite3_open_v2(path, &db, flags, nil) == SQLITE_OK, let db else {
+                    sqlite3_close_v2(db)
+                    return false  // the next commit's hook tries again
+                }
+                // The checkpoint fsyncs the database before the WAL may be reused.
+                sqlite3_exec(db, "PRAGMA synchronous = \(synchronous)", nil, nil, nil)
+                handle = db
             }
-            // The checkpoint fsyncs the database before the WAL may be reused.
-            sqlite3_exec(db, "PRAGMA synchronous = \(synchronous)", nil, nil, nil)
-            connection = db
+            sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+            return true
         }
-        sqlite3_wal_checkpoint_v2(connection, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
-        counts.withLock { $0.background += 1 }
+        if done { counts.withLock { $0.background += 1 } }
     }
 }
 

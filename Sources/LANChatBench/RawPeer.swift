@@ -10,6 +10,8 @@ import Glibc
 /// own (its hello inside the identity payload), waits for the node's
 /// acceptance record, then writes sealed records or drains what the node
 /// sends. Used from its own threads, never from the concurrency pool.
+/// `@unchecked Sendable`: its record ciphers are mutable, and each peer
+/// is driven by one thread at a time (the one its row hands it to).
 final class RawPeer: @unchecked Sendable {
     // @unchecked: each peer is driven by one thread at a time (set up on
     // one, then handed to a single worker thread); the ciphers are not shared.

@@ -238,7 +238,7 @@ public actor P2PService: PeerTransport {
     func flushDelivered() {
         guard let peer = deliveredFrom else { return }
         let frames = delivered
-        delivered.removeAll(keepingCapacity: true)
+        delivered = []
         deliveredFrom = nil
         events.yield(frames.count == 1 ? .received(frames[0], from: peer) : .receivedFrames(frames, from: peer))
     }

@@ -16,11 +16,8 @@ public final class EventLog<Event: Sendable>: Sendable {
     private let storage = Mutex<[Event]>([])
     private let finished = Mutex(false)
 
-    public init<Stream: AsyncSequence & Sendable>(_ stream: Stream) where Stream.Element == Event, Stream.Failure == Never {
-        Task { [self] in
-            for await event in stream { storage.withLock { $0.append(event) } }
-            finished.withLock { $0 = true }
-        }
+    public convenience init<Stream: AsyncSequence & Sendable>(_ stream: Stream) where Stream.Element == Event, Stream.Failure == Never {
+        self.init(stream) { [$0] }
     }
 
     /// Logs each event `split` makes of one from `stream`, in order.
