@@ -42,7 +42,7 @@ from cryptography.exceptions import InvalidSignature, InvalidTag
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PROLOGUE = b"lanchat v2"
-IDENTITY_CONTEXT = b"lanchat v2 handshake identity\x00"
+STATIC_KEY_CONTEXT = b"lanchat v2 static key\x00"
 MAX_MESSAGE = 65535
 RAW = serialization.Encoding.Raw
 
@@ -120,7 +120,6 @@ class Handshake:
         self.uses_psk = psk_count(pattern) > 0  # then every e is also mixed as a key
         self.rs = self.re = None
         self.index = 0
-        self.payload_hash = None
         self.mix_hash(prologue)
 
     def mix_hash(self, data):
@@ -154,8 +153,7 @@ class Handshake:
     def finished(self):
         return self.index == len(self.messages)
 
-    def write(self, payload_for):
-        """payload_for(h) -> payload bytes (h: the hash at the payload)."""
+    def write(self, payload=b""):
         out = b""
         for token in self.messages[self.index]:
             if token == "e":
@@ -173,8 +171,7 @@ class Handshake:
                 self.mix_key_and_hash(self.psks.pop(0))
             else:
                 self.mix_key(self.dh_token(token))
-        self.payload_hash = self.h
-        out += self.encrypt_and_hash(payload_for(self.h))
+        out += self.encrypt_and_hash(payload)
         assert len(out) <= MAX_MESSAGE
         self.index += 1
         return out
@@ -198,7 +195,6 @@ class Handshake:
                 self.mix_key_and_hash(self.psks.pop(0))
             else:
                 self.mix_key(self.dh_token(token))
-        self.payload_hash = self.h
         if self.cipher.k is not None and len(message) - offset < 16:
             raise ValueError("message too short for its tag")
         payload = self.decrypt_and_hash(message[offset:])
@@ -212,16 +208,17 @@ class Handshake:
 
 # --- lanchat v2 ----------------------------------------------------------------
 
-def identity_payload(seed, static_public, h, hello):
-    signature = Ed25519PrivateKey.from_private_bytes(seed).sign(IDENTITY_CONTEXT + static_public + h + hello)
+def identity_payload(seed, static_public, hello):
+    """Identity key || its signature over the static key || hello."""
+    signature = Ed25519PrivateKey.from_private_bytes(seed).sign(STATIC_KEY_CONTEXT + static_public)
     return ed25519_public(seed) + signature + hello
 
 
-def verify_identity_payload(payload, remote_static, h):
+def verify_identity_payload(payload, remote_static):
     if len(payload) < 96:
         raise ValueError("identity payload shorter than 96 bytes")
     public, signature, hello = payload[:32], payload[32:96], payload[96:]
-    Ed25519PublicKey.from_public_bytes(public).verify(signature, IDENTITY_CONTEXT + remote_static + h + hello)
+    Ed25519PublicKey.from_public_bytes(public).verify(signature, STATIC_KEY_CONTEXT + remote_static)
     return public, hello
 
 
@@ -270,7 +267,7 @@ def noise_vectors():
             payload, sender_is_i = bytes.fromhex(m["payload"]), n % 2 == 0
             if not i.finished:
                 a, b = (i, r) if sender_is_i else (r, i)
-                ct = a.write(lambda h: payload)
+                ct = a.write(payload)
                 ok &= b.read(ct) == payload
                 if i.finished:
                     transport = (i.split(), r.split())
@@ -308,17 +305,17 @@ def protocol_vectors():
             check(pattern == "XX", f"{name}: no group uses XX")
         i = Handshake(pattern, True, PROLOGUE, h("init_static"), h("init_ephemeral"), psks)
         r = Handshake(pattern, False, PROLOGUE, h("resp_static"), h("resp_ephemeral"), psks)
-        m1 = i.write(lambda _: b"")
+        m1 = i.write()
         check(m1 == bytes.fromhex(v["messages"][0]) and len(m1) == (48 if psks else 32),
               f"{name}: message 1 ({len(m1)} bytes)")
         r.read(m1)
-        m2 = r.write(lambda hh: identity_payload(h("resp_identity_seed"), x25519_public(h("resp_static")), hh, h("resp_hello")))
+        m2 = r.write(identity_payload(h("resp_identity_seed"), x25519_public(h("resp_static")), h("resp_hello")))
         check(m2 == bytes.fromhex(v["messages"][1]), f"{name}: message 2 (responder identity payload)")
-        public, hello = verify_identity_payload(i.read(m2), i.rs, i.payload_hash)
+        public, hello = verify_identity_payload(i.read(m2), i.rs)
         check(public == ed25519_public(h("resp_identity_seed")) and hello == h("resp_hello"), f"{name}: message 2 verifies")
-        m3 = i.write(lambda hh: identity_payload(h("init_identity_seed"), x25519_public(h("init_static")), hh, h("init_hello")))
+        m3 = i.write(identity_payload(h("init_identity_seed"), x25519_public(h("init_static")), h("init_hello")))
         check(m3 == bytes.fromhex(v["messages"][2]), f"{name}: message 3 (initiator identity payload)")
-        public, hello = verify_identity_payload(r.read(m3), r.rs, r.payload_hash)
+        public, hello = verify_identity_payload(r.read(m3), r.rs)
         check(public == ed25519_public(h("init_identity_seed")) and hello == h("init_hello"), f"{name}: message 3 verifies")
         check(i.h == r.h == h("handshake_hash"), f"{name}: handshake hash")
         (i_send, i_recv), (r_send, r_recv) = i.split(), r.split()
@@ -335,8 +332,8 @@ def protocol_vectors():
         # Tampering is refused: one flipped bit in message 2.
         r2 = Handshake(pattern, False, PROLOGUE, h("resp_static"), h("resp_ephemeral"), psks)
         i2 = Handshake(pattern, True, PROLOGUE, h("init_static"), h("init_ephemeral"), psks)
-        r2.read(i2.write(lambda _: b""))
-        bent = bytearray(r2.write(lambda hh: identity_payload(h("resp_identity_seed"), x25519_public(h("resp_static")), hh, b"")))
+        r2.read(i2.write())
+        bent = bytearray(r2.write(identity_payload(h("resp_identity_seed"), x25519_public(h("resp_static")), b"")))
         bent[-1] ^= 1
         try:
             i2.read(bytes(bent))
@@ -354,7 +351,7 @@ def group_outsiders(name, h, psk):
         outsider = Handshake(pattern, True, PROLOGUE, h("init_static"), h("init_ephemeral"), psks)
         member = Handshake(GROUP_PATTERN, False, PROLOGUE, h("resp_static"), h("resp_ephemeral"), [psk, psk])
         try:
-            member.read(outsider.write(lambda _: b""))
+            member.read(outsider.write())
             check(False, f"{name}: a dialler with {label} fails on message 1")
         except (InvalidTag, ValueError):
             check(True, f"{name}: a dialler with {label} fails on message 1")
@@ -517,14 +514,14 @@ class Link:
         self.sock.close()
 
     def message1(self):
-        m1 = self.hs.write(lambda _: b"")
+        m1 = self.hs.write()
         self.sock.sendall(frame(m1))
         return m1
 
     def message2(self):
         """The node's (identity key, hello bytes); raises if it does not answer or verify."""
         payload = self.hs.read(read_frame(self.sock, self.started + LIVE_TIMEOUT))
-        return verify_identity_payload(payload, self.hs.rs, self.hs.payload_hash)
+        return verify_identity_payload(payload, self.hs.rs)
 
     def hello(self, **override):
         f = {"version": 2, "type": "hello", "messageId": uuid7(), "senderNumber": self.number,
@@ -534,7 +531,7 @@ class Link:
         return f
 
     def message3(self, hello):
-        self.sock.sendall(frame(self.hs.write(lambda hh: identity_payload(self.seed, self.static_public, hh, encode(hello)))))
+        self.sock.sendall(frame(self.hs.write(identity_payload(self.seed, self.static_public, encode(hello)))))
         self.send_cipher, self.recv_cipher = self.hs.split()
 
     def frame_of(self, kind, **fields):
@@ -875,8 +872,8 @@ def live_dialled(node, node_key):
                 hello = {"version": 2, "type": "hello", "messageId": uuid7(), "senderNumber": number,
                          "senderNickname": "conform-acc", "content": "", "timestamp": now_ms(), "instanceId": instance,
                          "listenPort": listener.getsockname()[1], "capabilities": []}
-                conn.sendall(frame(hs.write(lambda hh: identity_payload(seed, x25519_public(static), hh, encode(hello)))))
-                public, their_hello = verify_identity_payload(hs.read(read_frame(conn, deadline)), hs.rs, hs.payload_hash)
+                conn.sendall(frame(hs.write(identity_payload(seed, x25519_public(static), encode(hello)))))
+                public, their_hello = verify_identity_payload(hs.read(read_frame(conn, deadline)), hs.rs)
             except (ConnectionError, socket.timeout, ValueError, InvalidTag, InvalidSignature) as error:
                 check(False, f"live dialled: the node's messages 1 and 3 ({type(error).__name__}: {error})")
                 return

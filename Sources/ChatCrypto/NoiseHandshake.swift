@@ -15,7 +15,7 @@ public struct NoiseHandshake: Sendable {
     public let pattern: NoisePattern
     public let role: Role
     private var symmetric: SymmetricState
-    private let localStatic: X25519KeyPair
+    let localStatic: X25519KeyPair
     private var localEphemeral: X25519KeyPair?
     /// One psk per `psk` token, used in order.
     private let psks: [[UInt8]]
@@ -25,9 +25,6 @@ public struct NoiseHandshake: Sendable {
     /// Index of the next message in the pattern.
     private var messageIndex = 0
     private var failed = false
-    /// The handshake hash just before the payload of the last message
-    /// written or read was encrypted: what a payload signature binds to.
-    public private(set) var payloadHandshakeHash: [UInt8] = []
 
     /// - Parameters:
     ///   - prologue: bytes both sides must agree on (mixed into the hash).
@@ -83,12 +80,6 @@ public struct NoiseHandshake: Sendable {
 
     /// Writes the next message carrying `payload`.
     public mutating func writeMessage(_ payload: [UInt8] = []) throws(CryptoError) -> [UInt8] {
-        try writeMessage { _ throws(CryptoError) in payload }
-    }
-
-    /// Writes the next message; `payload` is given the handshake hash at the
-    /// point the payload is encrypted, so it can sign it (HandshakeIdentity).
-    public mutating func writeMessage(payload: ([UInt8]) throws(CryptoError) -> [UInt8]) throws(CryptoError) -> [UInt8] {
         guard !failed else { throw .handshakeOutOfOrder("the handshake already failed") }
         guard isMyTurnToWrite else { throw .handshakeOutOfOrder("not this side's turn to write") }
         failed = true
@@ -110,8 +101,7 @@ public struct NoiseHandshake: Sendable {
                 symmetric.mixKey(try dh(token))
             }
         }
-        payloadHandshakeHash = symmetric.handshakeHash
-        message += try symmetric.encryptAndHash(try payload(payloadHandshakeHash))
+        message += try symmetric.encryptAndHash(payload)
         guard message.count <= Self.maxMessageLength else {
             throw .messageTooLarge(limit: Self.maxMessageLength, got: message.count)
         }
@@ -150,7 +140,6 @@ public struct NoiseHandshake: Sendable {
                 symmetric.mixKey(try dh(token))
             }
         }
-        payloadHandshakeHash = symmetric.handshakeHash
         let rest = Array(message[offset...])
         if symmetric.hasKey, rest.count < ChaChaPoly.tagByteCount {
             throw .messageTooShort(expected: offset + ChaChaPoly.tagByteCount, got: message.count)

@@ -15,15 +15,16 @@ enum CryptoRows {
     }
 
     /// p50/p99 of one full handshake as a link runs it (`LinkHandshake`
-    /// in P2PTransport, internal there, so mirrored here step by step): a
-    /// fresh X25519 static per side, 3 messages, 2 identity payloads with
-    /// real hello frames, the hellos decoded, split; vs the same public-key
-    /// operations as bare EVP calls on prebuilt keys: 4 X25519 keygens, 6
-    /// derives (3 per side), 2 Ed25519 signs and 2 verifies.
+    /// in P2PTransport, internal there, so mirrored here step by step):
+    /// each side's static key signed once (its run's credential), 3
+    /// messages, 2 identity payloads with real hello frames, the hellos
+    /// decoded, split; vs the same public-key operations as bare EVP calls
+    /// on prebuilt keys: 2 X25519 keygens (the ephemerals), 6 derives (3
+    /// per side) and 2 Ed25519 verifies.
     static func handshake(quick: Bool) throws -> BenchRow {
         let rounds = quick ? 200 : 2000
         let samples = try handshakeSamples(rounds: rounds)
-        let reused = try handshakeSamples(rounds: rounds, freshStatics: false)
+        let signing = try handshakeSamples(rounds: rounds, signPerHandshake: true)
         var raw = try RawHandshakeWork()
         var baseline: [Double] = []
         for _ in 0..<rounds {
@@ -33,23 +34,24 @@ enum CryptoRows {
         }
         let p50 = Measure.percentile(samples, 0.5), p99 = Measure.percentile(samples, 0.99)
         let b50 = Measure.percentile(baseline, 0.5), b99 = Measure.percentile(baseline, 0.99)
-        let r50 = Measure.percentile(reused, 0.5), r99 = Measure.percentile(reused, 0.99)
+        let s50 = Measure.percentile(signing, 0.5), s99 = Measure.percentile(signing, 0.99)
         return BenchRow(
             key: "crypto", figure: "Noise XX handshake with identities and hellos, both sides on one core: p50 / p99",
             value: "\(Measure.ms(p50)) / \(Measure.ms(p99))",
             baseline: "\(Measure.ms(b50)) / \(Measure.ms(b99)) raw EVP public-key ops", target: "-", met: nil,
             numbers: ["p50_us": p50, "p99_us": p99, "raw_p50_us": b50, "raw_p99_us": b99, "rounds": Double(rounds),
-                      "reused_statics_p50_us": r50, "reused_statics_p99_us": r99],
-            note: "a link makes a fresh X25519 static per handshake (LinkHandshake.init), 2 of the 14 public-key operations; with one static per side reused: \(Measure.ms(r50)) / \(Measure.ms(r99))")
+                      "signed_per_handshake_p50_us": s50, "signed_per_handshake_p99_us": s99],
+            note: "a node signs its static key once per run (HandshakeIdentity.Credential), so a handshake costs 10 public-key operations; with a fresh static key signed in each handshake, as before 2026-11-23: \(Measure.ms(s50)) / \(Measure.ms(s99))")
     }
 
     /// Microseconds per handshake, both sides in this thread, as
     /// `LinkHandshake` does it (see `handshake`).
-    /// `freshStatics` false: each side keeps one X25519 static for every
-    /// handshake (what a node could do per run) instead of making one per link.
-    static func handshakeSamples(rounds: Int, freshStatics: Bool = true) throws -> [Double] {
-        let statics = [try X25519KeyPair.generate(), try X25519KeyPair.generate()]
+    /// `signPerHandshake`: each side makes a fresh static key and signs it
+    /// in every handshake (the protocol before credentials), 4 public-key
+    /// operations more.
+    static func handshakeSamples(rounds: Int, signPerHandshake: Bool = false) throws -> [Double] {
         let identities = [try IdentityKey.generate(), try IdentityKey.generate()]
+        let credentials = try identities.map { key throws(CryptoError) in try HandshakeIdentity.Credential(identity: key) }
         let hellos = identities.map { key -> [UInt8] in
             var hello = P2PPayload(type: .hello, messageId: MessageID(millis: 1_732_147_200_000, random: (1, 2)),
                                    senderNumber: key.nodeNumber, senderNickname: "bench", content: "", timestamp: 1_732_147_200_000)
@@ -62,11 +64,12 @@ enum CryptoRows {
         samples.reserveCapacity(rounds)
         for _ in 0..<rounds {
             let start = ContinuousClock.now
-            var initiator = try NoiseHandshake.lanchat(role: .initiator, staticKey: freshStatics ? .generate() : statics[0], groupSecret: nil)
-            var responder = try NoiseHandshake.lanchat(role: .responder, staticKey: freshStatics ? .generate() : statics[1], groupSecret: nil)
+            let sides = signPerHandshake ? try identities.map { key throws(CryptoError) in try HandshakeIdentity.Credential(identity: key) } : credentials
+            var initiator = try NoiseHandshake.lanchat(role: .initiator, staticKey: sides[0].staticKey, groupSecret: nil)
+            var responder = try NoiseHandshake.lanchat(role: .responder, staticKey: sides[1].staticKey, groupSecret: nil)
             _ = try responder.readMessage(try initiator.writeMessage())
-            let second = try initiator.readIdentityMessage(try responder.writeMessage(identity: identities[1], hello: hellos[1]))
-            let third = try responder.readIdentityMessage(try initiator.writeMessage(identity: identities[0], hello: hellos[0]))
+            let second = try initiator.readIdentityMessage(try responder.writeMessage(credential: sides[1], hello: hellos[1]))
+            let third = try responder.readIdentityMessage(try initiator.writeMessage(credential: sides[0], hello: hellos[0]))
             for verified in [second, third] {
                 let hello = try P2PFrameCodec.decodeLine(verified.hello)
                 precondition(hello.senderNumber == verified.identity.nodeNumber)
@@ -122,12 +125,21 @@ private struct RawHandshakeWork {
     let x25519Own: OpaquePointer
     let ed25519: OpaquePointer
     var out = [UInt8](repeating: 0, count: 64)
+    var signature = [UInt8](repeating: 0, count: 64)
 
     init() throws {
         x25519Own = try Self.key(CCRYPTO_PKEY_X25519)
         x25519Peer = try Self.key(CCRYPTO_PKEY_X25519)
         ed25519 = try Self.key(CCRYPTO_PKEY_ED25519)
+        // Signed once, as a node signs its credential once per run.
+        let sign = EVP_MD_CTX_new()
+        defer { EVP_MD_CTX_free(sign) }
+        var length = 64
+        guard EVP_DigestSignInit(sign, nil, nil, nil, ed25519) == 1,
+              EVP_DigestSign(sign, &signature, &length, Self.message, Self.message.count) == 1 else { throw CryptoError.invalidSignature }
     }
+
+    static let message = [UInt8](repeating: 1, count: 53)
 
     static func key(_ type: Int32) throws -> OpaquePointer {
         let ctx = EVP_PKEY_CTX_new_id(type, nil)
@@ -138,7 +150,7 @@ private struct RawHandshakeWork {
     }
 
     mutating func once() throws {
-        for _ in 0..<4 { EVP_PKEY_free(try Self.key(CCRYPTO_PKEY_X25519)) }
+        for _ in 0..<2 { EVP_PKEY_free(try Self.key(CCRYPTO_PKEY_X25519)) }
         for _ in 0..<6 {
             let ctx = EVP_PKEY_CTX_new(x25519Own, nil)
             var length = 32
@@ -146,16 +158,10 @@ private struct RawHandshakeWork {
                   EVP_PKEY_derive(ctx, &out, &length) == 1 else { throw CryptoError.invalidPublicKey }
             EVP_PKEY_CTX_free(ctx)
         }
-        let message = [UInt8](repeating: 1, count: 128)
         for _ in 0..<2 {
-            let sign = EVP_MD_CTX_new()
-            var length = 64
-            guard EVP_DigestSignInit(sign, nil, nil, nil, ed25519) == 1,
-                  EVP_DigestSign(sign, &out, &length, message, message.count) == 1 else { throw CryptoError.invalidSignature }
-            EVP_MD_CTX_free(sign)
             let verify = EVP_MD_CTX_new()
             guard EVP_DigestVerifyInit(verify, nil, nil, nil, ed25519) == 1,
-                  EVP_DigestVerify(verify, out, 64, message, message.count) == 1 else { throw CryptoError.invalidSignature }
+                  EVP_DigestVerify(verify, signature, 64, Self.message, Self.message.count) == 1 else { throw CryptoError.invalidSignature }
             EVP_MD_CTX_free(verify)
         }
     }

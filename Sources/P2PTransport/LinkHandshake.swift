@@ -54,7 +54,7 @@ struct LinkHandshake: Sendable {
     let role: NoiseHandshake.Role
     private let hasGroup: Bool
     private var noise: NoiseHandshake
-    private let identity: IdentityKey
+    private let credential: HandshakeIdentity.Credential
     private let hello: [UInt8]
     /// A responder has read message 1 and answered it.
     private var answeredFirst = false
@@ -62,19 +62,22 @@ struct LinkHandshake: Sendable {
     private(set) var transport: NoiseTransport?
 
     /// - Parameters:
+    ///   - credential: this run's Noise static key with the identity's
+    ///     signature over it, sent in this side's identity payload.
     ///   - hello: this side's hello frame (JSON, no newline), sent inside its
     ///     identity payload.
-    ///   - staticKey: this run's Noise static key (fresh if nil); the
-    ///     identity payload binds it to `identity`.
-    init(role: NoiseHandshake.Role, identity: IdentityKey, staticKey: X25519KeyPair? = nil, groupSecret: GroupSecret?,
+    init(role: NoiseHandshake.Role, credential: HandshakeIdentity.Credential, groupSecret: GroupSecret?,
          hello: [UInt8]) throws(CryptoError) {
         self.role = role
-        self.identity = identity
+        self.credential = credential
         self.hello = hello
         hasGroup = groupSecret != nil
-        let key: X25519KeyPair
-        if let staticKey { key = staticKey } else { key = try X25519KeyPair.generate() }
-        noise = try .lanchat(role: role, staticKey: key, groupSecret: groupSecret)
+        noise = try .lanchat(role: role, staticKey: credential.staticKey, groupSecret: groupSecret)
+    }
+
+    /// With a fresh static key signed by `identity` (tests).
+    init(role: NoiseHandshake.Role, identity: IdentityKey, groupSecret: GroupSecret?, hello: [UInt8]) throws(CryptoError) {
+        try self.init(role: role, credential: HandshakeIdentity.Credential(identity: identity), groupSecret: groupSecret, hello: hello)
     }
 
     var isFinished: Bool { transport != nil }
@@ -93,7 +96,7 @@ struct LinkHandshake: Sendable {
         }
         do throws(CryptoError) {
             verified = try noise.readIdentityMessage(message)
-            if role == .initiator { reply = try noise.writeMessage(identity: identity, hello: hello) }
+            if role == .initiator { reply = try noise.writeMessage(credential: credential, hello: hello) }
             transport = try noise.split()
         } catch {
             throw .crypto(error)
@@ -117,7 +120,7 @@ struct LinkHandshake: Sendable {
         }
         answeredFirst = true
         do {
-            return try noise.writeMessage(identity: identity, hello: hello)
+            return try noise.writeMessage(credential: credential, hello: hello)
         } catch {
             throw .crypto(error)
         }

@@ -24,8 +24,9 @@ extension P2PService {
         hello.capabilities = configuration.capabilities
         var bytes = [UInt8](ControlFrame.encode(hello))
         bytes.removeLast() // the newline: a record holds one frame, no line end
-        return try LinkHandshake(role: role, identity: identityKey, staticKey: noiseStaticKey,
-                                 groupSecret: configuration.groupSecret, hello: bytes)
+        let credential: HandshakeIdentity.Credential
+        if let made = handshakeCredential { credential = made } else { credential = try HandshakeIdentity.Credential(identity: identityKey) }
+        return try LinkHandshake(role: role, credential: credential, groupSecret: configuration.groupSecret, hello: bytes)
     }
 
     /// One handshake message from the peer (PROTOCOL.md, "Links in v2").

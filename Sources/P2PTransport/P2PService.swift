@@ -41,9 +41,10 @@ public actor P2PService: PeerTransport {
     nonisolated let instance: String
     /// Its number is `identity.number`: a number is derived, never chosen.
     let identityKey: IdentityKey
-    /// This run's Noise static key, one for all its handshakes (each signs
-    /// it with `identityKey`); nil if libcrypto failed, then per handshake.
-    let noiseStaticKey: X25519KeyPair?
+    /// This run's Noise static key with `identityKey`'s signature over it,
+    /// made once for all its handshakes; nil if libcrypto failed, then one
+    /// per handshake.
+    let handshakeCredential: HandshakeIdentity.Credential?
     var identity: NodeIdentity
 
     var lifecycle = Lifecycle.idle
@@ -119,7 +120,7 @@ public actor P2PService: PeerTransport {
             do { key = try IdentityKey.generate() } catch { preconditionFailure("no Ed25519 key from libcrypto: \(error)") }
         }
         identityKey = key
-        noiseStaticKey = try? X25519KeyPair.generate()
+        handshakeCredential = try? HandshakeIdentity.Credential(identity: key)
         var identity = identity
         if identity.number != key.nodeNumber {
             logger.error("node number \(identity.number) is not the one the identity key derives; using \(key.nodeNumber)")

@@ -197,28 +197,49 @@ import Testing
         }
     }
 
-    @Test func identityPayloadFromAnotherSessionIsRefused() throws {
-        // A peer replays a payload recorded from an earlier session with the
-        // same static key: the handshake hash differs, the signature fails.
-        let staticKey = try X25519KeyPair.generate()
+    @Test func aCredentialIsSignedOnceAndServesEveryHandshake() throws {
+        // A node signs its static key once per run; the same payload bytes
+        // then verify in any number of sessions that use that static key.
         let identity = try IdentityKey.generate()
-        let recorded = try HandshakeIdentity.payload(identity: identity, staticKey: staticKey.publicKey,
-                                                     handshakeHash: [UInt8](repeating: 7, count: 32), hello: [])
+        let credential = try HandshakeIdentity.Credential(identity: identity)
+        var payloads: [[UInt8]] = []
+        for _ in 0..<3 {
+            var i = try NoiseHandshake(pattern: .XX, role: .initiator, staticKey: .generate())
+            var r = try NoiseHandshake(pattern: .XX, role: .responder, staticKey: credential.staticKey)
+            _ = try r.readMessage(try i.writeMessage())
+            let verified = try i.readIdentityMessage(try r.writeMessage(credential: credential, hello: [7]))
+            #expect(verified.identity == identity.publicKey && verified.hello == [7])
+            payloads.append(credential.payload(hello: [7]))
+        }
+        #expect(Set(payloads).count == 1)
+    }
+
+    @Test func aCredentialForAnotherStaticKeyIsNotSent() throws {
+        var (_, r) = try Self.pair()
+        let credential = try HandshakeIdentity.Credential(identity: r.identity)  // a fresh static key, not r's
+        #expect(throws: CryptoError.self) { try r.noise.writeMessage(credential: credential, hello: []) }
+    }
+
+    @Test func aStolenCredentialWithTheThiefsStaticKeyIsRefused() throws {
+        // A peer replays the identity payload another node sent in an earlier
+        // session. With its own static key the signature does not cover the
+        // key the handshake authenticated; it cannot use the victim's static
+        // key without its private half (the DH tokens would not match, see
+        // aRecordedHandshakeReplayedToAFreshResponderFails).
+        let victim = try HandshakeIdentity.Credential(identity: .generate())
+        let recorded = victim.payload(hello: Array("i am the victim".utf8))
         var i = try NoiseHandshake(pattern: .XX, role: .initiator, staticKey: .generate())
-        var r = try NoiseHandshake(pattern: .XX, role: .responder, staticKey: staticKey)
-        _ = try r.readMessage(try i.writeMessage())
-        let m2 = try r.writeMessage(recorded)
+        var thief = try NoiseHandshake(pattern: .XX, role: .responder, staticKey: .generate())
+        _ = try thief.readMessage(try i.writeMessage())
+        let m2 = try thief.writeMessage(recorded)
         #expect(throws: CryptoError.invalidSignature) { try i.readIdentityMessage(m2) }
     }
 
     @Test func identityBoundToAnotherStaticKeyIsRefused() throws {
         var (i, r) = try Self.pair()
         _ = try r.noise.readMessage(try i.noise.writeMessage())
-        let other = try X25519KeyPair.generate()
-        let identity = r.identity
-        let m2 = try r.noise.writeMessage { hash throws(CryptoError) in
-            try HandshakeIdentity.payload(identity: identity, staticKey: other.publicKey, handshakeHash: hash, hello: [])
-        }
+        let other = try HandshakeIdentity.Credential(identity: r.identity)
+        let m2 = try r.noise.writeMessage(other.payload(hello: []))
         #expect(throws: CryptoError.invalidSignature) { try i.noise.readIdentityMessage(m2) }
     }
 
@@ -243,8 +264,7 @@ import Testing
 
     @Test func shortIdentityPayloadIsMalformed() throws {
         #expect(throws: CryptoError.self) {
-            try HandshakeIdentity.verify([UInt8](repeating: 0, count: 95), remoteStaticKey: [UInt8](repeating: 0, count: 32),
-                                         handshakeHash: [UInt8](repeating: 0, count: 32))
+            try HandshakeIdentity.verify([UInt8](repeating: 0, count: 95), remoteStaticKey: [UInt8](repeating: 0, count: 32))
         }
     }
 }
