@@ -21,6 +21,9 @@ enum LinkLoad {
         var plaintexts: [[UInt8]]
         /// The node's transport counters after the run (`deadPeer`, `backpressure`...).
         var counters: [String: Int]
+        /// CPU seconds the process used from the first record written to the
+        /// last message reported, less the raw peer's writer thread: the node's.
+        var nodeCPU: Double
         /// Why the row may be short: the node cut the peer, or the writer failed.
         var trouble: String? {
             var causes: [String] = []
@@ -69,12 +72,21 @@ enum LinkLoad {
         for plaintext in plaintexts { bytes.append(contentsOf: try peer.seal(plaintext)) }
         cluster.messages.expect("*", count: count)
         let start = ContinuousClock.now
+        let cpuAtStart = MeshRow.processCPU()
         let payload = bytes
-        let writer = Task { await onThread { (try? peer.write(payload)) != nil } }
+        // The writer's CPU (its writes, and on loopback the kernel's
+        // delivery to the node's socket) is the peer's, not the node's.
+        let writer = Task {
+            await onThread { () -> (written: Bool, cpu: Double) in
+                let before = ScreenRow.threadCPUMicros()
+                let written = (try? peer.write(payload)) != nil
+                return (written, (ScreenRow.threadCPUMicros() - before) / 1e6)
+            }
+        }
         let writeFailed = Arrivals()
         writeFailed.expect("failed", count: 1)
         let watcher = Task {
-            if await writer.value == false { writeFailed.saw("failed") }
+            if await writer.value.written == false { writeFailed.saw("failed") }
         }
         // Until all are stored, or the node cut the link and has stored
         // nothing more for 2 s, or the time limit.
@@ -87,6 +99,7 @@ enum LinkLoad {
             }
             if writeFailed.count > 0, let last = cluster.messages.lastArrival, ContinuousClock.now - last > .seconds(2) { break }
         }
+        let processCPU = MeshRow.processCPU() - cpuAtStart
         let received = cluster.messages.count
         var counters = await member.service.diagnostics()
         // The writer failed before the node stopped (the node cut the link)?
@@ -94,10 +107,11 @@ enum LinkLoad {
         // Stopping closes the link, which ends a writer still blocked.
         await cluster.stop()
         await watcher.value
+        let nodeCPU = processCPU - (await writer.value.cpu)
         // Short of all: the rate over what was stored, to the last arrival.
         let end = done ?? cluster.messages.lastArrival ?? start
         let rate = end > start ? Double(received) / Measure.seconds(end - start) : 0
-        return Received(rate: rate, received: received, plaintexts: plaintexts, counters: counters)
+        return Received(rate: rate, received: received, plaintexts: plaintexts, counters: counters, nodeCPU: nodeCPU)
     }
 
     struct Sent {
@@ -109,6 +123,9 @@ enum LinkLoad {
         var delivered: Int
         /// Records the peers should have opened: messages times peers.
         var expected: Int
+        /// CPU seconds the process used from the first send until every
+        /// peer had every record, less the peers' draining threads: the node's.
+        var nodeCPU: Double
         var complete: Bool { delivered == expected }
     }
 
@@ -136,6 +153,7 @@ enum LinkLoad {
             Task { await onThread { peer.drain(records: count, containing: #""type":"publicMessage""#, deadline: deadline) } }
         }
         let start = ContinuousClock.now
+        let cpuAtStart = MeshRow.processCPU()
         let node = member.node
         try await withThrowingTaskGroup(of: Void.self) { group in
             var inFlight = 0
@@ -151,11 +169,17 @@ enum LinkLoad {
         }
         let originated = ContinuousClock.now
         var delivered = 0
-        for drain in drains { delivered += await drain.value }
+        var peersCPU = 0.0
+        for drain in drains {
+            let drained = await drain.value
+            delivered += drained.seen
+            peersCPU += drained.cpu
+        }
         let end = ContinuousClock.now
+        let nodeCPU = MeshRow.processCPU() - cpuAtStart - peersCPU
         await cluster.stop()
         return Sent(rate: Double(count) / Measure.seconds(end - start),
                     originateRate: Double(count) / Measure.seconds(originated - start),
-                    delivered: delivered, expected: count * peerCount)
+                    delivered: delivered, expected: count * peerCount, nodeCPU: nodeCPU)
     }
 }

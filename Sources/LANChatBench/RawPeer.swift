@@ -97,7 +97,14 @@ final class RawPeer: @unchecked Sendable {
     /// Reads until `count` records containing `marker` have arrived or the
     /// deadline passes; answers the node's keepalive pings so the link
     /// stays up. Returns how many marked records arrived.
-    func drain(records count: Int, containing marker: String, deadline: Date) -> Int {
+    /// `cpu`: seconds of CPU this thread used draining.
+    func drain(records count: Int, containing marker: String, deadline: Date) -> (seen: Int, cpu: Double) {
+        let before = ScreenRow.threadCPUMicros()
+        let seen = drainRecords(count, containing: marker, deadline: deadline)
+        return (seen, (ScreenRow.threadCPUMicros() - before) / 1e6)
+    }
+
+    private func drainRecords(_ count: Int, containing marker: String, deadline: Date) -> Int {
         let needle = Array(marker.utf8)
         let ping = Array(#""type":"ping""#.utf8)
         var buffer = [UInt8](repeating: 0, count: 256 * 1024)
