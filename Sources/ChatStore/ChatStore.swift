@@ -71,6 +71,7 @@ public actor ChatStore {
         epoch = try Self.loadEpoch(database)
         self.database = database
         if let path {
+            try Self.preallocateWAL(database, path: path, logger: self.logger)
             let checkpointer = WALCheckpointer(path: path, synchronous: durability.pragma)
             database.checkpoint(with: checkpointer)
             self.checkpointer = checkpointer
@@ -83,6 +84,23 @@ public actor ChatStore {
             self.logger.notice("history schema upgraded from version \(found) to \(Schema.currentVersion)")
         }
         self.logger.info("history open at \(path ?? "memory") (schema \(Schema.currentVersion), synchronous=\(durability.pragma))")
+    }
+
+    /// Gives the WAL its working size (`WALPreallocation`), when the store
+    /// is in WAL mode; whatever happens, the store opens.
+    private static func preallocateWAL(_ database: SQLiteDatabase, path: String, logger: ChatLogger) throws(StoreError) {
+        let mode = try database.withStatement("PRAGMA journal_mode") { statement throws(StoreError) in
+            try statement.step() ? statement.string(0) ?? "" : ""
+        }
+        guard mode.lowercased() == "wal" else { return }
+        let pageSize = try database.withStatement("PRAGMA page_size") { statement throws(StoreError) in
+            try statement.step() ? max(512, Int(statement.int64(0))) : 4096
+        }
+        switch WALPreallocation.extend(walPath: path + "-wal", pageSize: pageSize) {
+        case .large: break
+        case .grown(let from): logger.debug("WAL grown from \(from) to \(WALPreallocation.size(pageSize: pageSize)) bytes")
+        case .skipped(let why): logger.debug("WAL not grown: \(why)")
+        }
     }
 
     /// The pragmas behind the durability promise, checked rather than hoped for.
