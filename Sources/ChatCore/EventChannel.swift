@@ -75,7 +75,7 @@ public final class EventChannel<Element: Sendable>: AsyncSequence, Sendable {
 
     /// Everything waiting, oldest first, after waiting while nothing is;
     /// empty once finished and drained, or when the task is cancelled.
-    func take(isolation actor: isolated (any Actor)? = #isolation) async -> FIFOQueue<Element> {
+    @usableFromInline func take(isolation actor: isolated (any Actor)? = #isolation) async -> FIFOQueue<Element> {
         while true {
             let taken = state.withLock { state -> FIFOQueue<Element>? in
                 if !state.buffer.isEmpty {
@@ -107,20 +107,25 @@ public final class EventChannel<Element: Sendable>: AsyncSequence, Sendable {
         }
     }
 
+    /// Inlinable, as `yield` is: an element from the batch in hand is
+    /// taken in code specialized for the consumer's element type; only
+    /// `take`, once per batch, runs generic.
     public struct AsyncIterator: AsyncIteratorProtocol {
-        let channel: EventChannel
-        var batch = FIFOQueue<Element>()
+        @usableFromInline let channel: EventChannel
+        @usableFromInline var batch = FIFOQueue<Element>()
 
-        public mutating func next() async -> Element? {
+        @usableFromInline init(channel: EventChannel) { self.channel = channel }
+
+        @inlinable public mutating func next() async -> Element? {
             await next(isolation: nil)
         }
 
-        public mutating func next(isolation actor: isolated (any Actor)?) async -> Element? {
+        @inlinable public mutating func next(isolation actor: isolated (any Actor)?) async -> Element? {
             if let element = batch.popFirst() { return element }
             batch = await channel.take(isolation: actor)
             return batch.popFirst()
         }
     }
 
-    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(channel: self) }
+    @inlinable public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(channel: self) }
 }
