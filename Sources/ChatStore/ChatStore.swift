@@ -88,7 +88,9 @@ public actor ChatStore {
 
     /// Gives the WAL its working size (`WALPreallocation`), when the store
     /// is in WAL mode; whatever happens, the store opens.
-    private static func preallocateWAL(_ database: SQLiteDatabase, path: String, logger: ChatLogger) throws(StoreError) {
+    /// `afterLock`: runs once the write lock is held (tests).
+    static func preallocateWAL(_ database: SQLiteDatabase, path: String, logger: ChatLogger,
+                               afterLock: () -> Void = {}) throws(StoreError) {
         let mode = try database.withStatement("PRAGMA journal_mode") { statement throws(StoreError) in
             try statement.step() ? statement.string(0) ?? "" : ""
         }
@@ -96,6 +98,18 @@ public actor ChatStore {
         let pageSize = try database.withStatement("PRAGMA page_size") { statement throws(StoreError) in
             try statement.step() ? max(512, Int(statement.int64(0))) : 4096
         }
+        // Under the write lock: no other connection (the sqlite3 shell, a
+        // backup) can append frames, restart the WAL or truncate it between
+        // the size read and the zeros. Nothing is written in the
+        // transaction; it is rolled back.
+        do {
+            try database.execute("BEGIN IMMEDIATE")
+        } catch {
+            logger.debug("WAL not grown: \(error)")
+            return
+        }
+        defer { try? database.execute("ROLLBACK") }
+        afterLock()
         switch WALPreallocation.extend(walPath: path + "-wal", pageSize: pageSize) {
         case .large: break
         case .grown(let from): logger.debug("WAL grown from \(from) to \(WALPreallocation.size(pageSize: pageSize)) bytes")

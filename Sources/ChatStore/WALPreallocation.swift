@@ -17,8 +17,11 @@ import Glibc
 /// frame of zeros fails the salt and checksum check, exactly as the stale
 /// frames of an earlier cycle do after SQLite starts the file over. Only
 /// bytes past the current end are written, never a frame SQLite wrote.
-/// Best effort: any failure puts the file back at its size, and a disk
-/// short of space is not filled (the node must keep storing messages).
+/// The caller holds the database's write lock meanwhile (`BEGIN
+/// IMMEDIATE`), so no other connection appends frames or restarts the
+/// WAL between the size read and the writes. Best effort: any failure
+/// puts the file back at its size, and a disk short of space is not
+/// filled (the node must keep storing messages).
 enum WALPreallocation {
     /// WAL frames to make room for: a checkpoint starts at
     /// `WALCheckpointer.pagesBeforeCheckpoint`, and commits go on while it runs.

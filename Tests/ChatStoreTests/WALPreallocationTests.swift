@@ -59,6 +59,38 @@ import TestSupport
         }
     }
 
+    @Test func anotherConnectionCannotCommitWhileTheZerosAreWritten() async throws {
+        // The sqlite3 shell or a backup may have the file open. A commit of
+        // theirs between the size read and the zeros would be zeroed: the
+        // preallocation holds the write lock, so theirs waits or fails.
+        try await Fixtures.withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("shared.sqlite").path
+            let store = try SQLiteDatabase(path: path)
+            try store.execute("PRAGMA journal_mode = WAL")
+            try store.execute("CREATE TABLE t (x)")
+            let shell = try SQLiteDatabase(path: path)
+            try shell.execute("PRAGMA busy_timeout = 0")
+            var theirs: StoreError?
+            try ChatStore.preallocateWAL(store, path: path, logger: .disabled) {
+                do throws(StoreError) { try shell.execute("INSERT INTO t VALUES (1)") } catch { theirs = error }
+            }
+            guard case .busy = theirs else {
+                Issue.record("the other connection committed while the WAL grew: \(String(describing: theirs))")
+                return
+            }
+            #expect(Self.size(path + "-wal") >= WALPreallocation.size(pageSize: 4096))
+            // Once the lock is released, it commits, and every connection reads it.
+            try shell.execute("INSERT INTO t VALUES (2)")
+            let count = try store.withStatement("SELECT count(*) FROM t") { statement throws(StoreError) in
+                try statement.step() ? statement.int64(0) : -1
+            }
+            #expect(count == 1)
+            #expect(try store.withStatement("PRAGMA integrity_check") { statement throws(StoreError) in
+                try statement.step() ? statement.string(0) : nil
+            } == "ok")
+        }
+    }
+
     @Test func onlyBytesPastTheEndAreWritten() async throws {
         try await Fixtures.withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("x-wal").path
