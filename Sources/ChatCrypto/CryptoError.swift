@@ -21,6 +21,8 @@ public enum CryptoError: Error, Equatable, Sendable {
     case invalidPublicKey
     /// An Ed25519 signature that does not verify.
     case invalidSignature
+    /// A credential signing another static key than the handshake's.
+    case credentialMismatch
     /// A handshake identity payload that cannot be parsed.
     case malformedPayload(String)
     /// A record frame whose length prefix is out of bounds.

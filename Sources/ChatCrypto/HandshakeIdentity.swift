@@ -70,7 +70,7 @@ extension NoiseHandshake {
     /// sign this handshake's static key.
     public mutating func writeMessage(credential: HandshakeIdentity.Credential, hello: [UInt8]) throws(CryptoError) -> [UInt8] {
         guard credential.staticKey.publicKey == localStaticPublicKey else {
-            throw .missingKey("the credential signs another static key than this handshake's")
+            throw .credentialMismatch
         }
         return try writeMessage(credential.payload(hello: hello))
     }

@@ -120,7 +120,13 @@ public actor P2PService: PeerTransport {
             do { key = try IdentityKey.generate() } catch { preconditionFailure("no Ed25519 key from libcrypto: \(error)") }
         }
         identityKey = key
-        handshakeCredential = try? HandshakeIdentity.Credential(identity: key)
+        do {
+            handshakeCredential = try HandshakeIdentity.Credential(identity: key)
+        } catch {
+            // Handshakes still work, each with a static key of its own.
+            logger.error("no static key for this run (\(error)); each handshake makes one")
+            handshakeCredential = nil
+        }
         var identity = identity
         if identity.number != key.nodeNumber {
             logger.error("node number \(identity.number) is not the one the identity key derives; using \(key.nodeNumber)")

@@ -217,7 +217,7 @@ import Testing
     @Test func aCredentialForAnotherStaticKeyIsNotSent() throws {
         var (_, r) = try Self.pair()
         let credential = try HandshakeIdentity.Credential(identity: r.identity)  // a fresh static key, not r's
-        #expect(throws: CryptoError.self) { try r.noise.writeMessage(credential: credential, hello: []) }
+        #expect(throws: CryptoError.credentialMismatch) { try r.noise.writeMessage(credential: credential, hello: []) }
     }
 
     @Test func aStolenCredentialWithTheThiefsStaticKeyIsRefused() throws {
