@@ -62,9 +62,7 @@ public actor ChatStore {
         let database = try SQLiteDatabase(path: path ?? ":memory:")
         try Self.configure(database, durability: durability, logger: self.logger)
         if let maxBytes {
-            let pageSize = try database.withStatement("PRAGMA page_size") { statement throws(StoreError) in
-                try statement.step() ? max(512, Int(statement.int64(0))) : 4096
-            }
+            let pageSize = try Self.pageSize(of: database)
             try database.execute("PRAGMA max_page_count = \(max(16, maxBytes / pageSize))")
         }
         let found = try Schema.migrate(database)
@@ -95,13 +93,12 @@ public actor ChatStore {
             try statement.step() ? statement.string(0) ?? "" : ""
         }
         guard mode.lowercased() == "wal" else { return }
-        let pageSize = try database.withStatement("PRAGMA page_size") { statement throws(StoreError) in
-            try statement.step() ? max(512, Int(statement.int64(0))) : 4096
-        }
+        let pageSize = try Self.pageSize(of: database)
         // Under the write lock: no other connection (the sqlite3 shell, a
         // backup) can append frames, restart the WAL or truncate it between
         // the size read and the zeros. Nothing is written in the
-        // transaction; it is rolled back.
+        // transaction; it is rolled back. A lock held elsewhere past the
+        // busy timeout skips the growth.
         do {
             try database.execute("BEGIN IMMEDIATE")
         } catch {
@@ -114,6 +111,13 @@ public actor ChatStore {
         case .large: break
         case .grown(let from): logger.debug("WAL grown from \(from) to \(WALPreallocation.size(pageSize: pageSize)) bytes")
         case .skipped(let why): logger.debug("WAL not grown: \(why)")
+        }
+    }
+
+    /// The database's page size in bytes.
+    private static func pageSize(of database: SQLiteDatabase) throws(StoreError) -> Int {
+        try database.withStatement("PRAGMA page_size") { statement throws(StoreError) in
+            try statement.step() ? max(512, Int(statement.int64(0))) : 4096
         }
     }
 
