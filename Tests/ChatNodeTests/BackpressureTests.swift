@@ -31,12 +31,16 @@ final class ScriptedTransport: PeerTransport {
         let flooder = NodeNumber(rawValue: 2)!
         let transport = ScriptedTransport()
         let store = FaultyStore(try ChatStore(path: nil, localNumber: me.number))
-        await store.setCommitDelay(.milliseconds(300))  // a slow disk: the node lags
+        await store.setCommitDelay(.seconds(1))  // a slow disk: the node lags
         let node = ChatNode(identity: me, transport: transport, store: store)
         let log = EventLog(node.events)
         try await node.start()
         transport.feed.yield(.peerJoined(PeerInfo(number: flooder, nickname: "flood", instanceId: "x", address: "127.0.0.1")))
-        let total = 12_000
+        // More than the steps in flight can hold (one committing, one planned,
+        // one prefetched: 3 x maxCommitBatch) plus the high-water mark, so
+        // the inbox reaches it however the feeding and the drainer interleave
+        // (12,000 did not on a loaded machine: the steps took them first).
+        let total = 3 * NodeLimits.maxCommitBatch + NodeLimits.inboxHighWater + 20_000
         for index in 0..<total {
             transport.feed.yield(.received(P2PPayload(
                 type: .publicMessage, messageId: MessageID(millis: 1_732_147_200_000, random: (2, UInt64(index))),
