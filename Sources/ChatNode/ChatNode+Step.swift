@@ -162,18 +162,26 @@ extension ChatNode {
         if let prefetched { following = await finish(prefetched) } else { following = await takeInput(following: true) }
         let changes = plan.changes
         let store = self.store
-        // A task, not `async let`: the prefetched lookup waits for it too.
-        let committing = Task.detached { await Self.commit(changes, to: store) }
-        if let earlier { await perform(earlier) }
-        // Refusals found while this step was taken, after the step before's events.
-        emitNotices(&input)
         var next: PlannedStep?
         var ahead: PrefetchedInput?
-        if let following {
-            next = await self.plan(following, on: scratch, after: plan)
-            ahead = await prefetch(after: committing)
+        let outcome: Result<StoreCommitResult, StoreError>
+        if following == nil && earlier == nil {
+            // Nothing to overlap with this commit (a lone message): awaited
+            // in place, it saves a task and the wake-up of its completion.
+            emitNotices(&input)
+            outcome = await Self.commit(changes, to: store)
+        } else {
+            // A task, not `async let`: the prefetched lookup waits for it too.
+            let committing = Task.detached { await Self.commit(changes, to: store) }
+            if let earlier { await perform(earlier) }
+            // Refusals found while this step was taken, after the step before's events.
+            emitNotices(&input)
+            if let following {
+                next = await self.plan(following, on: scratch, after: plan)
+                ahead = await prefetch(after: committing)
+            }
+            outcome = await committing.value
         }
-        let outcome = await committing.value
         // Router changes made on the actor since this step's copy was taken
         // (a room activated) apply to the copies too, before adoption.
         let replay = routerReplay ?? []
