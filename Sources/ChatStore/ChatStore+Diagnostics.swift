@@ -1,3 +1,4 @@
+import CSQLite
 import Dispatch
 
 /// Internal looks at the connection, for tests that check the store keeps
@@ -24,4 +25,8 @@ extension ChatStore {
     func runsOnItsOwnQueue() -> Bool {
         DispatchQueue.getSpecific(key: StoreQueue.marker) != nil
     }
+
+    /// Whether SQLite keeps memory statistics in this process (they cost
+    /// every allocation a global mutex; `SQLiteDatabase` turns them off).
+    static var keepsMemoryStatistics: Bool { sqlite3_memory_used() != 0 }
 }

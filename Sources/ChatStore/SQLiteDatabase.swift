@@ -14,8 +14,15 @@ final class SQLiteDatabase {
     private var statements: [String: Statement] = [:]
     private var transactionDepth = 0
 
+    /// Process-wide settings, made once before the first connection opens
+    /// (SQLite takes them only before it initializes): no memory
+    /// statistics, so allocations skip their global mutex. The store reads
+    /// no statistics.
+    private static let configured: Void = { _ = lanchat_sqlite3_config_memstatus(0) }()
+
     /// Opens (creating if needed) the database at `path`.
     init(path: String) throws(StoreError) {
+        Self.configured
         self.path = path
         var db: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE

@@ -34,4 +34,12 @@ import TestSupport
         #expect(try await store.page(.publicRoom, before: nil, limit: 1000).count == 200)
         #expect(try await store.integrityCheck())
     }
+
+    /// Several stores in one process (nodes in a test or a benchmark)
+    /// contended on the global mutex behind SQLite's memory statistics.
+    @Test func sqliteKeepsNoMemoryStatistics() async throws {
+        let store = try ChatStore(path: nil, localNumber: Fixtures.me)
+        #expect(try await store.insert(contentsOf: Fixtures.numbered(20)) == 20)
+        #expect(ChatStore.keepsMemoryStatistics == false)
+    }
 }
