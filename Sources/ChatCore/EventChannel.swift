@@ -3,7 +3,10 @@ import Synchronization
 /// A single-consumer stream of events with a bounded buffer that drops
 /// its oldest element when full, as `AsyncStream` with
 /// `.bufferingNewest(capacity)` does: a consumer that stops reading costs
-/// at most `capacity` waiting events (plus the batch it last took).
+/// at most `capacity` waiting events (plus the batch it last took). With a
+/// `weigh` function the buffer is also bounded by the sum of its elements'
+/// weights (`byteBudget`): a count alone let a node flooded by many peers
+/// hold 65,536 message events, over 100 MB, for a client reading slower.
 ///
 /// Why not `AsyncStream`: its consumer takes one element per lock and,
 /// whenever it has caught up, suspends and is woken once per element, in
@@ -20,8 +23,9 @@ public final class EventChannel<Element: Sendable>: AsyncSequence, Sendable {
 
     public enum YieldResult: Equatable, Sendable {
         case enqueued
-        /// Enqueued, and the oldest waiting element was dropped for it.
-        case droppedOldest
+        /// Enqueued, and this many of the oldest waiting elements (one or
+        /// more) were dropped for it.
+        case droppedOldest(Int)
         /// `finish()` was called: the element was discarded.
         case finished
     }
@@ -30,32 +34,44 @@ public final class EventChannel<Element: Sendable>: AsyncSequence, Sendable {
         @usableFromInline var buffer = FIFOQueue<Element>()
         @usableFromInline var waiter: UnsafeContinuation<Void, Never>?
         @usableFromInline var finished = false
+        /// The weights of the elements in `buffer`, summed.
+        @usableFromInline var weight = 0
 
         @usableFromInline init() {}
     }
 
     @usableFromInline let state = Mutex(State())
     public let capacity: Int
+    /// Most weight waiting at once (`.max` without `weigh`); the newest
+    /// element is always kept, whatever its weight.
+    public let byteBudget: Int
+    @usableFromInline let weigh: (@Sendable (Element) -> Int)?
 
-    public init(capacity: Int) {
+    /// `weigh`: an element's approximate size in bytes, for `byteBudget`.
+    public init(capacity: Int, byteBudget: Int = .max, weigh: (@Sendable (Element) -> Int)? = nil) {
         precondition(capacity > 0, "an EventChannel needs a positive capacity")
+        precondition(byteBudget > 0, "an EventChannel needs a positive byte budget")
         self.capacity = capacity
+        self.byteBudget = byteBudget
+        self.weigh = weigh
     }
 
     /// Adds `element` for the consumer, waking it if it waits.
     @inlinable @discardableResult
     public func yield(_ element: Element) -> YieldResult {
+        let weight = weigh?(element) ?? 0
         let (result, waiter) = state.withLock { state -> (YieldResult, UnsafeContinuation<Void, Never>?) in
             guard !state.finished else { return (.finished, nil) }
-            var result = YieldResult.enqueued
-            if state.buffer.count >= capacity {
-                state.buffer.popFirst()
-                result = .droppedOldest
+            var dropped = 0
+            while !state.buffer.isEmpty, state.buffer.count >= capacity || state.weight > byteBudget - weight {
+                if let oldest = state.buffer.popFirst() { state.weight -= weigh?(oldest) ?? 0 }
+                dropped += 1
             }
             state.buffer.append(element)
+            state.weight += weight
             let waiter = state.waiter
             state.waiter = nil
-            return (result, waiter)
+            return (dropped == 0 ? .enqueued : .droppedOldest(dropped), waiter)
         }
         waiter?.resume()
         return result
@@ -79,7 +95,10 @@ public final class EventChannel<Element: Sendable>: AsyncSequence, Sendable {
         while true {
             let taken = state.withLock { state -> FIFOQueue<Element>? in
                 if !state.buffer.isEmpty {
-                    defer { state.buffer = FIFOQueue() }
+                    defer {
+                        state.buffer = FIFOQueue()
+                        state.weight = 0
+                    }
                     return state.buffer
                 }
                 return state.finished ? FIFOQueue() : nil

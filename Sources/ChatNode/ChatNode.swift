@@ -13,7 +13,8 @@ public actor ChatNode {
     public enum State: Sendable, Equatable { case idle, running, stopped }
 
     /// What happened, for one front end; holds at most
-    /// `NodeLimits.eventBuffer` events for one that stops reading.
+    /// `NodeLimits.eventBuffer` events, and `NodeLimits.eventBufferBytes`
+    /// of them, for one that stops reading.
     public nonisolated let events: EventChannel<NodeEvent>
     let transport: any PeerTransport
     let store: any ChatStoring
@@ -86,7 +87,8 @@ public actor ChatNode {
         clock: any ChatClock = SystemClock(), logger: ChatLogger = .disabled,
         authenticator: (any MessageAuthenticator)? = nil, options: NodeOptions = NodeOptions()
     ) {
-        events = EventChannel(capacity: NodeLimits.eventBuffer)
+        events = EventChannel(capacity: NodeLimits.eventBuffer, byteBudget: NodeLimits.eventBufferBytes,
+                              weigh: { $0.approximateBytes })
         self.transport = transport
         self.store = store
         self.clock = clock
@@ -148,7 +150,7 @@ public actor ChatNode {
     }
 
     func emit(_ event: NodeEvent) {
-        if events.yield(event) == .droppedOldest { counters.eventsDropped += 1 }
+        if case .droppedOldest(let count) = events.yield(event) { counters.eventsDropped += count }
     }
 
     /// Suspends the outbox timer until something is queued (or the node stops).

@@ -31,3 +31,28 @@ public enum NodeEvent: Hashable, Sendable {
     /// its new messages are not stored; said once per peer per run.
     case peerQuota(peer: NodeNumber, nickname: String, quotaBytes: Int)
 }
+
+extension NodeEvent {
+    /// Roughly what the event holds in memory, in bytes, for the node's
+    /// event buffer (`NodeLimits.eventBufferBytes`): a fixed part for the
+    /// value and its containers, plus the text it carries. A message event
+    /// of 65 characters measured about 900 bytes of heap under a flood.
+    public var approximateBytes: Int {
+        switch self {
+        case .message(let message), .dmRequest(_, let message):
+            return 640 + message.approximateTextBytes
+        case .rejected(_, let reason):
+            return 256 + reason.utf8.count
+        default:
+            return 256
+        }
+    }
+}
+
+extension Message {
+    /// The UTF-8 bytes of the message's strings.
+    var approximateTextBytes: Int {
+        content.utf8.count + senderNickname.utf8.count + (senderStage?.utf8.count ?? 0)
+            + (signature?.utf8.count ?? 0) + (authorKey?.utf8.count ?? 0)
+    }
+}

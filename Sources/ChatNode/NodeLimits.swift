@@ -35,9 +35,15 @@ public enum NodeLimits {
     /// reading its peers, and the level at which it reads again.
     public static let inboxHighWater = 8192
     public static let inboxLowWater = 1024
-    /// Events held for a front end that does not read: beyond this the
-    /// oldest are dropped (and counted); messages stay in the history.
+    /// Events held for a front end that does not read: beyond this many,
+    /// or past `eventBufferBytes` of them, the oldest are dropped (and
+    /// counted); messages stay in the history.
     public static let eventBuffer = 65_536
+    /// The events' approximate size (`NodeEvent.approximateBytes`) held at
+    /// once for a front end that lags: about 9,000 message events of chat
+    /// length. A count alone let a node flooded by 20 peers hold over
+    /// 100 MB of events for a JSON client reading slower than the flood.
+    public static let eventBufferBytes = 8 * 1024 * 1024
     /// Timestamps further ahead of the local clock than this (ms) are
     /// clamped to the local clock (see README, "Ordering and clocks").
     public static let maxClockSkew: Int64 = 5 * 60 * 1000
@@ -62,6 +68,7 @@ public enum NodeLimits {
         LimitRow("inboxHighWater", inboxHighWater, "events", "waiting transport events before reading is paused"),
         LimitRow("inboxLowWater", inboxLowWater, "events", "waiting transport events at which reading resumes"),
         LimitRow("eventBuffer", eventBuffer, "events", "events held for a front end that stops reading"),
+        LimitRow("eventBufferBytes", eventBufferBytes, "bytes", "the same events' approximate size, held at once"),
         LimitRow("maxClockSkew", Duration.milliseconds(maxClockSkew), "how far ahead a timestamp may be before it is clamped"),
         LimitRow("outboxTick", outboxTick, "how often waiting DMs are checked for a retry"),
         LimitRow("relayCheckMemory", relayCheckMemory, "ids", "checked signatures remembered (verified, and refused) before relaying"),

@@ -19,11 +19,43 @@ import Testing
     @Test func aFullBufferDropsItsOldest() async {
         let channel = EventChannel<Int>(capacity: 3)
         let results = (1...5).map { channel.yield($0) }
-        #expect(results == [.enqueued, .enqueued, .enqueued, .droppedOldest, .droppedOldest])
+        #expect(results == [.enqueued, .enqueued, .enqueued, .droppedOldest(1), .droppedOldest(1)])
         channel.finish()
         var seen: [Int] = []
         for await value in channel { seen.append(value) }
         #expect(seen == [3, 4, 5])
+    }
+
+    /// Bounded by weight as well as by count: the oldest go until the new
+    /// element fits, and taking the buffer gives its whole budget back.
+    @Test func aWeightBudgetDropsTheOldestUntilTheNewFits() async {
+        let channel = EventChannel<String>(capacity: 100, byteBudget: 10, weigh: { $0.utf8.count })
+        #expect(channel.yield("aaaa") == .enqueued)      // 4
+        #expect(channel.yield("bbbb") == .enqueued)      // 8
+        #expect(channel.yield("cc") == .enqueued)        // 10: exactly the budget
+        #expect(channel.yield("d") == .droppedOldest(1)) // "aaaa" goes: 7
+        #expect(channel.yield("eeeeeeee") == .droppedOldest(2), "bbbb and cc go: 1 + 8 = 9")
+        #expect(channel.yield("f") == .enqueued)         // 10
+        var seen: [String] = []
+        var iterator = channel.makeAsyncIterator()
+        for _ in 0..<3 { seen.append(await iterator.next() ?? "") }
+        #expect(seen == ["d", "eeeeeeee", "f"])
+        // The budget is free again once the consumer took the buffer.
+        #expect(channel.yield("0123456789") == .enqueued)
+        #expect(channel.yield("x") == .droppedOldest(1))
+    }
+
+    /// An element heavier than the whole budget is still delivered: it
+    /// empties the buffer and stands alone.
+    @Test func anElementOverTheBudgetIsKeptAlone() async {
+        let channel = EventChannel<String>(capacity: 100, byteBudget: 4, weigh: { $0.utf8.count })
+        channel.yield("ab")
+        channel.yield("cd")
+        #expect(channel.yield("0123456789") == .droppedOldest(2))
+        channel.finish()
+        var seen: [String] = []
+        for await value in channel { seen.append(value) }
+        #expect(seen == ["0123456789"])
     }
 
     @Test func aWaitingConsumerIsWokenByYieldAndByFinish() async {
