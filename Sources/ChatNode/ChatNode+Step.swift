@@ -190,6 +190,7 @@ extension ChatNode {
         case .success(let result):
             storeHealthy()
             counters.add(plan.counted)
+            counters.stored += result.added.count
             for change in replay { _ = change(&scratch) }
             router = consume scratch
             // Rooms take the step's messages into their buffers (copied once

@@ -4,6 +4,9 @@ import ChatCore
 public struct NodeCounters: Hashable, Sendable, Codable {
     /// Frames received per type name (including unknown types).
     public var receivedByType: [String: Int] = [:]
+    /// Messages stored (new rows: this node's own and others', live and
+    /// caught up), counted when their commit returns.
+    public var stored = 0
     /// Frames refused by the chat rules, per reason.
     public var rejected = 0
     public var unknownType = 0
@@ -47,6 +50,7 @@ public struct NodeCounters: Hashable, Sendable, Codable {
     /// Adds every count of `other` to these.
     public mutating func add(_ other: NodeCounters) {
         receivedByType.merge(other.receivedByType, uniquingKeysWith: +)
+        stored += other.stored
         rejected += other.rejected
         unknownType += other.unknownType
         duplicates += other.duplicates

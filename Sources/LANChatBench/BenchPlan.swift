@@ -40,7 +40,9 @@ enum BenchPlan {
                 case "store": rows += try await StoreRows.run(quick: quick, baselines: baselines)
                 case "grouping": rows.append(StoreRows.grouping(quick: quick))
                 case "idle": rows.append(try await ProcessRows.idle(quick: quick))
-                case "flood": rows.append(try await ProcessRows.flood(quick: quick))
+                case "flood":
+                    rows.append(try await FloodRow.run(quick: quick, inMemory: false))
+                    rows.append(try await FloodRow.run(quick: quick, inMemory: true))
                 case "codec": rows.append(CodecRow.run(quick: quick))
                 case "screen": rows.append(ScreenRow.run(quick: quick))
                 case "crypto": rows += try CryptoRows.run(quick: quick)

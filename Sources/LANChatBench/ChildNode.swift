@@ -16,6 +16,10 @@ final class ChildNode: Sendable {
         var peers = 0
         var meshAt: ContinuousClock.Instant?
         var messages = 0
+        /// `stored` from the node's latest `stats` reply (ask with `send`):
+        /// a front end reading slower than a flood misses message events
+        /// (the node drops the oldest), so they undercount what is stored.
+        var stored: Int?
         var exited = false
     }
 
@@ -118,6 +122,9 @@ final class ChildNode: Sendable {
                 counts.peers += joined ? 1 : -1
                 if counts.peers >= meshSize, meshSize > 0, counts.meshAt == nil { counts.meshAt = now }
             }
+        } else if line.firstRange(of: Self.statsReply) != nil {
+            let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any]
+            if let stored = object?["stored"] as? Int { state.withLock { $0.stored = stored } }
         } else if line.firstRange(of: Self.ready) != nil {
             let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any]
             let cpu = ProcessStats.cpuSeconds(process.pid)
@@ -133,6 +140,7 @@ final class ChildNode: Sendable {
     private static let joined = Array(#""event":"peerJoined""#.utf8)
     private static let left = Array(#""event":"peerLeft""#.utf8)
     private static let ready = Array(#""event":"ready""#.utf8)
+    private static let statsReply = Array(#""cmd":"stats""#.utf8)
 }
 
 /// Memory and CPU of a process, from /proc.

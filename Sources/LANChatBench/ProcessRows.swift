@@ -4,8 +4,8 @@ import Foundation
 import Glibc
 #endif
 
-/// Rows measured on separate node processes: idle cost, memory under a
-/// flood, and discovery to a full mesh.
+/// Rows measured on separate node processes: idle cost and discovery to a
+/// full mesh (memory under a flood: `FloodRow`).
 enum ProcessRows {
     struct Failure: Error, CustomStringConvertible { var description: String }
 
@@ -43,76 +43,6 @@ enum ProcessRows {
             throw Failure(description: "process \(pid) gone")
         }
         return (pss, rss, (cpuEnd - cpuStart) / Measure.seconds(ContinuousClock.now - start) * 100)
-    }
-
-    // MARK: Flood
-
-    static func flood(quick: Bool) async throws -> BenchRow {
-        let total = quick ? 100_000 : 1_000_000
-        let directory = NSTemporaryDirectory() + "lanchat-bench-flood-\(getpid())"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let node = try ChildNode(arguments: ["--json", "--data-dir", directory, "--nick", "flooded", "--broadcast", "127.255.255.255",
-                                             "--discovery-port", "\(BenchPorts.freeDiscoveryPort())"])
-        defer { node.stop() }
-        guard await waitFor({ node.counts.port != nil }, timeout: 20), let port = node.counts.port else {
-            throw Failure(description: "flooded node did not start")
-        }
-        try await Task.sleep(for: .seconds(2))
-        guard let idle = ProcessStats.pss(node.pid) else { throw Failure(description: "no PSS") }
-        let peer = try RawPeer(port: port, nickname: "flood")
-        // Written in slices of 10k records, signed and sealed on the writer
-        // thread (the only user of the peer's cipher, so in nonce order).
-        let deadline = Date().addingTimeInterval(quick ? 90 : 300)
-        let writer = Task {
-            await onThread { () -> Int in
-                var sent = 0
-                while sent < total, Date() < deadline {
-                    var bytes: [UInt8] = []
-                    let millis = Timestamp.millis(from: Date())
-                    do {
-                        for index in sent..<min(sent + 10_000, total) {
-                            bytes.append(contentsOf: try peer.seal(peer.frame(.publicMessage, content: NetworkRows.text(index), millis: millis)))
-                        }
-                    } catch {
-                        break
-                    }
-                    guard (try? peer.write(bytes)) != nil else { break }
-                    sent = min(sent + 10_000, total)
-                }
-                return sent
-            }
-        }
-        var peak = idle
-        var atTenth: Double?
-        let start = ContinuousClock.now
-        while node.counts.messages < total, Date() < deadline, !node.counts.exited {
-            try await Task.sleep(for: .milliseconds(250))
-            guard let pss = ProcessStats.pss(node.pid) else { break }
-            peak = max(peak, pss)
-            if atTenth == nil, node.counts.messages >= total / 10 { atTenth = pss }
-        }
-        let elapsed = Measure.seconds(ContinuousClock.now - start)
-        let stored = node.counts.messages
-        let end = ProcessStats.pss(node.pid) ?? .nan
-        _ = await writer.value
-        let growth = end - (atTenth ?? idle)
-        // Flat: the last 90% of the flood adds less than 8 MB (a history held
-        // in memory would grow by hundreds).
-        // The per-link frame budget paces one flooding peer (1000 frames/s
-        // by default), so the flood may not finish in the time allowed;
-        // flatness is judged over what arrived, which must be a real sample.
-        let met = stored >= total / 10 && growth < 8 * 1024 && peak - idle < 16 * 1024
-        var row = BenchRow(
-            key: "flood", figure: "node memory under a \(total / 1000)k-message flood (on disk, --json), PSS",
-            value: "end \(Measure.mib(end)), peak \(Measure.mib(peak)), at 10% \(Measure.mib(atTenth ?? .nan))",
-            baseline: "same node idle: \(Measure.mib(idle))", target: "flat (100-message room cap)", met: met,
-            numbers: ["idle_pss_kib": idle, "peak_pss_kib": peak, "end_pss_kib": end, "tenth_pss_kib": atTenth ?? .nan,
-                      "messages": Double(total), "stored": Double(stored), "seconds": elapsed,
-                      "per_second": Double(stored) / elapsed])
-        row.note = "flood of \(stored) messages took \(String(format: "%.1f", elapsed)) s (\(Measure.rate(Double(stored) / elapsed)): the sender is paced by the per-link frame budget, TCP holds the rest)"
-        if stored != total { row.note += "; only \(stored) of \(total) were reported in time" }
-        return row
     }
 
     // MARK: Discovery

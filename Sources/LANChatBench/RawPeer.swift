@@ -63,8 +63,9 @@ final class RawPeer: @unchecked Sendable {
 
     /// A frame from this peer (ids time-ordered); public messages signed
     /// as the node signs them.
-    func frame(_ type: PayloadType, content: String = "", millis: Int64 = Timestamp.millis(from: Date())) -> P2PPayload {
-        Self.frame(type, from: identity, signedBy: authenticator, content: content, millis: millis)
+    func frame(_ type: PayloadType, content: String = "", millis: Int64 = Timestamp.millis(from: Date()),
+               messageId: MessageID? = nil) -> P2PPayload {
+        Self.frame(type, from: identity, signedBy: authenticator, content: content, millis: millis, messageId: messageId)
     }
 
     /// A frame from the peer `identity` whose key `authenticator` holds:

@@ -68,7 +68,7 @@ extension ConsoleRenderer {
     public func stats(_ counters: NodeCounters, transport: [String: Int]) -> [String] {
         let types = counters.receivedByType.sorted { $0.key < $1.key }.map { "\(safe($0.key)) \($0.value)" }.joined(separator: ", ")
         return [
-            notice("frames received: \(types.isEmpty ? "none" : types)"),
+            notice("frames received: \(types.isEmpty ? "none" : types); messages stored \(counters.stored)"),
             notice("rejected \(counters.rejected), unknown type \(counters.unknownType), duplicates \(counters.duplicates), "
                 + "clamped timestamps \(counters.clampedTimestamps)"),
             notice("acks sent \(counters.acksSent), DM retries \(counters.dmRetries), "

@@ -56,7 +56,8 @@ public enum JSONEventEncoder {
     /// The `stats` reply's counters (README, "Limits a peer meets").
     public static func stats(_ counters: NodeCounters, transport: [String: Int]) -> [String: Any] {
         [
-            "transport": transport, "receivedByType": counters.receivedByType, "rejected": counters.rejected,
+            "transport": transport, "receivedByType": counters.receivedByType, "stored": counters.stored,
+            "rejected": counters.rejected,
             "unknownType": counters.unknownType, "duplicates": counters.duplicates,
             "clampedTimestamps": counters.clampedTimestamps, "catchUpRefused": counters.catchUpRefused,
             "catchUpDeferred": counters.catchUpDeferred, "catchUpInvalid": counters.catchUpInvalid,

@@ -36,6 +36,7 @@ import TestSupport
         // Arrival numbers count every stored message; the first one's event is dropped below.
         let first = try await store.publicMessages(afterSeq: 0, limit: 1).first?.message.content
         #expect(first == text + "0", "every message stays in the history")
+        #expect(await node.statistics().stored == total)
         await node.stop()
         // What waited for the front end: within the budget, newest last.
         var weight = 0

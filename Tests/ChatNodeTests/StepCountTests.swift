@@ -32,11 +32,13 @@ import TestSupport
         transport.feed.yield(.receivedFrames([Self.frame(1), Self.frame(2)], from: Self.alice))
         try #require(await waitUntil("the commit failed") { await node.statistics().commitFailures == 1 })
         #expect(await node.statistics().duplicates == 0, "the failed step left no count")
+        #expect(await node.statistics().stored == 1, "only m1, from the first step")
 
         // The sender retries both: m2 is stored, m1 counted a duplicate once.
         transport.feed.yield(.receivedFrames([Self.frame(1), Self.frame(2)], from: Self.alice))
         try await log.until("m2 stored") { $0.contains { if case .message(let m) = $0 { m.content == "m2" } else { false } } }
         #expect(await node.statistics().duplicates == 1)
+        #expect(await node.statistics().stored == 2, "m2 once, the duplicate not")
         await node.stop()
     }
 

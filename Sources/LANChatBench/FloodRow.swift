@@ -1,0 +1,107 @@
+import ChatCore
+import Foundation
+
+/// A node process's memory under a flood of a million signed public
+/// messages, with its history on disk and with `--in-memory` (the bots'
+/// default): memory must stay flat, since a room holds at most 100
+/// messages in memory and an in-memory store keeps a bounded window.
+///
+/// The flood comes from `peers` raw v2 peers at once, each with a key of
+/// its own, as a Sybil flood would: one link's frame budget (1000 frames/s
+/// after a burst of 2000, see README "Limits a peer meets") paces a single
+/// peer, so one peer would take over 16 minutes for the million. Each peer
+/// signs and seals its share on a thread of its own as it writes (ids
+/// increasing per peer, as real senders' are).
+enum FloodRow {
+    static let peers = 20
+
+    struct Failure: Error, CustomStringConvertible { var description: String }
+
+    static func run(quick: Bool, inMemory: Bool) async throws -> BenchRow {
+        let total = quick ? 100_000 : 1_000_000
+        let share = total / peers
+        let directory = NSTemporaryDirectory() + "lanchat-bench-flood-\(getpid())"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = inMemory ? ["--in-memory"] : ["--data-dir", directory]
+        let trace = NodeTrace.directory.map { _ in NodeTrace(origin: .now) }
+        let node = try ChildNode(arguments: ["--json", "--nick", "flooded", "--broadcast", "127.255.255.255",
+                                             "--discovery-port", "\(BenchPorts.freeDiscoveryPort())"] + store, trace: trace)
+        defer { if let trace, let dir = NodeTrace.directory { trace.write(to: dir + "/flood-\(inMemory ? "memory" : "disk").txt") } }
+        defer { node.stop() }
+        guard await ProcessRows.waitFor({ node.counts.port != nil }, timeout: 20), let port = node.counts.port else {
+            throw Failure(description: "flooded node did not start")
+        }
+        try await Task.sleep(for: .seconds(2))
+        guard let idle = ProcessStats.pss(node.pid) else { throw Failure(description: "no PSS") }
+        let linked = await onThread { Result { try (0..<peers).map { try RawPeer(port: port, nickname: "flood\($0)") } } }
+        let flooders = try linked.get()
+        let deadline = Date().addingTimeInterval(quick ? 90 : 300)
+        let writers = flooders.enumerated().map { index, peer in
+            Task { await onThread { write(share, from: peer, index: index, until: deadline) } }
+        }
+        var peak = idle
+        var atTenth: Double?
+        let start = ContinuousClock.now
+        while (node.counts.stored ?? 0) < total, Date() < deadline, !node.counts.exited {
+            node.send(#"{"cmd":"stats"}"#)
+            try await Task.sleep(for: .milliseconds(250))
+            guard let pss = ProcessStats.pss(node.pid) else { break }
+            peak = max(peak, pss)
+            if atTenth == nil, (node.counts.stored ?? 0) >= total / 10 { atTenth = pss }
+        }
+        let elapsed = Measure.seconds(ContinuousClock.now - start)
+        let stored = node.counts.stored ?? 0
+        let shown = node.counts.messages
+        let end = ProcessStats.pss(node.pid) ?? .nan
+        var written = 0
+        for writer in writers { written += await writer.value }
+        let tenth = atTenth ?? .nan
+        // Flat: once the flood is under way (a tenth of it stored), the
+        // other 90% add less than 8 MB and the peak is within 16 MB of that
+        // level; a history held in memory would grow by hundreds. The level
+        // itself, above idle, is what the node's bounded queues hold while
+        // it is flooded at full speed (the inbox up to its high-water mark,
+        // steps of up to 4096 frames in flight, 8 MB of events for a
+        // client that lags), reported beside the idle figure.
+        let met = stored >= total * 9 / 10 && end - tenth < 8 * 1024 && peak - tenth < 16 * 1024
+        let kind = inMemory ? "in memory (--in-memory)" : "on disk"
+        var row = BenchRow(
+            key: inMemory ? "flood-memory" : "flood",
+            figure: "node memory under a \(total / 1000)k-message flood from \(peers) peers (\(kind), --json), PSS",
+            value: "at 10% \(Measure.mib(tenth)), end \(Measure.mib(end)), peak \(Measure.mib(peak))",
+            baseline: "same node idle: \(Measure.mib(idle))", target: "flat (100-message room cap)", met: met,
+            numbers: ["idle_pss_kib": idle, "peak_pss_kib": peak, "end_pss_kib": end, "tenth_pss_kib": tenth,
+                      "messages": Double(total), "written": Double(written), "stored": Double(stored), "shown": Double(shown),
+                      "seconds": elapsed, "per_second": Double(stored) / elapsed])
+        row.note = "\(kind): \(stored) of \(total) messages stored in \(String(format: "%.1f", elapsed)) s (\(Measure.rate(Double(stored) / elapsed))), "
+            + "\(shown) of them shown to the --json reader (the node drops the oldest events for a reader that lags); "
+            + "each peer is paced by its link's frame budget, TCP holds the rest"
+        if stored < total { row.note += "; \(written) written, \(stored) stored in time" }
+        return row
+    }
+
+    /// Writes `count` signed public messages from `peer` in slices of 500
+    /// records; returns how many were written before the deadline or an
+    /// error (the node closing the link).
+    private static func write(_ count: Int, from peer: RawPeer, index: Int, until deadline: Date) -> Int {
+        var sent = 0
+        while sent < count, Date() < deadline {
+            let millis = Timestamp.millis(from: Date())
+            let slice = sent..<min(sent + 500, count)
+            var bytes: [UInt8] = []
+            do {
+                for number in slice {
+                    let id = MessageID(millis: millis, random: (UInt64(index), UInt64(number)))
+                    let text = NetworkRows.text(index * count + number)
+                    bytes.append(contentsOf: try peer.seal(peer.frame(.publicMessage, content: text, millis: millis, messageId: id)))
+                }
+                try peer.write(bytes)
+            } catch {
+                break
+            }
+            sent = slice.upperBound
+        }
+        return sent
+    }
+}
