@@ -51,6 +51,7 @@ public final class EventChannel<Element: Sendable>: AsyncSequence, Sendable {
     public init(capacity: Int, byteBudget: Int = .max, weigh: (@Sendable (Element) -> Int)? = nil) {
         precondition(capacity > 0, "an EventChannel needs a positive capacity")
         precondition(byteBudget > 0, "an EventChannel needs a positive byte budget")
+        precondition(weigh != nil || byteBudget == .max, "a byte budget needs a weigh function")
         self.capacity = capacity
         self.byteBudget = byteBudget
         self.weigh = weigh
@@ -59,14 +60,16 @@ public final class EventChannel<Element: Sendable>: AsyncSequence, Sendable {
     /// Adds `element` for the consumer, waking it if it waits.
     @inlinable @discardableResult
     public func yield(_ element: Element) -> YieldResult {
-        let weight = weigh?(element) ?? 0
+        let weight = Swift.max(0, weigh?(element) ?? 0)
         let (result, waiter) = state.withLock { state -> (YieldResult, UnsafeContinuation<Void, Never>?) in
             guard !state.finished else { return (.finished, nil) }
             var dropped = 0
             while !state.buffer.isEmpty, state.buffer.count >= capacity || state.weight > byteBudget - weight {
-                if let oldest = state.buffer.popFirst() { state.weight -= weigh?(oldest) ?? 0 }
+                if let oldest = state.buffer.popFirst() { state.weight -= Swift.max(0, weigh?(oldest) ?? 0) }
                 dropped += 1
             }
+            // Empty means weightless, whatever an inexact weigh summed to.
+            if state.buffer.isEmpty { state.weight = 0 }
             state.buffer.append(element)
             state.weight += weight
             let waiter = state.waiter
