@@ -6,7 +6,8 @@ import Synchronization
 /// at most `capacity` waiting events (plus the batch it last took). With a
 /// `weigh` function the buffer is also bounded by the sum of its elements'
 /// weights (`byteBudget`): a count alone let a node flooded by many peers
-/// hold 65,536 message events, over 100 MB, for a client reading slower.
+/// hold 65,536 message events (some 60 MB, and as much again in the batch
+/// taken) for a client reading slower than the flood.
 ///
 /// Why not `AsyncStream`: its consumer takes one element per lock and,
 /// whenever it has caught up, suspends and is woken once per element, in

@@ -41,8 +41,9 @@ public enum NodeLimits {
     public static let eventBuffer = 65_536
     /// The events' approximate size (`NodeEvent.approximateBytes`) held at
     /// once for a front end that lags: about 9,000 message events of chat
-    /// length. A count alone let a node flooded by 20 peers hold over
-    /// 100 MB of events for a JSON client reading slower than the flood.
+    /// length. A count alone let a node flooded by 20 peers hold some 60 MB
+    /// of events (and as much again in the batch taken) for a JSON client
+    /// reading slower than the flood.
     public static let eventBufferBytes = 8 * 1024 * 1024
     /// Timestamps further ahead of the local clock than this (ms) are
     /// clamped to the local clock (see README, "Ordering and clocks").
