@@ -121,9 +121,11 @@ public enum LANChatApp {
             }
         }
         let background = Task { await frontEnd.background() }
+        let trimmer = Task { await MemoryTrimmer.run(node: node, logger: logger.labeled("memory")) }
 
         for await _ in quitRequests { break }
         background.cancel()
+        trimmer.cancel()
         input?.cancel()
         await node.stop()  // leave, close links, finish events
         await eventPump.value  // every event written before we exit
