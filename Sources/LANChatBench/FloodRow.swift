@@ -14,8 +14,7 @@ import Foundation
 /// increasing per peer, as real senders' are).
 enum FloodRow {
     static let peers = 20
-
-    struct Failure: Error, CustomStringConvertible { var description: String }
+    typealias Failure = ProcessRows.Failure
 
     static func run(quick: Bool, inMemory: Bool) async throws -> BenchRow {
         let total = quick ? 100_000 : 1_000_000

@@ -9,9 +9,9 @@
 /// whether to trim now.
 struct MemoryTrimPolicy: Sendable {
     /// Messages stored since the last trim that make a burst.
-    var burst = 2_000
+    let burst: Int
     /// At most this many stored in one tick counts as quiet.
-    var quiet = 100
+    let quiet: Int
 
     private var storedAtTrim: Int?
     private var storedLastTick: Int?
