@@ -78,15 +78,15 @@ public final class ConsoleScreen: Sendable {
 
     /// Lines the user submits; finishes at end of input (Ctrl-D on an empty
     /// line, or stdin closed).
-    public func lines() -> AsyncStream<String> {
-        guard let terminal else { return StandardInput.lines() }
-        let (stream, continuation) = AsyncStream.makeStream(of: String.self)
+    public func lines() -> InputLines {
+        guard let terminal else { return .standardInput() }
+        let (stream, continuation) = AsyncStream.makeStream(of: InputLine.self)
         terminal.enterLineMode()
         let thread = Thread { [self] in
             while let bytes = terminal.read() {
                 for byte in bytes {
                     switch state.withLock({ feed(byte, state: &$0, terminal: terminal) }) {
-                    case .some(let line): continuation.yield(line)
+                    case .some(let line): continuation.yield(.line(line))
                     case nil: break
                     }
                 }
@@ -96,7 +96,7 @@ public final class ConsoleScreen: Sendable {
         }
         thread.name = "lanchat-console"
         thread.start()
-        return stream
+        return InputLines(unbounded: stream)
     }
 
     /// Puts the terminal back as it was (also done at exit).

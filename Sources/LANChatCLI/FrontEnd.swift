@@ -12,11 +12,14 @@ public protocol FrontEnd: Sendable {
     func handle(_ event: NodeEvent) async
     /// Returns false to quit.
     func handle(line: String) async -> Bool
+    /// A line of `bytes` bytes over `limit` was skipped, not handled.
+    func refuseLine(bytes: Int, limit: Int) async
     /// Work of its own (a chatter loop); returns when done or cancelled.
     func background() async
 }
 
 extension FrontEnd {
     public func handle(line: String) async -> Bool { true }
+    public func refuseLine(bytes: Int, limit: Int) async {}
     public func background() async {}
 }

@@ -66,6 +66,10 @@ public actor InteractiveSession: FrontEnd {
         screen.setPrompt("#public")
     }
 
+    public func refuseLine(bytes: Int, limit: Int) async {
+        screen.write(renderer.error(InputLines.refusal(bytes: bytes, limit: limit)))
+    }
+
     public func handle(line: String) async -> Bool {
         let command: ControlCommand
         do {

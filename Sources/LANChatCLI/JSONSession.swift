@@ -88,6 +88,10 @@ public actor JSONSession: FrontEnd {
         await node.displayName(for: peer.number, nickname: peer.nickname)
     }
 
+    public func refuseLine(bytes: Int, limit: Int) async {
+        await out.write(JSONEventEncoder.line(JSONEventEncoder.error(InputLines.refusal(bytes: bytes, limit: limit), re: nil)))
+    }
+
     public func handle(line: String) async -> Bool {
         guard !line.trimmingWhitespace().isEmpty else { return true }
         let parsed: JSONCommandParser.Parsed

@@ -111,7 +111,12 @@ public enum LANChatApp {
             for await event in node.events { await frontEnd.handle(event) }
         }
         let input: Task<Void, Never>? = frontEnd.readsInput ? Task {
-            for await line in console?.lines() ?? StandardInput.lines() where !(await frontEnd.handle(line: line)) { break }
+            reading: for await input in console?.lines() ?? .standardInput() {
+                switch input {
+                case .line(let line): if !(await frontEnd.handle(line: line)) { break reading }
+                case .tooLong(let bytes): await frontEnd.refuseLine(bytes: bytes, limit: InputLines.maxLineBytes)
+                }
+            }
             quit.yield()  // quit command or end of input
         } : nil
         let signalPump = Task {
