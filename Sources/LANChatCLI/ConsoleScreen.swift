@@ -80,7 +80,7 @@ public final class ConsoleScreen: Sendable {
     /// line, or stdin closed).
     public func lines() -> InputLines {
         guard let terminal else { return .standardInput() }
-        let (stream, continuation) = AsyncStream.makeStream(of: InputLine.self)
+        let (stream, continuation) = AsyncStream.makeStream(of: EnteredLine.self)
         terminal.enterLineMode()
         let thread = Thread { [self] in
             while let bytes = terminal.read() {

@@ -1,11 +1,3 @@
-/// One line of standard input, or the length of a line too long to keep.
-public enum InputLine: Sendable, Equatable {
-    case line(String)
-    /// A line of `bytes` bytes (without its end) over the limit: skipped to
-    /// its end, never held whole.
-    case tooLong(bytes: Int)
-}
-
 /// Splits standard input into lines of at most `maxLineBytes` bytes. A
 /// longer line is skipped to its newline and reported by its length, so
 /// input that never ends a line (a binary file, `/dev/zero`) holds at most
@@ -32,8 +24,8 @@ struct InputLineSplitter {
     var heldBytes: Int { pending.count }
 
     /// The lines `bytes` completes, in order.
-    mutating func feed(_ bytes: UnsafeRawBufferPointer) -> [InputLine] {
-        var lines: [InputLine] = []
+    mutating func feed(_ bytes: UnsafeRawBufferPointer) -> [EnteredLine] {
+        var lines: [EnteredLine] = []
         var start = 0
         while start < bytes.count {
             let rest = UnsafeRawBufferPointer(rebasing: bytes[start...])
@@ -48,7 +40,7 @@ struct InputLineSplitter {
     }
 
     /// The unterminated last line at end of input, if any bytes of it came.
-    mutating func finish() -> InputLine? {
+    mutating func finish() -> EnteredLine? {
         guard skipped != nil || !pending.isEmpty else { return nil }
         return endLine()
     }
@@ -66,7 +58,7 @@ struct InputLineSplitter {
         if let last = chunk.last { skippedCarriageReturn = last == 0x0D }
     }
 
-    private mutating func endLine() -> InputLine {
+    private mutating func endLine() -> EnteredLine {
         defer {
             pending.removeAll(keepingCapacity: pending.count <= 4_096)
             skipped = nil

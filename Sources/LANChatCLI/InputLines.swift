@@ -6,7 +6,7 @@ import Foundation
 /// consumer: a script that pipes a million commands waits for the node
 /// instead of filling memory with them, and nothing it sent is dropped.
 public struct InputLines: AsyncSequence, Sendable {
-    public typealias Element = InputLine
+    public typealias Element = EnteredLine
 
     /// The longest line kept: a JSON `send` of the longest text a message
     /// may have (8 KiB of UTF-8), every byte escaped as `\u00XX`, fits.
@@ -14,13 +14,13 @@ public struct InputLines: AsyncSequence, Sendable {
     /// Lines read but not yet taken by the front end.
     public static let queued = 64
 
-    private let stream: AsyncStream<InputLine>
+    private let stream: AsyncStream<EnteredLine>
     /// Free places in the hand-over; nil when the source paces itself (a
     /// person at a terminal).
     private let slots: DispatchSemaphore?
 
     /// Lines from a source that needs no bound (typed at a terminal).
-    init(unbounded stream: AsyncStream<InputLine>) {
+    init(unbounded stream: AsyncStream<EnteredLine>) {
         self.stream = stream
         slots = nil
     }
@@ -31,7 +31,7 @@ public struct InputLines: AsyncSequence, Sendable {
     init(name: String, maxLineBytes: Int = Self.maxLineBytes, queued: Int = Self.queued,
          read: @escaping @Sendable (UnsafeMutableRawBufferPointer) -> Int) {
         precondition(queued > 0)
-        let (stream, continuation) = AsyncStream.makeStream(of: InputLine.self)
+        let (stream, continuation) = AsyncStream.makeStream(of: EnteredLine.self)
         // Created empty and then given its places: libdispatch kills a
         // process that frees a semaphore below its initial value, which a
         // consumer that stops early (quit) would leave.
@@ -43,7 +43,7 @@ public struct InputLines: AsyncSequence, Sendable {
             var splitter = InputLineSplitter(maxLineBytes: maxLineBytes)
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1_024, alignment: 1)
             defer { buffer.deallocate() }
-            func hand(_ line: InputLine) -> Bool {
+            func hand(_ line: EnteredLine) -> Bool {
                 slots.wait()
                 if case .terminated = continuation.yield(line) { return false }
                 return true
@@ -87,10 +87,10 @@ public struct InputLines: AsyncSequence, Sendable {
     }
 
     public struct AsyncIterator: AsyncIteratorProtocol {
-        var base: AsyncStream<InputLine>.AsyncIterator
+        var base: AsyncStream<EnteredLine>.AsyncIterator
         let slots: DispatchSemaphore?
 
-        public mutating func next() async -> InputLine? {
+        public mutating func next() async -> EnteredLine? {
             guard let line = await base.next() else { return nil }
             slots?.signal()
             return line

@@ -7,9 +7,9 @@ import Testing
 /// Standard input's lines: each bounded in length, and read no further
 /// ahead of the front end than a few lines, however fast a script writes.
 @Suite struct InputLinesTests {
-    static func split(_ chunks: [String], max: Int = 8) -> (lines: [InputLine], held: [Int]) {
+    static func split(_ chunks: [String], max: Int = 8) -> (lines: [EnteredLine], held: [Int]) {
         var splitter = InputLineSplitter(maxLineBytes: max)
-        var lines: [InputLine] = []
+        var lines: [EnteredLine] = []
         var held: [Int] = []
         for chunk in chunks {
             lines += Array(chunk.utf8).withUnsafeBytes { splitter.feed($0) }
