@@ -4,7 +4,7 @@ import Foundation
 enum BenchPlan {
     /// Row keys for `--only`, in table order.
     static let allKeys = ["latency", "handshake", "dm", "receive", "send", "throughput", "mesh", "discovery", "store", "grouping", "idle",
-                          "flood", "codec", "screen", "crypto"]
+                          "flood", "codec", "json", "screen", "crypto"]
 
     static func run(_ options: Options) async -> Int32 {
         let machine = Machine.describe()
@@ -44,6 +44,7 @@ enum BenchPlan {
                     rows.append(try await FloodRow.run(quick: quick, inMemory: false))
                     rows.append(try await FloodRow.run(quick: quick, inMemory: true))
                 case "codec": rows.append(CodecRow.run(quick: quick))
+                case "json": rows.append(JSONEventsRow.run(quick: quick))
                 case "screen": rows.append(ScreenRow.run(quick: quick))
                 case "crypto": rows += try CryptoRows.run(quick: quick)
                 default: break

@@ -8,6 +8,7 @@ import Foundation
 /// control characters), so scripts see the data, not a rendering of it.
 public enum JSONEventEncoder {
     public static func line(_ object: [String: Any]) -> String {
+        if let line = JSONObjectWriter.encode(object) { return line }
         guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]),
               let text = String(data: data, encoding: .utf8) else {
             return #"{"event":"error","message":"could not encode event"}"#
