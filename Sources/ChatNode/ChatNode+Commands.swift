@@ -85,9 +85,10 @@ extension ChatNode {
 
     public func peers() -> [PeerInfo] { directory.sorted }
 
-    /// The name to show for a peer (`bob`, or `bob#3f2a` when shared).
-    public func displayName(for number: NodeNumber, nickname: String) -> String {
-        number == identity.number ? identity.nickname : directory.displayName(for: number, nickname: nickname, localIdentity: identity)
+    /// The name to show for a peer (`bob`, or `bob#3f2a` when shared), as
+    /// the node knows it now; callers need not wait for the node (NameBook).
+    public nonisolated func displayName(for number: NodeNumber, nickname: String) -> String {
+        names.displayName(for: number, nickname: nickname)
     }
 
     /// Rooms held in memory, public first (the store's list is `roomList()`).
@@ -135,6 +136,7 @@ extension ChatNode {
             router.identity = renamed
             return []
         }
+        names.publish(directory: directory, identity: renamed)
         await transport.updateIdentity(updated)
     }
 

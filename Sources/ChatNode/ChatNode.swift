@@ -25,7 +25,11 @@ public actor ChatNode {
     /// Ids of this node's public messages, taken when one is drafted
     /// (before its step; see `sendPublic`), strictly increasing.
     var publicMessageIDs = MessageIDGenerator()
-    var directory = PeerDirectory()
+    var directory = PeerDirectory() {
+        didSet { names.publish(directory: directory, identity: identity) }
+    }
+    /// `directory` and `identity` as front ends read names from them.
+    let names: NameBook
     var activeRoom: RoomID?
     var outbox = Outbox()
     var counters = NodeCounters()
@@ -97,6 +101,7 @@ public actor ChatNode {
         self.options = options
         router = MessageRouter(identity: identity)
         number = identity.number
+        names = NameBook(identity: identity)
     }
 
     public var identity: NodeIdentity { router.identity }

@@ -122,7 +122,7 @@ public actor CommandExecutor {
         case .peers:
             var listings: [PeerListing] = []
             for peer in filter.apply(to: await node.peers()) {
-                listings.append(PeerListing(info: peer, displayName: await node.displayName(for: peer.number, nickname: peer.nickname)))
+                listings.append(PeerListing(info: peer, displayName: node.displayName(for: peer.number, nickname: peer.nickname)))
             }
             return .peers(listings)
         case .whois(let name):
@@ -134,7 +134,7 @@ public actor CommandExecutor {
             } else {
                 nickname = await node.rooms().first { $0.room == .direct(number) }?.title ?? String(number.rawValue)
             }
-            return .whois(Whois(number: number, displayName: await node.displayName(for: number, nickname: nickname), linked: linked))
+            return .whois(Whois(number: number, displayName: node.displayName(for: number, nickname: nickname), linked: linked))
         case .rooms:
             let rooms = try await node.roomList()
             return .roomGroups(grouping.group(rooms) { $0.lastActivity })

@@ -45,11 +45,11 @@ public actor FullScreenSession: FrontEnd {
     public func handle(_ event: NodeEvent) async {
         switch event {
         case .message(let message):
-            let name = await node.displayName(for: message.senderNumber, nickname: message.senderNickname)
+            let name = node.displayName(for: message.senderNumber, nickname: message.senderNickname)
             var title: String?
             if let peer = message.room.peer, message.senderNumber == state.me {
                 let nickname = await node.peers().first { $0.number == peer }?.nickname ?? state.side[message.room]?.title ?? String(peer.rawValue)
-                title = await node.displayName(for: peer, nickname: nickname)
+                title = node.displayName(for: peer, nickname: nickname)
             }
             await apply(.message(message, name: name, roomTitle: title))
             if message.room.peer != nil, message.senderNumber == state.me, let delivery = await node.deliveryState(of: message.id) {
@@ -60,25 +60,25 @@ public actor FullScreenSession: FrontEnd {
         case .peerJoined(let peer):
             await refreshPeers()
             await refreshRooms()
-            await apply(.notice("\(await node.displayName(for: peer.number, nickname: peer.nickname)) joined"))
+            await apply(.notice("\(node.displayName(for: peer.number, nickname: peer.nickname)) joined"))
         case .peerLeft(let peer, _):
             await refreshPeers()
             await apply(.notice("\(peer.nickname) left"))
         case .peerUpdated:
             await refreshPeers()
         case .dmRequest(let peer, _):
-            let name = await node.displayName(for: peer.number, nickname: peer.nickname)
+            let name = node.displayName(for: peer.number, nickname: peer.nickname)
             await apply(.notice("\(name) asks to talk: /accept \(name) or /decline \(name)"))
         case .dmState(let peer, let nickname, let dmState):
             // The console's wording, without its colours.
-            let name = await node.displayName(for: peer, nickname: nickname)
+            let name = node.displayName(for: peer, nickname: nickname)
             if let line = ConsoleRenderer(useColor: false).dmState(dmState, peer: name) {
                 await apply(.notice(String(line.dropFirst(3))))
             }
         case .storage(let failure):
             await apply(.notice(failure.map { "cannot store history: \(TerminalText.sanitize($0))" } ?? "history is stored again"))
         case .peerQuota(let peer, let nickname, let quota):
-            let name = await node.displayName(for: peer, nickname: nickname)
+            let name = node.displayName(for: peer, nickname: nickname)
             await apply(.notice("not storing more from \(TerminalText.sanitize(name)): it reached its share of the history (\(quota) bytes)"))
         case .caughtUp(_, let count):
             await refreshRooms()
@@ -142,7 +142,7 @@ public actor FullScreenSession: FrontEnd {
         if !entries.contains(where: { $0.room == .publicRoom }) { entries.append(RoomEntry(room: .publicRoom, title: "public")) }
         // Linked peers with no conversation yet are listed too, so Tab reaches them.
         for peer in await node.peers() where !entries.contains(where: { $0.room == .direct(peer.number) }) {
-            entries.append(RoomEntry(room: .direct(peer.number), title: await node.displayName(for: peer.number, nickname: peer.nickname), online: true, stage: peer.stage))
+            entries.append(RoomEntry(room: .direct(peer.number), title: node.displayName(for: peer.number, nickname: peer.nickname), online: true, stage: peer.stage))
         }
         await apply(.rooms(entries))
     }

@@ -11,7 +11,7 @@ extension InteractiveSession {
             // One line for a request: its text is shown here, not again.
             if requestsShown.count >= 256 { requestsShown.removeAll() }
             requestsShown.insert(message.id)
-            let name = await node.displayName(for: peer.number, nickname: peer.nickname)
+            let name = node.displayName(for: peer.number, nickname: peer.nickname)
             screen.write(renderer.dmRequest(from: name, text: message.content))
             await executor.markShown(message)
         case .dmState(let peer, _, let state):
@@ -46,7 +46,7 @@ extension InteractiveSession {
         case .storage(let failure):
             screen.write(failure.map { renderer.error("cannot store history: \(renderer.safe($0))") } ?? renderer.notice("history is stored again"))
         case .peerQuota(let peer, let nickname, let quota):
-            let name = await node.displayName(for: peer, nickname: nickname)
+            let name = node.displayName(for: peer, nickname: nickname)
             screen.write(renderer.error("not storing more from \(renderer.safe(name)): it reached its share of the history (\(quota) bytes)"))
         case .unread, .rejected, .started, .stopped:
             break
@@ -84,7 +84,7 @@ extension InteractiveSession {
             }
             lateShown += 1
         }
-        let name = await node.displayName(for: message.senderNumber, nickname: message.senderNickname)
+        let name = node.displayName(for: message.senderNumber, nickname: message.senderNickname)
         screen.write(renderer.message(message, name: name, conversation: conversation, state: nil))
         await executor.markShown(message)
     }

@@ -118,7 +118,7 @@ public actor InteractiveSession: FrontEnd {
             }
             var names: [NodeNumber: String] = [:]
             for message in page.messages where names[message.senderNumber] == nil {
-                names[message.senderNumber] = await node.displayName(for: message.senderNumber, nickname: message.senderNickname)
+                names[message.senderNumber] = node.displayName(for: message.senderNumber, nickname: message.senderNickname)
             }
             var lines: [String] = []
             if case .more = command {} else { lines.append(renderer.bold("── \(title) ──")) }
@@ -177,7 +177,7 @@ public actor InteractiveSession: FrontEnd {
     /// peers, then conversations, then its `#tag`.
     func name(of peer: NodeNumber) async -> String {
         if let info = await node.peers().first(where: { $0.number == peer }) {
-            return await node.displayName(for: peer, nickname: info.nickname)
+            return node.displayName(for: peer, nickname: info.nickname)
         }
         if let room = await node.rooms().first(where: { $0.room == .direct(peer) }), !room.title.isEmpty, room.title != "\(peer)" {
             return room.title

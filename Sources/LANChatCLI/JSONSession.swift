@@ -50,7 +50,7 @@ public actor JSONSession: FrontEnd {
         case .stopped:
             return ["event": "stopped"]
         case .message(let message):
-            let name = await node.displayName(for: message.senderNumber, nickname: message.senderNickname)
+            let name = node.displayName(for: message.senderNumber, nickname: message.senderNickname)
             var object = JSONEventEncoder.message(message, localNumber: localNumber, name: name)
             if message.senderNumber != localNumber, let placement = await executor.place(message) {
                 object["placement"] = "\(placement)"
@@ -61,13 +61,13 @@ public actor JSONSession: FrontEnd {
         case .caughtUp(let peer, let count):
             return ["event": "caughtUp", "from": peer.rawValue, "count": count]
         case .peerJoined(let peer):
-            return ["event": "peerJoined", "peer": JSONEventEncoder.peer(peer, name: await name(peer))]
+            return ["event": "peerJoined", "peer": JSONEventEncoder.peer(peer, name: name(peer))]
         case .peerUpdated(let peer, _):
-            return ["event": "peerUpdated", "peer": JSONEventEncoder.peer(peer, name: await name(peer))]
+            return ["event": "peerUpdated", "peer": JSONEventEncoder.peer(peer, name: name(peer))]
         case .peerLeft(let peer, let reason):
             return ["event": "peerLeft", "peer": JSONEventEncoder.peer(peer, name: peer.nickname), "reason": reason.rawValue]
         case .dmRequest(let peer, let message):
-            return ["event": "dmRequest", "peer": JSONEventEncoder.peer(peer, name: await name(peer)),
+            return ["event": "dmRequest", "peer": JSONEventEncoder.peer(peer, name: name(peer)),
                     "id": message.id.description, "text": message.content]
         case .dmState(let peer, let nickname, let state):
             return ["event": "dmState", "peer": peer.rawValue, "nickname": nickname, "state": state.rawValue]
@@ -84,8 +84,8 @@ public actor JSONSession: FrontEnd {
         }
     }
 
-    private func name(_ peer: PeerInfo) async -> String {
-        await node.displayName(for: peer.number, nickname: peer.nickname)
+    private func name(_ peer: PeerInfo) -> String {
+        node.displayName(for: peer.number, nickname: peer.nickname)
     }
 
     public func refuseLine(bytes: Int, limit: Int) async {
@@ -131,7 +131,7 @@ public actor JSONSession: FrontEnd {
                 let me = await node.identity.number
                 var messages: [[String: Any]] = []
                 for message in page.messages {
-                    let name = await node.displayName(for: message.senderNumber, nickname: message.senderNickname)
+                    let name = node.displayName(for: message.senderNumber, nickname: message.senderNickname)
                     var object = JSONEventEncoder.message(message, localNumber: me, name: name)
                     object.removeValue(forKey: "event")
                     messages.append(object)

@@ -72,7 +72,26 @@ import TestSupport
             try await alice.node.sendDirect("which?", to: "bob")
         }
         try await alice.node.sendDirect("you", to: "bob#3f2a")
-        #expect(await alice.node.displayName(for: NodeNumber(rawValue: 0x1_3f2a)!, nickname: "bob") == "bob#3f2a")
+        #expect(alice.node.displayName(for: NodeNumber(rawValue: 0x1_3f2a)!, nickname: "bob") == "bob#3f2a")
+    }
+
+    @Test func namesFollowJoinsLeavesAndRenamesWithoutAskingTheNode() async throws {
+        let network = InMemoryNetwork()
+        let alice = try await TestNode("alice", number: 1, on: network)
+        let first = NodeNumber(rawValue: 0x1_3f2a)!
+        _ = try await TestNode("bob", number: 0x1_3f2a, on: network)
+        try await alice.waitForPeers(1)
+        // Nonisolated: read without waiting for the node.
+        #expect(alice.node.displayName(for: first, nickname: "bob") == "bob")
+        let second = try await TestNode("bob", number: 0x2_0001, on: network)
+        try await alice.waitForPeers(2)
+        #expect(alice.node.displayName(for: first, nickname: "bob") == "bob#3f2a")
+        await second.node.stop()
+        try await alice.log.first("second bob left") { if case .peerLeft(let p, _) = $0, p.number == second.identity.number { true } else { nil } }
+        #expect(alice.node.displayName(for: first, nickname: "bob") == "bob")
+        try await alice.node.rename(nickname: "Bob")
+        #expect(alice.node.displayName(for: first, nickname: "bob") == "bob#3f2a")
+        #expect(alice.node.displayName(for: alice.identity.number, nickname: "alice") == "Bob")
     }
 
     @Test func unreadCountsOnlyInactiveRooms() async throws {
