@@ -78,8 +78,8 @@ public final class ConsoleScreen: Sendable {
 
     /// Lines the user submits; finishes at end of input (Ctrl-D on an empty
     /// line, or stdin closed).
-    public func lines() -> InputLines {
-        guard let terminal else { return .standardInput() }
+    public func lines(logger: ChatLogger) -> InputLines {
+        guard let terminal else { return .standardInput(logger: logger) }
         let (stream, continuation) = AsyncStream.makeStream(of: EnteredLine.self)
         terminal.enterLineMode()
         let thread = Thread { [self] in

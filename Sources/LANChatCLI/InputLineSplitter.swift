@@ -2,8 +2,8 @@
 /// longer line is skipped to its newline and reported by its length, so
 /// input that never ends a line (a binary file, `/dev/zero`) holds at most
 /// the limit in memory; `readLine` held it all (2 GB in 6 s from
-/// `/dev/zero`). A line ends at "\n"; one "\r" before it is dropped, as
-/// `readLine` does. Invalid UTF-8 is replaced, not refused.
+/// `/dev/zero`). A line ends at "\n" (one "\r" before it is dropped) or
+/// at the end of input, as with `readLine`. Invalid UTF-8 is replaced, not refused.
 struct InputLineSplitter {
     let maxLineBytes: Int
     /// The current line's bytes, while it is within the limit.
@@ -33,7 +33,7 @@ struct InputLineSplitter {
             let chunk = UnsafeRawBufferPointer(rebasing: rest[..<(newline ?? rest.count)])
             take(chunk)
             guard let newline else { break }
-            lines.append(endLine())
+            lines.append(endLine(atNewline: true))
             start += newline + 1
         }
         return lines
@@ -42,7 +42,7 @@ struct InputLineSplitter {
     /// The unterminated last line at end of input, if any bytes of it came.
     mutating func finish() -> EnteredLine? {
         guard skipped != nil || !pending.isEmpty else { return nil }
-        return endLine()
+        return endLine(atNewline: false)
     }
 
     private mutating func take(_ chunk: UnsafeRawBufferPointer) {
@@ -58,14 +58,16 @@ struct InputLineSplitter {
         if let last = chunk.last { skippedCarriageReturn = last == 0x0D }
     }
 
-    private mutating func endLine() -> EnteredLine {
+    /// The line ended by a newline or, `atNewline` false, by the end of
+    /// input (which keeps a last "\r", as `readLine` does).
+    private mutating func endLine(atNewline: Bool) -> EnteredLine {
         defer {
             pending.removeAll(keepingCapacity: pending.count <= 4_096)
             skipped = nil
             skippedCarriageReturn = false
         }
-        if let count = skipped { return .tooLong(bytes: skippedCarriageReturn ? count - 1 : count) }
-        if pending.last == 0x0D { pending.removeLast() }
+        if let count = skipped { return .tooLong(bytes: skippedCarriageReturn && atNewline ? count - 1 : count) }
+        if atNewline, pending.last == 0x0D { pending.removeLast() }
         guard pending.count <= maxLineBytes else { return .tooLong(bytes: pending.count) }
         return .line(String(decoding: pending, as: UTF8.self))
     }

@@ -66,17 +66,6 @@ public struct InputLines: AsyncSequence, Sendable {
         self.slots = slots
     }
 
-    /// Standard input's lines.
-    public static func standardInput() -> InputLines {
-        InputLines(name: "lanchat-stdin") { buffer in
-            while true {
-                let count = Glibc.read(STDIN_FILENO, buffer.baseAddress, buffer.count)
-                if count < 0, errno == EINTR { continue }
-                return count
-            }
-        }
-    }
-
     /// What a front end says of a line it skipped.
     public static func refusal(bytes: Int, limit: Int) -> String {
         "line too long (\(bytes) bytes, the limit is \(limit)): skipped, nothing sent"

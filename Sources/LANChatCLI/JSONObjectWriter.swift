@@ -15,20 +15,24 @@ enum JSONObjectWriter {
     }
 
     private static func write(_ value: Any, into out: inout [UInt8]) -> Bool {
+        // Numbers and booleans by their exact type: a Foundation number
+        // (from parsed JSON) casts to Bool and to Int alike, and
+        // JSONSerialization writes it by what it holds.
+        let kind = type(of: value)
         switch value {
         case let text as String:
             string(text, into: &out)
-        case let flag as Bool:
+        case let flag as Bool where kind == Bool.self:
             out.append(contentsOf: flag ? trueBytes : falseBytes)
-        case let number as Int:
+        case let number as Int where kind == Int.self:
             integer(number, into: &out)
-        case let number as Int64:
+        case let number as Int64 where kind == Int64.self:
             integer(number, into: &out)
-        case let number as UInt64:
+        case let number as UInt64 where kind == UInt64.self:
             integer(number, into: &out)
-        case let number as Int32:
+        case let number as Int32 where kind == Int32.self:
             integer(number, into: &out)
-        case let number as UInt16:
+        case let number as UInt16 where kind == UInt16.self:
             integer(number, into: &out)
         case let object as [String: Any]:
             guard object.keys.allSatisfy(isLetters) else { return false }

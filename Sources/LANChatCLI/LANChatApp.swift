@@ -111,7 +111,7 @@ public enum LANChatApp {
             for await event in node.events { await frontEnd.handle(event) }
         }
         let input: Task<Void, Never>? = frontEnd.readsInput ? Task {
-            reading: for await input in console?.lines() ?? .standardInput() {
+            reading: for await input in console?.lines(logger: logger) ?? .standardInput(logger: logger) {
                 switch input {
                 case .line(let line): if !(await frontEnd.handle(line: line)) { break reading }
                 case .tooLong(let bytes): await frontEnd.refuseLine(bytes: bytes, limit: InputLines.maxLineBytes)

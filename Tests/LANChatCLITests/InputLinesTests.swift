@@ -25,6 +25,8 @@ import Testing
 
     @Test func oneCarriageReturnBeforeTheNewlineIsDropped() {
         #expect(Self.split(["a\r\nb\r", "\n", "12345678\r\n"]).lines == [.line("a"), .line("b"), .line("12345678")])
+        // At the end of input a last "\r" stays, as with readLine.
+        #expect(Self.split(["abc\r"]).lines == [.line("abc\r")])
     }
 
     @Test func aLineOverTheLimitIsSkippedToItsEndAndReportedByLength() {

@@ -56,6 +56,15 @@ import Testing
         }
     }
 
+    @Test func parsedValuesAreWrittenAsFoundationWritesThem() throws {
+        // Foundation numbers cast to Bool and Int alike: 1 must not become true.
+        let parsed = try #require(try JSONSerialization.jsonObject(with: Data(#"{"x":1,"v":1.0,"z":0,"b":true,"s":"t","a":[0,false]}"#.utf8)) as? [String: Any])
+        let theirs = try Self.foundation(parsed)
+        let line = JSONObjectWriter.encode(parsed) ?? theirs
+        #expect(line == theirs)
+        #expect(line.contains(#""x":1"#) && line.contains(#""b":true"#))
+    }
+
     @Test func otherValuesAreLeftToFoundation() {
         #expect(JSONObjectWriter.encode(["a_b": 1]) == nil)
         #expect(JSONObjectWriter.encode(["é": 1]) == nil)
