@@ -20,6 +20,12 @@ extension ChatStore {
         }
     }
 
+    /// Virtual-machine steps `sql`'s cached statement has run so far: the
+    /// work a query did, counted rather than timed.
+    func virtualMachineSteps(of sql: String) throws(StoreError) -> Int {
+        try db().virtualMachineSteps(of: sql)
+    }
+
     /// Whether this call runs on the store's own dispatch queue (a file
     /// store) rather than on the cooperative pool (an in-memory one).
     func runsOnItsOwnQueue() -> Bool {

@@ -54,14 +54,14 @@ extension ChatStore {
         return try database.transaction { () throws(StoreError) -> Int in
             guard let summary = try summary(of: room) else { return 0 }
             if summary.unreadCount > 0 {
-                let gap = try database.withStatement(SQL.unreadBetween) { statement throws(StoreError) in
+                let gap = try database.withStatement(SQL.anyUnreadBetween) { statement throws(StoreError) in
                     try statement.bind(room.description, at: 1)
                     try statement.bind(summary.readMarker ?? .start(ofMillis: .min), at: 2)
                     try statement.bind(Int64(bitPattern: localNumber.rawValue), at: 4)
                     try statement.bind(start, at: 5)
-                    return try statement.step() ? Int(statement.int64(0)) : 0
+                    return try statement.step() && statement.int64(0) != 0
                 }
-                if gap > 0 { return summary.unreadCount }
+                if gap { return summary.unreadCount }
             }
             return try markRead(room, upTo: cursor)
         }

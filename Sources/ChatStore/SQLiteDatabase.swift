@@ -112,6 +112,10 @@ final class SQLiteDatabase {
     /// Rows changed by the last INSERT, UPDATE or DELETE.
     var changes: Int { handle.map { Int(sqlite3_changes($0)) } ?? 0 }
 
+    /// `Statement.virtualMachineSteps` of `sql`'s cached statement (0 if
+    /// it never ran).
+    func virtualMachineSteps(of sql: String) -> Int { statements[sql]?.virtualMachineSteps ?? 0 }
+
     private func prepared(_ sql: String) throws(StoreError) -> Statement {
         if let statement = statements[sql] { return statement }
         let db = try connection()

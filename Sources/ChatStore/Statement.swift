@@ -18,6 +18,10 @@ final class Statement {
 
     deinit { sqlite3_finalize(handle) }
 
+    /// Virtual-machine steps this statement has run, all runs together:
+    /// how much work a query does, without a clock (tests).
+    var virtualMachineSteps: Int { Int(sqlite3_stmt_status(handle, SQLITE_STMTSTATUS_VM_STEP, 0)) }
+
     /// Advances to the next row: true if there is one, false when done.
     func step() throws(StoreError) -> Bool {
         switch sqlite3_step(handle) {

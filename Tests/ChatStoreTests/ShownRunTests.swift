@@ -33,6 +33,24 @@ import Testing
         #expect(try await fresh.markRead(.publicRoom, shownFrom: messages[0].cursor, upTo: messages[9].cursor) == 0)
     }
 
+    @Test func aGapCostsTheSameHoweverFarTheRunIs() async throws {
+        // One unseen message holds the marker; then 3,000 are shown one by
+        // one, each checking for a gap before it. The check stops at the
+        // unseen message: its work must not grow with the run (a count did,
+        // visiting every message after the marker each time).
+        let store = try ChatStore(path: nil, localNumber: Fixtures.me)
+        let messages = Fixtures.numbered(3_001)
+        try await store.insert(contentsOf: messages)
+        var steps: [Int] = []
+        for index in [10, 3_000] {
+            let before = try await store.virtualMachineSteps(of: SQL.anyUnreadBetween)
+            #expect(try await store.markRead(.publicRoom, shownFrom: messages[index].cursor, upTo: messages[index].cursor) == 3_001)
+            steps.append(try await store.virtualMachineSteps(of: SQL.anyUnreadBetween) - before)
+        }
+        #expect(steps[0] > 0)
+        #expect(steps[1] <= steps[0] + 10, "steps near the marker \(steps[0]), 3,000 messages on \(steps[1])")
+    }
+
     @Test func ownMessagesAreNoGap() async throws {
         let store = try ChatStore(path: nil, localNumber: Fixtures.me)
         let mine = Fixtures.numbered(3, from: Fixtures.me)
