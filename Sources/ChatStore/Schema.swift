@@ -64,6 +64,8 @@ enum Schema {
         authorUsage,
         // 6: the signed timestamp of a clamped message (Schema+Signatures.swift).
         signedTimestampColumn,
+        // 7: unread counted from the room index alone (Schema+UnreadIndex.swift).
+        unreadCoveringIndex,
     ]
 
     static var currentVersion: Int32 { Int32(migrations.count) }

@@ -240,4 +240,17 @@ import TestSupport
         }
         #expect(try await store.queryPlan(SQL.allRooms).allSatisfy { !$0.contains("messages") }, "chat list reads rooms only")
     }
+
+    @Test func unreadIsCountedFromTheIndexAlone() async throws {
+        // The sender is in the index: no table seek per counted message.
+        let store = try ChatStore(path: nil, localNumber: Fixtures.me)
+        try await store.insert(contentsOf: Fixtures.numbered(100))
+        for sql in [SQL.unreadAfter, SQL.countInTimeRange] {
+            let plan = try await store.queryPlan(sql)
+            #expect(plan.allSatisfy { $0.contains("COVERING INDEX messages_room_time") }, "\(plan) for \(sql)")
+        }
+        // EXISTS is a subquery: its search line is the one that matters.
+        let exists = try await store.queryPlan(SQL.anyUnreadBetween)
+        #expect(exists.contains { $0.contains("COVERING INDEX messages_room_time") }, "\(exists)")
+    }
 }
