@@ -124,6 +124,11 @@ struct LinkLifecycle: Sendable, Hashable {
     /// Connecting, handshaking or held: not yet carrying frames.
     var isUnfinished: Bool { phase != .established && phase != .retiring }
 
+    /// Whether a deadline of this link is a fraction of a second away at
+    /// most (a handshake, a probe, a retirement): the service then looks at
+    /// its timers every `tickInterval`.
+    var hasShortDeadline: Bool { phase != .established || probe != nil }
+
     mutating func received(at now: Duration) { lastReceivedAt = now }
 
     /// A complete handshake message arrived (bytes alone do not count, so

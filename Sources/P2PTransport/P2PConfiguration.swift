@@ -55,6 +55,16 @@ public struct P2PConfiguration: Sendable {
         return min(max(shortest / 10, .milliseconds(10)), .milliseconds(50))
     }
 
+    /// How often the service looks at its timers when nothing with a short
+    /// deadline is under way (every link established, every announced peer
+    /// linked): an eighth of the shortest interval, at most 250 ms, never
+    /// below `tickInterval`. Beacons, keepalives and dead-peer checks are
+    /// seconds apart; an idle node woke 20 times a second for them.
+    var idleTickInterval: Duration {
+        let shortest = min(beaconInterval, keepaliveInterval, handshakeTimeout, deadPeerTimeout, writeTimeout)
+        return max(tickInterval, min(shortest / 8, .milliseconds(250)))
+    }
+
     /// How long a link suspected of belonging to a restarted peer (a beacon
     /// with its number but a new instance id) has to answer a ping before it
     /// is declared dead and replaced.

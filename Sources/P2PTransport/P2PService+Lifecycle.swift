@@ -68,12 +68,13 @@ extension P2PService {
                 await self.handle(batch)
             }
         })
-        let tickInterval = configuration.tickInterval
+        let firstTick = configuration.tickInterval
         background.append(Task { [weak self] in
+            var delay = firstTick
             while !Task.isCancelled {
-                try? await Task.sleep(for: tickInterval)
+                try? await Task.sleep(for: delay)
                 guard let self else { return }
-                await self.tick()
+                delay = await self.tickAndPlan()
             }
         })
         logger.info("listening on TCP \(port), discovery on UDP \(configuration.discoveryPort), beacons to \(targets.map(\.host)), instance \(instance)")

@@ -2,7 +2,35 @@ import ChatCore
 import Foundation
 
 extension P2PService {
-    /// Runs every `tickInterval`: beacons, dials, link deadlines.
+    /// Runs `tick`, then says how long to wait for the next: `tickInterval`
+    /// while something with a short deadline is under way, else
+    /// `idleTickInterval`. A state that needs short ticks begins between two
+    /// ticks at most `idleTickInterval` before its first check, which is
+    /// small beside its deadline (a handshake has seconds).
+    func tickAndPlan() -> Duration {
+        tick()
+        return hasShortDeadlines ? configuration.tickInterval : configuration.idleTickInterval
+    }
+
+    /// The start burst, a deferred answer beacon, a claim being checked,
+    /// paused reading, a link not yet (or no longer) plainly established,
+    /// a throttled link, an announced or static peer with no link (a dial
+    /// to make or retry).
+    var hasShortDeadlines: Bool {
+        if burstLeft > 0 || answerDeferred || !pendingClaims.isEmpty || readingPaused { return true }
+        if links.values.contains(where: { !$0.isClosed && ($0.lifecycle.hasShortDeadline || $0.isThrottled) }) { return true }
+        if announcements.entries.keys.contains(where: { established[$0] == nil }) { return true }
+        // As `dialStaticPeers` decides, its timing aside.
+        return staticPeers.indices.contains { index in
+            let entry = staticPeers[index]
+            if entry.isSelf || links.values.contains(where: { $0.staticIndex == index }) { return false }
+            if let number = entry.number, established[number] != nil { return false }
+            if let endpoint = IPv4Endpoint(host: entry.address.host, port: entry.address.port), isLinked(to: endpoint) { return false }
+            return true
+        }
+    }
+
+    /// Runs every `tickInterval` or `idleTickInterval`: beacons, dials, link deadlines.
     func tick() {
         guard lifecycle == .running, !frozen else { return }
         let now = self.now

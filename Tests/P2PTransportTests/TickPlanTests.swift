@@ -1,0 +1,38 @@
+import ChatCore
+import Foundation
+@testable import P2PTransport
+import Testing
+import TestSupport
+
+/// The service looks at its timers every `tickInterval` while something
+/// with a short deadline is under way, and every `idleTickInterval` when
+/// nothing is: an idle node no longer wakes 20 times a second.
+@Suite struct TickPlanTests {
+    @Test func theIdleIntervalFollowsTheTimers() {
+        var configuration = P2PConfiguration()
+        #expect(configuration.tickInterval == .milliseconds(50))
+        #expect(configuration.idleTickInterval == .milliseconds(250))
+        configuration.beaconInterval = .milliseconds(200)
+        #expect(configuration.tickInterval == .milliseconds(20))
+        #expect(configuration.idleTickInterval == .milliseconds(25))
+        configuration.beaconInterval = .milliseconds(40)
+        #expect(configuration.idleTickInterval == configuration.tickInterval, "never below the busy interval")
+    }
+
+    @Test func linkedNodesTickSlowlyUntilAHandshakeBegins() async throws {
+        let configuration = TestNetwork.configuration(discoveryPort: TestNetwork.discoveryPort())
+        let alice = try await TestNode.started(111, "alice", configuration: configuration)
+        // The start burst is short work; alone afterwards, nothing is due soon.
+        #expect(await waitUntil { await !alice.service.hasShortDeadlines })
+        let bob = try await TestNode.started(222, "bob", configuration: configuration)
+        #expect(await waitUntil { await fullMesh([alice, bob]) })
+        #expect(await waitUntil { await !alice.service.hasShortDeadlines })
+        #expect(await waitUntil { await !bob.service.hasShortDeadlines })
+        // A connection that has not said hello is a handshake with a deadline.
+        let crowd = ConnectionCrowd(count: 1, port: await alice.service.listeningPort)
+        #expect(await waitUntil { await alice.service.hasShortDeadlines })
+        crowd.close()
+        #expect(await waitUntil { await !alice.service.hasShortDeadlines })
+        for node in [alice, bob] { await node.service.stop() }
+    }
+}
