@@ -42,6 +42,14 @@ public enum PayloadType: Hashable, Sendable, Codable, CustomStringConvertible {
         }
     }
 
+    /// The key frames of this type are counted under (`/stats`): its name,
+    /// or "unknown" for every type the node does not know, so a peer that
+    /// invents names cannot grow the counters without limit.
+    public var counterKey: String {
+        if case .unknown = self { return "unknown" }
+        return name
+    }
+
     public var name: String {
         switch self {
         case .hello: "hello"

@@ -92,7 +92,7 @@ extension ChatNode {
             if admitLive(frame.payload, from: frame.peer, notices: &notices) {
                 admitted.append(frame)
             } else {
-                counters.receivedByType[frame.payload.type.name, default: 0] += 1
+                counters.receivedByType[frame.payload.type.counterKey, default: 0] += 1
                 lastHeard[frame.peer] = clock.nowMillis()
             }
         }

@@ -95,7 +95,7 @@ extension ChatNode {
     }
 
     private func countReceived(_ type: PayloadType, from peer: NodeNumber, _ count: Int, at now: Int64) {
-        counters.receivedByType[type.name, default: 0] += count
+        counters.receivedByType[type.counterKey, default: 0] += count
         lastHeard[peer] = now
     }
 

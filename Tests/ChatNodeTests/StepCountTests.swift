@@ -63,3 +63,24 @@ import TestSupport
         }
     }
 }
+
+/// Frames of types the node does not know are counted under one key: a
+/// peer that invents a type name per frame cannot grow `/stats`.
+@Suite struct UnknownTypeCounterTests {
+    @Test func inventedTypeNamesShareOneCounter() async throws {
+        let network = InMemoryNetwork()
+        let mallory = try await Mallory(on: network)
+        let alice = try await TestNode(try TestSigner("alice"), on: network)
+        try await alice.waitForPeers(1)
+        let me = mallory.signer.identity
+        for index in 0..<50 {
+            var frame = mallory.publicMessage("invented \(index)", as: me)
+            frame.type = .unknown("invented\(index)")
+            #expect(await mallory.transport.send(frame, to: alice.identity.number))
+        }
+        #expect(await waitUntil("counted") { await alice.node.statistics().receivedByType["unknown"] == 50 })
+        let keys = await alice.node.statistics().receivedByType.keys
+        #expect(keys.allSatisfy { !$0.hasPrefix("invented") }, "\(keys.sorted())")
+        await alice.node.stop()
+    }
+}
