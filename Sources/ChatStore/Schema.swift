@@ -64,8 +64,10 @@ enum Schema {
         authorUsage,
         // 6: the signed timestamp of a clamped message (Schema+Signatures.swift).
         signedTimestampColumn,
-        // 7: unread counted from the room index alone (Schema+UnreadIndex.swift).
+        // 7: unread counted from the room index alone (Schema+Indexes.swift).
         unreadCoveringIndex,
+        // 8: catch-up pages read in arrival order (Schema+Indexes.swift).
+        roomSequenceIndex,
     ]
 
     static var currentVersion: Int32 { Int32(migrations.count) }

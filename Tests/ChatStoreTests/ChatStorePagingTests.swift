@@ -241,7 +241,7 @@ import TestSupport
         #expect(try await store.queryPlan(SQL.allRooms).allSatisfy { !$0.contains("messages") }, "chat list reads rooms only")
     }
 
-    @Test func unreadIsCountedFromTheIndexAlone() async throws {
+    @Test func unreadAndCatchUpReadOnlyWhatTheyReturn() async throws {
         // The sender is in the index: no table seek per counted message.
         let store = try ChatStore(path: nil, localNumber: Fixtures.me)
         try await store.insert(contentsOf: Fixtures.numbered(100))
@@ -249,6 +249,9 @@ import TestSupport
             let plan = try await store.queryPlan(sql)
             #expect(plan.allSatisfy { $0.contains("COVERING INDEX messages_room_time") }, "\(plan) for \(sql)")
         }
+        // Catch-up pages: a range of arrival numbers in one room, no sort.
+        let catchUp = try await store.queryPlan(SQL.publicAfterSeq)
+        #expect(catchUp == ["SEARCH messages USING INDEX messages_room_seq (room=? AND seq>?)"], "\(catchUp)")
         // EXISTS is a subquery: its search line is the one that matters.
         let exists = try await store.queryPlan(SQL.anyUnreadBetween)
         #expect(exists.contains { $0.contains("COVERING INDEX messages_room_time") }, "\(exists)")
