@@ -17,13 +17,26 @@ extension P2PService {
     /// a throttled link, an announced or static peer with no link (a dial
     /// to make or retry).
     var hasShortDeadlines: Bool {
-        if burstLeft > 0 || answerDeferred || !pendingClaims.isEmpty || readingPaused { return true }
+        // The burst counts down with beacons; without broadcast there are none.
+        let bursting = burstLeft > 0 && configuration.broadcastAddresses != []
+        if bursting || answerDeferred || !pendingClaims.isEmpty || readingPaused { return true }
         if links.values.contains(where: { !$0.isClosed && ($0.lifecycle.hasShortDeadline || $0.isThrottled) }) { return true }
-        if announcements.entries.keys.contains(where: { established[$0] == nil }) { return true }
-        // As `dialStaticPeers` decides, its timing aside.
+        // A dial due before the next idle tick, as `dialAnnouncedPeers` and
+        // `dialStaticPeers` decide (a peer that never links, say a failing
+        // handshake, backs off for seconds and needs no short ticks).
+        let horizon = now + configuration.idleTickInterval
+        for (number, announcement) in announcements.entries where established[number] == nil {
+            var due = announcement.nextDialAt
+            if !LinkArbiter.shouldDialOnDiscovery(local: identity.number, remote: number) {
+                guard let since = announcement.unlinkedSince else { continue }
+                due = max(due, since + configuration.fallbackDialDelay)
+            }
+            if due <= horizon { return true }
+        }
+        let staticallyLinked = Set(links.values.compactMap(\.staticIndex))
         return staticPeers.indices.contains { index in
             let entry = staticPeers[index]
-            if entry.isSelf || links.values.contains(where: { $0.staticIndex == index }) { return false }
+            if entry.isSelf || entry.resolving || entry.nextDialAt > horizon || staticallyLinked.contains(index) { return false }
             if let number = entry.number, established[number] != nil { return false }
             if let endpoint = IPv4Endpoint(host: entry.address.host, port: entry.address.port), isLinked(to: endpoint) { return false }
             return true
@@ -174,7 +187,12 @@ extension P2PService {
         staticPeers[index].resolving = false
         switch result {
         case .success(let endpoint):
-            guard !isLinked(to: endpoint) else { return }
+            guard !isLinked(to: endpoint) else {
+                // Linked some other way (it dialled us): look again later,
+                // not on the next tick.
+                staticPeers[index].nextDialAt = now + configuration.maxReconnectDelay
+                return
+            }
             dial(endpoint, expecting: staticPeers[index].number, staticIndex: index)
         case .failure(let error):
             logger.info("static peer \(staticPeers[index].address): \(error)")

@@ -35,4 +35,24 @@ import TestSupport
         #expect(await waitUntil { await !alice.service.hasShortDeadlines })
         for node in [alice, bob] { await node.service.stop() }
     }
+
+    /// Without broadcast (static peers only) there is no start burst to
+    /// count down, and a static peer named by host name that dialled us
+    /// first is linked: both sides settle to the idle tick.
+    @Test func staticPeersSettleWithoutBroadcast() async throws {
+        var configuration = TestNetwork.configuration(discoveryPort: TestNetwork.discoveryPort())
+        configuration.broadcastAddresses = []
+        var aliceConfiguration = configuration
+        aliceConfiguration.listenPort = TestNetwork.listenPort()
+        var bobConfiguration = configuration
+        bobConfiguration.listenPort = TestNetwork.listenPort()
+        bobConfiguration.staticPeers = ["127.0.0.1:\(aliceConfiguration.listenPort)"]
+        aliceConfiguration.staticPeers = ["localhost:\(bobConfiguration.listenPort)"]
+        let alice = try await TestNode.started(131, "alice", configuration: aliceConfiguration)
+        let bob = try await TestNode.started(132, "bob", configuration: bobConfiguration)
+        #expect(await waitUntil { await fullMesh([alice, bob]) })
+        #expect(await waitUntil { await !alice.service.hasShortDeadlines })
+        #expect(await waitUntil { await !bob.service.hasShortDeadlines })
+        for node in [alice, bob] { await node.service.stop() }
+    }
 }
