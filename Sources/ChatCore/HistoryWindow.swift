@@ -89,6 +89,16 @@ public struct HistoryWindow: Hashable, Sendable {
         isFollowing = !hasMoreAfter
     }
 
+    /// The oldest `dropped` loaded messages were let go (a reader following
+    /// a long conversation keeps only its newest part): the run now starts
+    /// at `newOldest`, and what came before is there to page back to.
+    public mutating func droppedOldest(_ dropped: Int, newOldest: HistoryCursor) {
+        guard dropped > 0 else { return }
+        oldest = newOldest
+        hasMoreBefore = true
+        count = max(0, count - dropped)
+    }
+
     /// The reader scrolled within the loaded run: at its bottom they follow
     /// (if the newest message is loaded), anywhere else they do not.
     public mutating func readerMoved(toBottom atBottom: Bool) {

@@ -79,18 +79,38 @@ public struct RoomView: Hashable, Sendable {
     /// new below; newer pages not loaded -> not added (it would sit after a
     /// gap), only counted.
     public mutating func place(_ shown: ShownMessage) -> HistoryWindow.LivePlacement {
-        if messages.contains(where: { $0.message.id == shown.message.id }) { return .appendAndFollow }
+        // Where it goes in display order, searched from the end (live
+        // messages are almost always the newest): a copy already loaded
+        // sits right there, so no scan of the whole run is needed.
+        let index = messages.lastIndex { Message.displayOrder($0.message, shown.message) }.map { $0 + 1 } ?? 0
+        if index < messages.count, messages[index].message.id == shown.message.id { return .appendAndFollow }
         let placement = window.place(shown.message)
         switch placement {
         case .appendAndFollow, .appendAndAnnounce:
-            let index = messages.lastIndex { Message.displayOrder($0.message, shown.message) }.map { $0 + 1 } ?? 0
             messages.insert(shown, at: index)
             if case .top(let top) = anchor, index <= top { anchor = .top(top + 1) }
             if placement == .appendAndAnnounce && !shown.isOwn { newBelow += 1 }
+            if placement == .appendAndFollow { keepNewestWhileFollowing() }
         case .storeAndAnnounce:
             if !shown.isOwn { newBelow += 1 }
         }
         return placement
+    }
+
+    /// Messages kept loaded while the reader follows the conversation; the
+    /// run is cut back to this once it is twice as long. Scrolling up pages
+    /// the rest back in from the store.
+    public static let keptWhileFollowing = 1_000
+
+    /// A room left open on a busy conversation grew by every message, for
+    /// good (memory, and work per message and frame); following, the reader
+    /// sees only the newest screens, so the oldest part is let go.
+    private mutating func keepNewestWhileFollowing() {
+        guard anchor == .bottom, messages.count >= 2 * Self.keptWhileFollowing else { return }
+        let dropped = messages.count - Self.keptWhileFollowing
+        for shown in messages[..<dropped] { delivery[shown.message.id] = nil }
+        messages.removeFirst(dropped)
+        window.droppedOldest(dropped, newOldest: messages[0].cursor)
     }
 
     /// The reader reached the bottom of what exists.

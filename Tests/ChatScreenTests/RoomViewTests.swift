@@ -107,3 +107,44 @@ import Testing
         #expect(ScreenFixture.roomLines(state)[21].hasSuffix("bob: xyz"))
     }
 }
+
+/// A room left open on a busy conversation keeps only its newest part
+/// loaded while the reader follows; scrolling up pages the rest back in.
+@Suite struct FollowedRoomTests {
+    @Test func followingKeepsTheNewestAndCanPageBack() {
+        var state = ScreenFixture().state()
+        state.feed(.opened(ScreenFixture.page(1...30, before: false, after: false, marker: 30), title: "public"))
+        let kept = RoomView.keptWhileFollowing
+        for n in 31...(30 + 3 * kept) { state.feed(.message(ScreenFixture.message(n), name: "bob")) }
+        let view = try! #require(state.view)
+        #expect(view.messages.count >= kept && view.messages.count < 2 * kept, "\(view.messages.count) loaded")
+        #expect(view.messages.last?.message.id == ScreenFixture.message(30 + 3 * kept).id)
+        #expect(view.window.hasMoreBefore)
+        #expect(view.window.olderPageCursor == view.messages.first?.cursor)
+        #expect(view.window.count == view.messages.count)
+        #expect(ScreenFixture.roomLines(state).last { $0.contains("bob: message") }?.hasSuffix("message \(30 + 3 * kept)") == true)
+        // Scrolling up asks the store for what was let go.
+        var effects: [ScreenEffect] = []
+        for _ in 0..<(kept / 10) { effects += state.feed(.key(.pageUp)) }
+        #expect(effects.contains(.loadPage(.publicRoom, .older, from: view.messages[0].cursor)))
+    }
+
+    @Test func aReaderScrolledBackKeepsEverything() {
+        var state = ScreenFixture().state()
+        state.feed(.opened(ScreenFixture.page(1...30, before: false, after: false, marker: 30), title: "public"))
+        state.feed(.key(.pageUp))
+        let kept = RoomView.keptWhileFollowing
+        for n in 31...(30 + 3 * kept) { state.feed(.message(ScreenFixture.message(n), name: "bob")) }
+        #expect(state.view?.messages.count == 30 + 3 * kept)
+        #expect(state.view?.window.hasMoreBefore == false)
+    }
+
+    @Test func aCopyOfALoadedMessageIsNotAddedTwice() {
+        var state = ScreenFixture().state()
+        state.feed(.opened(ScreenFixture.page(1...30, before: false, after: false, marker: 30), title: "public"))
+        state.feed(.message(ScreenFixture.message(31), name: "bob"))
+        state.feed(.message(ScreenFixture.message(31), name: "bob"))
+        state.feed(.message(ScreenFixture.message(20), name: "bob"))
+        #expect(state.view?.messages.count == 31)
+    }
+}
