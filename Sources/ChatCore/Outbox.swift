@@ -46,6 +46,10 @@ public struct Outbox: Sendable {
     }
 
     public private(set) var entries: [MessageID: Entry] = [:]
+    /// The ids in `entries` by target peer: a pump looks only at the peers
+    /// linked now, so DMs waiting for peers that are away cost it nothing
+    /// (it ran every 100 ms over every entry: 15 ms at 100k waiting).
+    private var byPeer: [NodeNumber: Set<MessageID>] = [:]
 
     public init() {}
 
@@ -54,23 +58,32 @@ public struct Outbox: Sendable {
     /// Adds a frame to deliver; it is due at once. Keeps the existing entry
     /// if the id is already queued.
     public mutating func enqueue(_ payload: P2PPayload, at now: Duration, state: DeliveryState = .queued) {
-        guard entries[payload.messageId] == nil, let _ = payload.targetNumber else { return }
+        guard entries[payload.messageId] == nil, let peer = payload.targetNumber else { return }
         entries[payload.messageId] = Entry(payload: payload, state: state, attempts: 0, nextAttempt: now)
+        byPeer[peer, default: []].insert(payload.messageId)
     }
 
     /// Adds a frame the caller writes to its peer's link itself right now
     /// (first attempt made): it is retried on the usual schedule.
     public mutating func enqueueSent(_ payload: P2PPayload, at now: Duration) {
-        guard entries[payload.messageId] == nil, let _ = payload.targetNumber else { return }
+        guard entries[payload.messageId] == nil, let peer = payload.targetNumber else { return }
         entries[payload.messageId] = Entry(payload: payload, state: .sent, attempts: 1,
                                            nextAttempt: now + Self.backoff(afterAttempts: 1))
+        byPeer[peer, default: []].insert(payload.messageId)
     }
 
     /// Frames whose time has come, oldest id first, only for peers in
     /// `reachable`. Each is marked sent and rescheduled with backoff.
     public mutating func due(at now: Duration, reachable: Set<NodeNumber>) -> [P2PPayload] {
-        var ready = entries.values.filter { entry in
-            entry.nextAttempt <= now && entry.payload.targetNumber.map(reachable.contains) == true
+        dueFrames(at: now, reachable: reachable).map(\.payload)
+    }
+
+    /// `due`, with whether each frame is going out for the first time.
+    public mutating func dueFrames(at now: Duration, reachable: Set<NodeNumber>) -> [(payload: P2PPayload, first: Bool)] {
+        var ready: [Entry] = []
+        for peer in reachable {
+            guard let ids = byPeer[peer] else { continue }
+            for id in ids { if let entry = entries[id], entry.nextAttempt <= now { ready.append(entry) } }
         }
         ready.sort { $0.payload.messageId < $1.payload.messageId }
         for entry in ready {
@@ -79,7 +92,12 @@ public struct Outbox: Sendable {
             entries[id]?.state = .sent
             entries[id]?.nextAttempt = now + Self.backoff(afterAttempts: entry.attempts + 1)
         }
-        return ready.map(\.payload)
+        return ready.map { ($0.payload, $0.attempts == 0) }
+    }
+
+    /// The ids waiting for `peer`, oldest first.
+    public func waiting(for peer: NodeNumber) -> [MessageID] {
+        (byPeer[peer] ?? []).sorted()
     }
 
     /// The earliest time anything is due (for the caller's timer).
@@ -88,19 +106,22 @@ public struct Outbox: Sendable {
     /// The peer acknowledged `id`: done with it. Returns the entry if it was here.
     @discardableResult
     public mutating func acknowledge(_ id: MessageID) -> Entry? {
-        entries.removeValue(forKey: id)
+        guard let entry = entries.removeValue(forKey: id) else { return nil }
+        if let peer = entry.payload.targetNumber {
+            byPeer[peer]?.remove(id)
+            if byPeer[peer]?.isEmpty == true { byPeer[peer] = nil }
+        }
+        return entry
     }
 
     /// The peer linked up again: everything for it is due now.
     public mutating func peerReachable(_ peer: NodeNumber, at now: Duration) {
-        for (id, entry) in entries where entry.payload.targetNumber == peer {
-            entries[id]?.nextAttempt = now
-        }
+        for id in byPeer[peer] ?? [] { entries[id]?.nextAttempt = now }
     }
 
     /// Drops everything for `peer` (it declined); returns the dropped ids.
     public mutating func drop(peer: NodeNumber) -> [MessageID] {
-        let ids = entries.filter { $0.value.payload.targetNumber == peer }.map(\.key)
+        let ids = byPeer.removeValue(forKey: peer) ?? []
         for id in ids { entries.removeValue(forKey: id) }
         return ids.sorted()
     }

@@ -11,13 +11,12 @@ extension ChatNode {
     /// first sends of a round are marked "sent" in one commit.
     func pumpOutbox() async {
         guard state == .running, outbox.count > 0 else { return }
-        let before = outbox.entries.mapValues(\.attempts)
-        let due = outbox.due(at: clock.uptime(), reachable: Set(directory.peers.keys))
+        let due = outbox.dueFrames(at: clock.uptime(), reachable: Set(directory.peers.keys))
         var firsts = StoreChanges()
-        for frame in due {
+        for (frame, first) in due {
             guard let peer = frame.targetNumber else { continue }
             await transport.send(frame, to: peer)
-            if before[frame.messageId] == 0 {
+            if first {
                 firsts.setDelivery(.sent, for: frame.messageId)
             } else {
                 counters.dmRetries += 1

@@ -90,7 +90,7 @@ extension ChatNode {
     /// The peer declined (or I did): its waiting DMs, including those this
     /// step queues, fail for good.
     func planFailOutbox(_ peer: NodeNumber, into plan: inout NodePlan) {
-        let waiting = outbox.entries.values.filter { $0.payload.targetNumber == peer }.map(\.payload.messageId)
+        let waiting = outbox.waiting(for: peer)
         for id in waiting + (plan.queuedBefore[peer] ?? []) + (plan.queued[peer] ?? []) { plan.changes.setDelivery(.failed, for: id) }
         plan.effects.append(.failOutbox(peer))
     }

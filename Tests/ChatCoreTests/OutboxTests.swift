@@ -44,6 +44,26 @@ import Testing
         #expect(outbox.due(at: .seconds(51), reachable: [bob]).map(\.content) == ["m1", "m2"])
     }
 
+    @Test func eachPeersWaitingListFollowsItsEntries() {
+        var outbox = Outbox()
+        for n: UInt64 in 1...3 { outbox.enqueue(dm(n, to: bob), at: .zero) }
+        outbox.enqueueSent(dm(4, to: carol), at: .zero)
+        #expect(outbox.waiting(for: bob) == [dm(1, to: bob), dm(2, to: bob), dm(3, to: bob)].map(\.messageId))
+        #expect(outbox.acknowledge(dm(2, to: bob).messageId) != nil)
+        #expect(outbox.waiting(for: bob) == [dm(1, to: bob), dm(3, to: bob)].map(\.messageId))
+        let frames = outbox.dueFrames(at: .zero, reachable: [bob, carol])
+        #expect(frames.map(\.payload.content) == ["m1", "m3"], "carol's went out when it was queued; retried after 1 s")
+        #expect(frames.allSatisfy { $0.first })
+        #expect(outbox.dueFrames(at: .seconds(1), reachable: [bob, carol]).map { "\($0.payload.content) \($0.first)" } == ["m1 false", "m3 false", "m4 false"])
+        #expect(outbox.drop(peer: bob) == [dm(1, to: bob), dm(3, to: bob)].map(\.messageId))
+        #expect(outbox.waiting(for: bob).isEmpty)
+        #expect(outbox.acknowledge(dm(4, to: carol).messageId) != nil)
+        #expect(outbox.count == 0 && outbox.waiting(for: carol).isEmpty)
+        // A peer with nothing left is forgotten: a new DM starts a new list.
+        outbox.enqueue(dm(5, to: carol), at: .seconds(2))
+        #expect(outbox.due(at: .seconds(2), reachable: [carol]).map(\.content) == ["m5"])
+    }
+
     @Test func enqueueIsIdempotentAndDropRemovesOnePeer() {
         var outbox = Outbox()
         outbox.enqueue(dm(1, to: bob), at: .zero)
