@@ -72,6 +72,11 @@ enum SQL {
     static let unreadAfter = """
         SELECT count(*) FROM messages WHERE room = ?1 AND (sent_at, id) > (?2, ?3) AND sender != ?4
         """
+    /// Messages from others after one cursor up to and including another:
+    /// what a reader moved past when the marker moved.
+    static let unreadThrough = """
+        SELECT count(*) FROM messages WHERE room = ?1 AND (sent_at, id) > (?2, ?3) AND (sent_at, id) <= (?5, ?6) AND sender != ?4
+        """
     /// Whether any message from others lies between two cursors: EXISTS
     /// stops at the first. A count visited every message after a marker
     /// held by an unseen gap, once per live message: quadratic over a run.
