@@ -106,7 +106,9 @@ public struct RoomView: Hashable, Sendable {
     /// good (memory, and work per message and frame); following, the reader
     /// sees only the newest screens, so the oldest part is let go.
     private mutating func keepNewestWhileFollowing() {
-        guard anchor == .bottom, messages.count >= 2 * Self.keptWhileFollowing else { return }
+        // Not while a page is on its way: an older page arriving after the
+        // cut would sit above a gap that could never be paged back.
+        guard anchor == .bottom, pending == nil, messages.count >= 2 * Self.keptWhileFollowing else { return }
         let dropped = messages.count - Self.keptWhileFollowing
         for shown in messages[..<dropped] { delivery[shown.message.id] = nil }
         messages.removeFirst(dropped)

@@ -22,7 +22,7 @@ extension ChatStore {
     }
 
     /// Moves the room's read marker forward to `cursor` (never back, and
-    /// never past the room's newest message) and recounts unread: messages
+    /// never past the room's newest message) and updates unread: messages
     /// from others after the marker. Returns the new unread count.
     @discardableResult
     public func markRead(_ room: RoomID, upTo cursor: HistoryCursor) throws(StoreError) -> Int {
@@ -33,7 +33,13 @@ extension ChatStore {
             if let marker = summary.readMarker, target <= marker { return summary.unreadCount }
             let previous = summary.readMarker
             summary.readMarker = target
-            summary.unreadCount = try unread(in: room, movingFrom: previous, to: target, counted: summary.unreadCount)
+            if target == newest {
+                // Nothing lies after the newest message: exact, and it mends
+                // a count gone wrong (history kept under another identity).
+                summary.unreadCount = 0
+            } else {
+                summary.unreadCount = try unread(in: room, movingFrom: previous, to: target, counted: summary.unreadCount)
+            }
             try save(summary)
             return summary.unreadCount
         }

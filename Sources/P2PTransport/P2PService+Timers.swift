@@ -188,8 +188,12 @@ extension P2PService {
         switch result {
         case .success(let endpoint):
             guard !isLinked(to: endpoint) else {
-                // Linked some other way (it dialled us): look again later,
+                // Linked some other way (it dialled us): learn who it is, so
+                // that link's loss redials it at once, and look again later,
                 // not on the next tick.
+                if let linked = established.first(where: { $0.value.peer?.address == endpoint.description }) {
+                    staticPeers[index].number = linked.key
+                }
                 staticPeers[index].nextDialAt = now + configuration.maxReconnectDelay
                 return
             }

@@ -139,6 +139,21 @@ import Testing
         #expect(state.view?.window.hasMoreBefore == false)
     }
 
+    @Test func noCutWhileAnOlderPageIsOnItsWay() {
+        var state = ScreenFixture().state()
+        let kept = RoomView.keptWhileFollowing
+        state.feed(.opened(ScreenFixture.page(1001...1030, before: true, after: false, marker: 1030), title: "public"))
+        for n in 1031...(1000 + 2 * kept - 1) { state.feed(.message(ScreenFixture.message(n), name: "bob")) }
+        state.feed(.key(.home))
+        #expect(state.view?.pending == .older)
+        state.feed(.key(.end))
+        state.feed(.message(ScreenFixture.message(1000 + 2 * kept), name: "bob"))
+        state.feed(.pageLoaded(ScreenFixture.page(971...1000, before: true, after: true), .older))
+        let ids = state.view?.messages.map(\.message.id) ?? []
+        let contiguous = ids == (971...(1000 + 2 * kept)).map { ScreenFixture.message($0).id }
+        #expect(contiguous, "one run, no gap: \(ids.count) loaded")
+    }
+
     @Test func aCopyOfALoadedMessageIsNotAddedTwice() {
         var state = ScreenFixture().state()
         state.feed(.opened(ScreenFixture.page(1...30, before: false, after: false, marker: 30), title: "public"))

@@ -251,7 +251,8 @@ import TestSupport
         }
         // Catch-up pages: a range of arrival numbers in one room, no sort.
         let catchUp = try await store.queryPlan(SQL.publicAfterSeq)
-        #expect(catchUp == ["SEARCH messages USING INDEX messages_room_seq (room=? AND seq>?)"], "\(catchUp)")
+        #expect(catchUp.count == 1 && catchUp.allSatisfy { $0.hasPrefix("SEARCH") && $0.contains("messages_room_seq") }, "\(catchUp)")
+        #expect(!catchUp.contains { $0.contains("TEMP B-TREE") }, "\(catchUp)")
         // EXISTS is a subquery: its search line is the one that matters.
         let exists = try await store.queryPlan(SQL.anyUnreadBetween)
         #expect(exists.contains { $0.contains("COVERING INDEX messages_room_time") }, "\(exists)")
