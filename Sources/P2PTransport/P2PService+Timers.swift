@@ -26,21 +26,32 @@ extension P2PService {
         // handshake, backs off for seconds and needs no short ticks).
         let horizon = now + configuration.idleTickInterval
         for (number, announcement) in announcements.entries where established[number] == nil {
-            var due = announcement.nextDialAt
-            if !LinkArbiter.shouldDialOnDiscovery(local: identity.number, remote: number) {
-                guard let since = announcement.unlinkedSince else { continue }
-                due = max(due, since + configuration.fallbackDialDelay)
-            }
-            if due <= horizon { return true }
+            if let due = dialDue(number, announcement), due <= horizon { return true }
         }
-        let staticallyLinked = Set(links.values.compactMap(\.staticIndex))
         return staticPeers.indices.contains { index in
-            let entry = staticPeers[index]
-            if entry.isSelf || entry.resolving || entry.nextDialAt > horizon || staticallyLinked.contains(index) { return false }
-            if let number = entry.number, established[number] != nil { return false }
-            if let endpoint = IPv4Endpoint(host: entry.address.host, port: entry.address.port), isLinked(to: endpoint) { return false }
-            return true
+            staticPeers[index].nextDialAt <= horizon && staticPeerWantsDial(index)
         }
+    }
+
+    /// When an announced peer with no link is to be dialled, by the dial
+    /// rule: the lower number at its `nextDialAt`; the higher only once the
+    /// peer has gone `fallbackDialDelay` without a link (nil: not yet known
+    /// to be unlinked).
+    func dialDue(_ number: NodeNumber, _ announcement: Announcement) -> Duration? {
+        if LinkArbiter.shouldDialOnDiscovery(local: identity.number, remote: number) { return announcement.nextDialAt }
+        guard let since = announcement.unlinkedSince else { return nil }
+        return max(announcement.nextDialAt, since + configuration.fallbackDialDelay)
+    }
+
+    /// Whether static peer `index` needs a dial, its timing aside: not this
+    /// node, not being resolved, and linked neither by its own dial nor
+    /// otherwise (by number, or by address when it is an IPv4 literal).
+    func staticPeerWantsDial(_ index: Int) -> Bool {
+        let entry = staticPeers[index]
+        if entry.isSelf || entry.resolving || links.values.contains(where: { $0.staticIndex == index }) { return false }
+        if let number = entry.number, established[number] != nil { return false }
+        if let endpoint = IPv4Endpoint(host: entry.address.host, port: entry.address.port), isLinked(to: endpoint) { return false }
+        return true
     }
 
     /// Runs every `tickInterval` or `idleTickInterval`: beacons, dials, link deadlines.
@@ -113,10 +124,10 @@ extension P2PService {
         // Keys first: a linked peer's entry is not even copied.
         var due: [(number: NodeNumber, endpoint: IPv4Endpoint, fallback: Bool)] = []
         for number in announcements.entries.keys where established[number] == nil {
-            guard let announcement = announcements[number], now >= announcement.nextDialAt else { continue }
-            let ours = LinkArbiter.shouldDialOnDiscovery(local: identity.number, remote: number)
-            let waited = announcement.unlinkedSince.map { now - $0 >= configuration.fallbackDialDelay } ?? false
-            if ours || waited { due.append((number, announcement.endpoint, !ours)) }
+            guard let announcement = announcements[number], now >= announcement.nextDialAt,
+                  let dueAt = dialDue(number, announcement), now >= dueAt else { continue }
+            let fallback = !LinkArbiter.shouldDialOnDiscovery(local: identity.number, remote: number)
+            due.append((number, announcement.endpoint, fallback))
         }
         guard !due.isEmpty else { return }
         let limits = configuration.limits
@@ -159,11 +170,8 @@ extension P2PService {
         let now = self.now
         for index in staticPeers.indices {
             let entry = staticPeers[index]
-            guard !entry.isSelf, !entry.resolving, now >= entry.nextDialAt,
-                  !links.values.contains(where: { $0.staticIndex == index }) else { continue }
-            if let number = entry.number, established[number] != nil { continue }
+            guard now >= entry.nextDialAt, staticPeerWantsDial(index) else { continue }
             if let endpoint = IPv4Endpoint(host: entry.address.host, port: entry.address.port) {
-                guard !isLinked(to: endpoint) else { continue }
                 staticPeers[index].nextDialAt = now + configuration.maxReconnectDelay // replaced on failure
                 dial(endpoint, expecting: entry.number, staticIndex: index)
                 continue

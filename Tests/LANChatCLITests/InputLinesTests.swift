@@ -2,6 +2,7 @@ import ChatCore
 import Foundation
 import Synchronization
 import Testing
+import TestSupport
 @testable import LANChatCLI
 
 /// Standard input's lines: each bounded in length, and read no further
@@ -69,15 +70,6 @@ import Testing
         }
     }
 
-    static func waitUntil(_ condition: () -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !condition() {
-            if ContinuousClock.now > deadline { return false }
-            try? await Task.sleep(for: .milliseconds(2))
-        }
-        return true
-    }
-
     @Test func everyLineArrivesInOrder() async {
         let source = Source(total: 2_000)
         var seen: [String] = []
@@ -93,11 +85,11 @@ import Testing
         // over, and stops there until one is taken.
         let source = Source(total: 1_000)
         var iterator = InputLines(name: "test-input", queued: 3, read: source.read).makeAsyncIterator()
-        #expect(await Self.waitUntil { source.reads.load(ordering: .sequentiallyConsistent) >= 4 })
+        #expect(await waitUntil { source.reads.load(ordering: .sequentiallyConsistent) >= 4 })
         #expect(await iterator.next() == .line("line 1"))
-        #expect(await Self.waitUntil { source.reads.load(ordering: .sequentiallyConsistent) >= 5 })
+        #expect(await waitUntil { source.reads.load(ordering: .sequentiallyConsistent) >= 5 })
         #expect(await iterator.next() == .line("line 2"))
-        #expect(await Self.waitUntil { source.reads.load(ordering: .sequentiallyConsistent) >= 6 })
+        #expect(await waitUntil { source.reads.load(ordering: .sequentiallyConsistent) >= 6 })
         // Unbounded, it would have read all 1,000 by now.
         #expect(source.reads.load(ordering: .sequentiallyConsistent) == 6)
     }
