@@ -1,6 +1,9 @@
+import ChatCore
+
 /// The `--help` and `--version` texts.
 public enum HelpText {
-    public static let version = "lanchat 0.1.0 (protocol 1)"
+    /// Derived from the wire format, so the two cannot drift apart again.
+    public static let version = "lanchat 0.1.0 (protocol \(P2PPayload.protocolVersion))"
 
     /// `/help` at the prompt.
     public static let consoleHelp = """

@@ -25,7 +25,7 @@ final class ScriptedTransport: PeerTransport {
     func pauseReading(_ paused: Bool) async { pauses.withLock { $0.append(paused) } }
 }
 
-@Suite struct BackpressureTests {
+@Suite(.realTime) struct BackpressureTests {
     @Test func aLaggingNodeStopsTheTransportReadingAndResumesIt() async throws {
         let me = NodeIdentity(number: NodeNumber(rawValue: 1)!, nickname: "me")
         let flooder = NodeNumber(rawValue: 2)!

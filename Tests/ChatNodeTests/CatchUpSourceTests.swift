@@ -7,7 +7,7 @@ import TestSupport
 /// Catch-up fetches each missing page from one peer: with several linked
 /// peers holding the same backlog, one sends the pages and the others are
 /// asked once, for a small page; a peer that does not answer hands over.
-@Suite struct CatchUpSourceTests {
+@Suite(.realTime) struct CatchUpSourceTests {
     static func historyRequests(_ node: TestNode) async -> Int {
         await node.node.statistics().receivedByType["historyRequest"] ?? 0
     }

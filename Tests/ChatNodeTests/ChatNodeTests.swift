@@ -4,7 +4,7 @@ import ChatStore
 import Testing
 import TestSupport
 
-@Suite struct ChatNodeTests {
+@Suite(.realTime) struct ChatNodeTests {
     @Test func publicMessageReachesEveryoneOnce() async throws {
         let (_, nodes) = try await TestNode.mesh(["alice", "bob", "carol"])
         let (alice, bob, carol) = (nodes[0], nodes[1], nodes[2])

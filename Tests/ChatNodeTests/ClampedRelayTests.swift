@@ -9,7 +9,7 @@ import TestSupport
 /// signature covers the timestamp its author sent: the store keeps that
 /// one, so the message can still be relayed and verified after its
 /// author has gone.
-@Suite struct ClampedRelayTests {
+@Suite(.realTime) struct ClampedRelayTests {
     @Test func aClampedMessageIsRelayedWithTheTimestampItsAuthorSigned() async throws {
         let network = InMemoryNetwork()
         let bob = try await TestNode(try TestSigner("bob"), on: network)

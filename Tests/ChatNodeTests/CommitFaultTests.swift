@@ -7,7 +7,7 @@ import TestSupport
 
 /// Plan, commit once, then apply: a commit that fails changes nothing, so
 /// what its sender retries is stored once the cause is gone.
-@Suite struct CommitFaultTests {
+@Suite(.realTime) struct CommitFaultTests {
     static func storageEvents(_ node: TestNode) -> [String?] {
         node.log.events.compactMap { if case .storage(let failure) = $0 { failure } else { nil } }
     }

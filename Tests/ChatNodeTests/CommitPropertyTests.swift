@@ -8,7 +8,7 @@ import TestSupport
 /// Random commit failures and restarts over random traffic (seeded, so a
 /// failing seed replays): afterwards every message whose send returned is
 /// stored at each receiver, and no delivery state went backwards.
-@Suite struct CommitPropertyTests {
+@Suite(.realTime) struct CommitPropertyTests {
     @Test(arguments: [11, 12] as [UInt64])
     func everyAcceptedMessageArrivesDespiteFailingCommitsAndRestarts(seed: UInt64) async throws {
         let directory = try NodeFixture.temporaryDirectory()

@@ -7,7 +7,7 @@ import TestSupport
 
 /// Nothing lost, nothing twice: the outbox, acknowledgements and catch-up
 /// under dropped, duplicated and reordered frames, cuts and restarts.
-@Suite struct DeliveryTests {
+@Suite(.realTime) struct DeliveryTests {
     @Test func lossyNetworkStillDeliversEveryDMExactlyOnce() async throws {
         let clock = ManualClock()
         let (network, alice, bob) = try await TestNode.linkedPair(clock: clock, conversation: true)

@@ -9,7 +9,7 @@ import TestSupport
 /// by the events' size, not only their number: under a flood of long
 /// messages the oldest events go (counted), the newest are kept, and every
 /// message is still stored.
-@Suite struct EventBudgetTests {
+@Suite(.realTime) struct EventBudgetTests {
     @Test func aFrontEndThatDoesNotReadHoldsAtMostTheByteBudget() async throws {
         let me = NodeIdentity(number: NodeNumber(rawValue: 1)!, nickname: "me")
         let flooder = NodeNumber(rawValue: 2)!

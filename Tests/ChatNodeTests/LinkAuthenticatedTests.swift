@@ -9,7 +9,7 @@ import TestSupport
 /// the author's link (no Ed25519 verify), and stored unverified; before a
 /// node relays it to anyone it verifies the signature, and never relays
 /// one that fails.
-@Suite struct LinkAuthenticatedTests {
+@Suite(.realTime) struct LinkAuthenticatedTests {
     /// On Mallory's own link, anything the link cannot vouch for is
     /// refused and counted: a key not the link's, Alice's genuine message
     /// replayed by Mallory (relayed live), a signature of the wrong length,

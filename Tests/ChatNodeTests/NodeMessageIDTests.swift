@@ -6,7 +6,7 @@ import TestSupport
 /// The node makes its own frames' ids (acks, catch-up) the one way the
 /// chat models do, with `MessageIDGenerator`: strictly increasing even
 /// within one millisecond, so ordering by (timestamp, messageId) holds.
-@Suite struct NodeMessageIDTests {
+@Suite(.realTime) struct NodeMessageIDTests {
     @Test func acksInOneMillisecondHaveIncreasingIds() async throws {
         let network = InMemoryNetwork()
         let clock = ManualClock()  // never advanced: every id is made in the same millisecond

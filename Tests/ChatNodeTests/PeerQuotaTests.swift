@@ -9,7 +9,7 @@ import TestSupport
 /// its share of the store; past it its new messages are refused in the
 /// plan (nothing stored, shown or acknowledged), said once, and everyone
 /// else's messages, the user's own included, are still stored.
-@Suite struct PeerQuotaTests {
+@Suite(.realTime) struct PeerQuotaTests {
     /// Each flood message counts 64 + "mallory" (7) + "flood NNN" (9) bytes.
     static let floodBytes = 80
     /// Room for exactly ten of them.

@@ -9,7 +9,7 @@ import TestSupport
 /// first step's lookup held until the next frames are queued behind it)
 /// and check that a failed commit underneath leaves no trace and that
 /// events and answers keep their order.
-@Suite struct PipelinedStepTests {
+@Suite(.realTime) struct PipelinedStepTests {
     static let me = NodeIdentity(number: NodeNumber(rawValue: 1)!, nickname: "me")
     static let alice = NodeNumber(rawValue: 2)!
     static let carol = NodeNumber(rawValue: 3)!

@@ -32,7 +32,7 @@ final class RecordingTransport: PeerTransport {
     func connectedPeers() async -> [PeerInfo] { [] }
 }
 
-@Suite struct SendStepTests {
+@Suite(.realTime) struct SendStepTests {
     /// Sends that arrive while a commit is in flight share the next step:
     /// their messages were signed before it (each in its caller's task,
     /// across cores), go out in the order of their ids, and reach the
@@ -85,7 +85,7 @@ final class RecordingTransport: PeerTransport {
     }
 }
 
-@Suite struct DirectSendStepTests {
+@Suite(.realTime) struct DirectSendStepTests {
     /// A DM to a linked peer is committed once, already "sent", and written
     /// right after that commit: the sender's commits on the way to the ack
     /// are the DM's and the acknowledgement's, nothing between. Events

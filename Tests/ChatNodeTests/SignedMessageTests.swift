@@ -59,7 +59,7 @@ extension TestNode {
     }
 }
 
-@Suite struct SignedMessageTests {
+@Suite(.realTime) struct SignedMessageTests {
     /// Alice's message reaches Carol through Bob's catch-up after Alice has
     /// gone, still as Alice's, signature and key intact.
     @Test func honestMessageIsSignedStoredAndRelayed() async throws {

@@ -8,7 +8,7 @@ import TestSupport
 /// What planning counts (duplicates, refusals) reaches `/stats` only when
 /// the step is applied: a step whose commit fails counts nothing, and the
 /// retry that stores it counts once.
-@Suite struct StepCountTests {
+@Suite(.realTime) struct StepCountTests {
     static let me = NodeIdentity(number: NodeNumber(rawValue: 1)!, nickname: "me")
     static let alice = NodeNumber(rawValue: 2)!
 
@@ -66,7 +66,7 @@ import TestSupport
 
 /// Frames of types the node does not know are counted under one key: a
 /// peer that invents a type name per frame cannot grow `/stats`.
-@Suite struct UnknownTypeCounterTests {
+@Suite(.realTime) struct UnknownTypeCounterTests {
     @Test func inventedTypeNamesShareOneCounter() async throws {
         let network = InMemoryNetwork()
         let mallory = try await Mallory(on: network)

@@ -7,7 +7,7 @@ import TestSupport
 /// A node that is not running refuses commands with a clear error and
 /// stores nothing: before `start()` and after `stop()` nothing would send
 /// what it stored.
-@Suite struct StoppedNodeTests {
+@Suite(.realTime) struct StoppedNodeTests {
     static let me = NodeIdentity(number: NodeNumber(rawValue: 1)!, nickname: "me")
     static let bob = NodeNumber(rawValue: 2)!
 

@@ -7,7 +7,7 @@ import TestSupport
 /// A batch of frames from the transport (`.receivedFrames`) is the same to
 /// the node as one `.received` each: every frame is stored, in order, and a
 /// peer change after the batch is handled after its frames.
-@Suite struct TransportBatchTests {
+@Suite(.realTime) struct TransportBatchTests {
     static let me = NodeIdentity(number: NodeNumber(rawValue: 1)!, nickname: "me")
     static let alice = NodeNumber(rawValue: 2)!
 

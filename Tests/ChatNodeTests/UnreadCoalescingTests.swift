@@ -5,7 +5,7 @@ import TestSupport
 
 /// A step that stores many messages tells the front end each room's unread
 /// count once, as it is after the step, not once per message.
-@Suite struct UnreadCoalescingTests {
+@Suite(.realTime) struct UnreadCoalescingTests {
     @Test func aBatchReportsItsRoomsUnreadCountOnce() async throws {
         let (_, alice, bob) = try await TestNode.linkedPair()
         // Bob's disk is slow: while his first message commits, the rest

@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// The built binary's usage behaviour: help, version, bad arguments.
-@Suite struct BinaryUsageTests {
+@Suite(.realTime) struct BinaryUsageTests {
     @Test func helpMatchesThePinnedText() async throws {
         let node = try NodeProcess(["--help"])
         #expect(try await node.waitForExit() == 0)
@@ -17,7 +17,7 @@ import TestSupport
     @Test func versionPrintsOneLine() async throws {
         let node = try NodeProcess(["--version"])
         #expect(try await node.waitForExit() == 0)
-        #expect(node.stdoutLines == ["lanchat 0.1.0 (protocol 1)"])
+        #expect(node.stdoutLines == ["lanchat 0.1.0 (protocol 2)"])
     }
 
     @Test(arguments: [

@@ -9,7 +9,7 @@ import TestSupport
 /// The history commands the console and `--json` share, on an in-memory
 /// network: paging around the read marker, marking read, and where a live
 /// message goes while the reader is scrolled back.
-@Suite struct CommandExecutorTests {
+@Suite(.realTime) struct CommandExecutorTests {
     struct Peer {
         let node: ChatNode
         let log: EventLog<NodeEvent>

@@ -6,7 +6,7 @@ import Testing
 import TestSupport
 
 /// The line console's defects from issue #15, each as a user meets it.
-@Suite struct ConsoleSessionTests {
+@Suite(.realTime) struct ConsoleSessionTests {
     typealias R = ReadingRuleTests
 
     static func linkedPair() async throws -> (alice: CommandExecutorTests.Peer, bob: CommandExecutorTests.Peer, console: R.Console) {

@@ -6,7 +6,7 @@ import TestSupport
 
 /// Real processes: a receiver killed with SIGKILL during a burst of DMs,
 /// then restarted, holds every DM its sender saw acknowledged, once.
-@Suite struct CrashDurabilityTests {
+@Suite(.realTime) struct CrashDurabilityTests {
     @Test func killedReceiverKeepsEveryAcknowledgedDM() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lanchat-crash-\(UUID())").path
         defer { try? FileManager.default.removeItem(atPath: directory) }

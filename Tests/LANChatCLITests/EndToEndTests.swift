@@ -7,7 +7,7 @@ import TestSupport
 
 /// Real `lanchat` processes on loopback, driven over `--json`. Each test
 /// has its own discovery port so parallel tests never hear each other.
-@Suite struct EndToEndTests {
+@Suite(.realTime) struct EndToEndTests {
     static let nextPort = Atomic<Int>(0)
 
     /// A discovery port for one test: a per-run base plus a counter, in

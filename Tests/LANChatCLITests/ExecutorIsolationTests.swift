@@ -10,7 +10,7 @@ import TestSupport
 /// `await`: a live message placed while a command waits for the store stays
 /// counted (the sessions once copied the executor, awaited, and wrote the
 /// stale copy back over it).
-@Suite struct ExecutorIsolationTests {
+@Suite(.realTime) struct ExecutorIsolationTests {
     final class Placement: Sendable {
         private let stored = Mutex<HistoryWindow.LivePlacement?>(nil)
         func set(_ value: HistoryWindow.LivePlacement?) { stored.withLock { $0 = value } }

@@ -7,7 +7,7 @@ import TestSupport
 
 /// `identity.key` in the data directory: created once with mode 0600,
 /// refused when others can read it, and a v1 directory's number retired once.
-@Suite struct IdentityFileTests {
+@Suite(.realTime) struct IdentityFileTests {
     static func temporaryDirectory() -> String {
         let path = NSTemporaryDirectory() + "lanchat-identity-\(UUID().uuidString)"
         return path
@@ -91,7 +91,7 @@ import TestSupport
 }
 
 /// The built binary with an identity file on disk.
-@Suite struct IdentityBinaryTests {
+@Suite(.realTime) struct IdentityBinaryTests {
     @Test func nodeNumberComesFromTheKeyAndAnOpenKeyStopsTheStart() async throws {
         let path = IdentityFileTests.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: path) }

@@ -7,7 +7,7 @@ import TestSupport
 
 /// Standard input's lines: each bounded in length, and read no further
 /// ahead of the front end than a few lines, however fast a script writes.
-@Suite struct InputLinesTests {
+@Suite(.realTime) struct InputLinesTests {
     static func split(_ chunks: [String], max: Int = 8) -> (lines: [EnteredLine], held: [Int]) {
         var splitter = InputLineSplitter(maxLineBytes: max)
         var lines: [EnteredLine] = []

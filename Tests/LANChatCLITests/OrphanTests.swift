@@ -8,7 +8,7 @@ import TestSupport
 /// killed with SIGKILL, so no cleanup code of its runs. The bot must be gone
 /// within a deadline. The control (same parent, no launcher) shows the bot
 /// would otherwise outlive its parent, so the test can fail.
-@Suite struct OrphanTests {
+@Suite(.realTime) struct OrphanTests {
     /// Starts `sh`, which starts a bot (under the launcher or not), prints
     /// the bot's pid, then waits; returns the shell and the bot's pid.
     static func parentWithBot(launcher: Bool) async throws -> (parent: NodeProcess, bot: pid_t) {

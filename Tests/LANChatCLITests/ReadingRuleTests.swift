@@ -11,7 +11,7 @@ import TestSupport
 /// opens a room at its read marker, moves the marker only across what it
 /// printed, and `/unread`, `/read` and the store agree. Each test replays a
 /// scenario from issue #15 with its numbers.
-@Suite struct ReadingRuleTests {
+@Suite(.realTime) struct ReadingRuleTests {
     typealias Peer = CommandExecutorTests.Peer
 
     /// A console session whose output is collected.

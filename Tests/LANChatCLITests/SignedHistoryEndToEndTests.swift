@@ -5,7 +5,7 @@ import TestSupport
 /// Real processes: a public message reaches a node that joins after its
 /// author left, through a third node's catch-up, still as the author's:
 /// the signature made by one process verifies in another.
-@Suite struct SignedHistoryEndToEndTests {
+@Suite(.realTime) struct SignedHistoryEndToEndTests {
     @Test func aMessageRelayedByCatchUpStaysTheAuthors() async throws {
         let port = EndToEndTests.discoveryPort()
         let alice = try EndToEndTests.node("alice", port: port), bob = try EndToEndTests.node("bob", port: port)

@@ -8,7 +8,7 @@ import TestSupport
 
 /// `/whois NAME`: the number always, the key fingerprint while linked, and
 /// a clear error for a name nobody has.
-@Suite struct WhoisTests {
+@Suite(.realTime) struct WhoisTests {
     @Test func aLinkedPeerShowsItsFingerprintAndAnUnknownNameIsRefused() async throws {
         let network = InMemoryNetwork()
         let alice = try await CommandExecutorTests.peer("alice", 1, network)

@@ -7,7 +7,7 @@ import TestSupport
 
 /// `send(batch:)`: a node step's frames in one call, each link written
 /// once, with `send(_:to:)`'s and `broadcast`'s rules.
-@Suite struct BatchSendTests {
+@Suite(.realTime) struct BatchSendTests {
     @Test func aBatchArrivesInOrderWithTheSingleFrameRules() async throws {
         let configuration = TestNetwork.configuration(discoveryPort: TestNetwork.discoveryPort())
         let alice = try await TestNode.started(911, "alice", configuration: configuration)

@@ -8,7 +8,7 @@ import TestSupport
 /// listener that accepts and never speaks) costs the node a bounded number
 /// of descriptors and table entries, each refusal is counted, and a real
 /// peer arriving meanwhile still links and chats.
-@Suite struct BeaconFloodTests {
+@Suite(.realTime) struct BeaconFloodTests {
     @Test func aFloodOfInventedIdentitiesCostsBoundedDescriptorsAndRealPeersStillLink() async throws {
         let discoveryPort = TestNetwork.discoveryPort()
         var configuration = TestNetwork.configuration(discoveryPort: discoveryPort)

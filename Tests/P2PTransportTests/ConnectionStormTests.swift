@@ -6,7 +6,7 @@ import TestSupport
 
 /// Connection storms: each `PeerLimits` bound on inbound connections is
 /// met, counted, and leaves the node serving a real peer.
-@Suite struct ConnectionStormTests {
+@Suite(.realTime) struct ConnectionStormTests {
     private func started(_ number: UInt64, _ adjust: (inout PeerLimits) -> Void) async throws -> TestNode {
         var configuration = TestNetwork.configuration(discoveryPort: TestNetwork.discoveryPort())
         configuration.handshakeTimeout = .seconds(30)

@@ -11,7 +11,7 @@ import TestSupport
 /// Dispatch runtime, unable to open /proc/<tid>/stat, trapped ("workq:
 /// registered worker exited prematurely"). Now its descriptors stay under
 /// the limit and it keeps answering.
-@Suite struct DescriptorExhaustionTests {
+@Suite(.realTime) struct DescriptorExhaustionTests {
     static let descriptorLimit = 128
 
     @Test func aBeaconFloodUnderALowDescriptorLimitDoesNotKillTheNode() async throws {

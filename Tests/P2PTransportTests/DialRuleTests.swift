@@ -7,7 +7,7 @@ import TestSupport
 /// Discovery does no work twice: a newcomer this node dials gets no answer
 /// beacon, and no fallback dial goes out while a handshake from the
 /// announced address is under way.
-@Suite struct DialRuleTests {
+@Suite(.realTime) struct DialRuleTests {
     private func configuration(_ discoveryPort: Int) -> P2PConfiguration {
         var configuration = TestNetwork.configuration(discoveryPort: discoveryPort)
         // Only the start burst of this node's own beacons; announcements

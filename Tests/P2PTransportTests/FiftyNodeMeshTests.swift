@@ -12,7 +12,7 @@ import TestSupport
 ///
 /// Opt-in (`LANCHAT_MESH50=1 swift test --filter FiftyNodeMeshTests`): 50
 /// nodes starve the other tests' short test timeouts when run beside them.
-@Suite struct FiftyNodeMeshTests {
+@Suite(.realTime) struct FiftyNodeMeshTests {
     @Test(.enabled(if: ProcessInfo.processInfo.environment["LANCHAT_MESH50"] != nil, "set LANCHAT_MESH50=1"))
     func fiftyNodesReachAFullMeshQuickly() async throws {
         var configuration = P2PConfiguration()

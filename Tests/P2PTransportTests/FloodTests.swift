@@ -7,7 +7,7 @@ import TestSupport
 /// A linked peer sending frames as fast as it can meets its link's rate
 /// limit: the node reads it only as fast as the budget allows, holds a
 /// bounded amount of its input, and keeps serving the others promptly.
-@Suite struct FloodTests {
+@Suite(.realTime) struct FloodTests {
     @Test func aFloodingPeerIsThrottledAndOthersAreNotSlowed() async throws {
         var configuration = TestNetwork.configuration(discoveryPort: TestNetwork.discoveryPort())
         configuration.deadPeerTimeout = .seconds(30)

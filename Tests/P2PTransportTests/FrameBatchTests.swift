@@ -7,7 +7,7 @@ import TestSupport
 /// Frames that arrive in one read reach the node as one event
 /// (`.receivedFrames`), in order, and any other event about the link (a
 /// nickname change) stays in its place between them.
-@Suite struct FrameBatchTests {
+@Suite(.realTime) struct FrameBatchTests {
     @Test func aBurstIsHandedOverInOneEventWithAPeerChangeInItsPlace() async throws {
         let configuration = TestNetwork.configuration(discoveryPort: TestNetwork.discoveryPort())
         let alice = TestNode(1_560, "alice", configuration: configuration, splitBatches: false)

@@ -8,7 +8,7 @@ import TestSupport
 /// Beacons of a private group carry an HMAC tag of the group secret; a
 /// node with a secret ignores every datagram without its group's tag, so
 /// nodes of different groups never dial each other.
-@Suite struct GroupSecretBeaconTests {
+@Suite(.realTime) struct GroupSecretBeaconTests {
     private static func secret(_ word: String) throws -> GroupSecret {
         try GroupSecret(fileContents: Array(word.utf8))
     }

@@ -10,7 +10,7 @@ import TestSupport
 /// and counted on the dialler's side, and an honest peer linked to the
 /// dialler keeps chatting. Only the first dial is answered; redials wait
 /// unanswered in the listener's queue (and time out, unlinked).
-@Suite struct HostileAcceptorTests {
+@Suite(.realTime) struct HostileAcceptorTests {
     /// Bob, then Alice, who dials `listener` as a static peer; her dial is
     /// answered at once (her handshake deadline runs from the connect) by
     /// a raw acceptor holding the key `seed` names. Bob links meanwhile.

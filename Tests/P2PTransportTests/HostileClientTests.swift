@@ -6,7 +6,7 @@ import TestSupport
 
 /// Raw v2 clients that break the protocol are cut off; a real peer linked
 /// to the same service keeps exchanging frames meanwhile.
-@Suite struct HostileClientTests {
+@Suite(.realTime) struct HostileClientTests {
     /// A service with one well-behaved peer already linked.
     private func pair() async throws -> (TestNode, TestNode) {
         let configuration = TestNetwork.configuration(discoveryPort: TestNetwork.discoveryPort())

@@ -9,7 +9,7 @@ import TestSupport
 /// handshake or the records is refused and counted, and an honest peer
 /// linked to the victim keeps chatting through it (PROTOCOL.md, "Links
 /// in v2").
-@Suite struct HostilePeerTests {
+@Suite(.realTime) struct HostilePeerTests {
     /// Alice (the victim) linked to Bob (honest), with `configuration`.
     private func pair(_ seeds: (UInt64, UInt64), _ configuration: P2PConfiguration? = nil) async throws -> (TestNode, TestNode) {
         let configuration = configuration ?? TestNetwork.configuration(discoveryPort: TestNetwork.discoveryPort())

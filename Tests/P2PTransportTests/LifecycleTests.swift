@@ -5,7 +5,7 @@ import Testing
 import TestSupport
 
 /// Leaving, crashing, hanging and restarting, as a linked peer sees it.
-@Suite struct LifecycleTests {
+@Suite(.realTime) struct LifecycleTests {
     private func linkedPair(_ configuration: P2PConfiguration, numbers: (UInt64, UInt64) = (41, 42)) async throws -> (TestNode, TestNode) {
         let alice = try await TestNode.started(numbers.0, "alice", configuration: configuration)
         let bob = try await TestNode.started(numbers.1, "bob", configuration: configuration)

@@ -8,7 +8,7 @@ import TestSupport
 /// was told was sent: unsealed frames move to the new link, and the old
 /// link is read until its peer closes it (it once dropped what was in
 /// flight: two chatter messages arrived 76 s late, by catch-up, at 50 hosts).
-@Suite struct LinkReplacementTests {
+@Suite(.realTime) struct LinkReplacementTests {
     @Test func framesSentWhileTheLinkIsReplacedAllArriveOnce() async throws {
         let configuration = TestNetwork.configuration(discoveryPort: TestNetwork.discoveryPort())
         // Bob has the lower number: he dials, and his second dial replaces

@@ -5,7 +5,7 @@ import Testing
 import TestSupport
 
 /// One link per pair, static peers, a shared discovery port, fast joins.
-@Suite struct LinkRuleTests {
+@Suite(.realTime) struct LinkRuleTests {
     @Test func aJoiningPeerConvergesWellUnderASecond() async throws {
         var configuration = TestNetwork.configuration(discoveryPort: TestNetwork.discoveryPort())
         // Long periodic beacons: only the start burst and the answers help.

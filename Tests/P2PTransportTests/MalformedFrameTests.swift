@@ -8,7 +8,7 @@ import TestSupport
 /// each is dropped and counted, nothing of it is delivered, and the link
 /// carries on (up to the limit of malformed frames). Names with terminal
 /// escapes are refused in a hello, a frame and a beacon alike.
-@Suite struct MalformedFrameTests {
+@Suite(.realTime) struct MalformedFrameTests {
     static let cases: [(name: String, line: String)] = [
         ("malformed UTF-8", "{\"version\":2,\"type\":\"publicMessage\",\"content\":\"\u{FFFD}\"}".replacingOccurrences(of: "\u{FFFD}", with: "\u{1}")),
         ("NUL byte", "{\"version\":2,\u{0}\"type\":\"publicMessage\"}"),

@@ -5,7 +5,7 @@ import Foundation
 import Testing
 import TestSupport
 
-@Suite struct MeshTests {
+@Suite(.realTime) struct MeshTests {
     @Test func threeServicesFormAMeshAndExchangeFrames() async throws {
         let configuration = TestNetwork.configuration(discoveryPort: TestNetwork.discoveryPort())
         let alice = try await TestNode.started(101, "alice", configuration: configuration)

@@ -11,7 +11,7 @@ import TestSupport
 /// arm, a report of one readiness keeps the other pending, stale reports
 /// for a reused descriptor number are discarded, a hang-up delivers what
 /// was asked, and `stop` ends the stream.
-@Suite struct PollLoopTests {
+@Suite(.realTime) struct PollLoopTests {
     /// Reads the loop's report stream on its own task, so the test (the
     /// loop's owner) can wait for reports with a deadline and claim them.
     final class Collector: Sendable {

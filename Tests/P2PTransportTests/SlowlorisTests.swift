@@ -7,7 +7,7 @@ import TestSupport
 /// Connections that open and then dawdle: a handshake trickled byte by byte is
 /// cut at the handshake deadline however busy it looks, and a crowd of 500
 /// half-open connections does not slow a linked peer down.
-@Suite struct SlowlorisTests {
+@Suite(.realTime) struct SlowlorisTests {
     /// v1 trickled its hello line; in v2 the hello rides in message 3, so
     /// the whole handshake is trickled: message 1, then (once message 2 is
     /// in) message 3, one byte every 20 ms.

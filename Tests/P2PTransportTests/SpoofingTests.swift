@@ -6,7 +6,7 @@ import TestSupport
 
 /// Claims to be someone else change nothing: the key a link's handshake
 /// verified, not a hello's or a frame's fields or a datagram, says who is who.
-@Suite struct SpoofingTests {
+@Suite(.realTime) struct SpoofingTests {
     /// Alice linked to Bob; Bob's link and announcement as Alice sees them.
     private func pair(_ alice: UInt64, _ bob: UInt64) async throws -> (TestNode, TestNode, Int) {
         let discoveryPort = TestNetwork.discoveryPort()

@@ -7,7 +7,7 @@ import TestSupport
 /// The service looks at its timers every `tickInterval` while something
 /// with a short deadline is under way, and every `idleTickInterval` when
 /// nothing is: an idle node no longer wakes 20 times a second.
-@Suite struct TickPlanTests {
+@Suite(.realTime) struct TickPlanTests {
     @Test func theIdleIntervalFollowsTheTimers() {
         var configuration = P2PConfiguration()
         #expect(configuration.tickInterval == .milliseconds(50))
