@@ -1,12 +1,11 @@
 import ChatCore
 import Synchronization
 import Testing
-import TestSupport
 
 /// `EventChannel`: order kept, oldest dropped when full, iteration ends
 /// after `finish()` (once drained) or on cancellation, and no wake-up is
 /// lost between a producer and a consumer on different threads.
-@Suite(.timeLimit(.minutes(1)), .realTime) struct EventChannelTests {
+@Suite(.timeLimit(.minutes(1))) struct EventChannelTests {
     @Test func elementsArriveInOrderAndIterationEndsAfterFinish() async {
         let channel = EventChannel<Int>(capacity: 10)
         for value in 1...5 { #expect(channel.yield(value) == .enqueued) }

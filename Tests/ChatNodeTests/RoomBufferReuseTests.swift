@@ -9,7 +9,7 @@ import TestSupport
 /// settled its new messages, the room's 100 messages were copied on every
 /// step (once most of a node's CPU per message). The public room's buffer
 /// must stay put from step to step.
-@Suite struct RoomBufferReuseTests {
+@Suite(.realTime) struct RoomBufferReuseTests {
     static let me = NodeIdentity(number: NodeNumber(rawValue: 1)!, nickname: "me")
     static let alice = NodeNumber(rawValue: 2)!
 

@@ -6,19 +6,22 @@ import TestSupport
 
 /// One link per pair, static peers, a shared discovery port, fast joins.
 @Suite(.realTime) struct LinkRuleTests {
-    @Test func aJoiningPeerConvergesWellUnderASecond() async throws {
+    /// How fast the join is, is the bench's mesh rows' to say; here the
+    /// periodic beacon is too far off to be what linked Bob, so the start
+    /// burst and the answers must have done it.
+    @Test func aJoiningPeerConvergesWithoutWaitingForAPeriodicBeacon() async throws {
         var configuration = TestNetwork.configuration(discoveryPort: TestNetwork.discoveryPort())
         // Long periodic beacons: only the start burst and the answers help.
-        configuration.beaconInterval = .seconds(5)
-        configuration.deadPeerTimeout = .seconds(15)
+        configuration.beaconInterval = .seconds(60)
+        configuration.deadPeerTimeout = .seconds(180)
         let alice = try await TestNode.started(71, "alice", configuration: configuration)
         let carol = try await TestNode.started(73, "carol", configuration: configuration)
         try #require(await waitUntil { await fullMesh([alice, carol]) })
         // Bob's number is between: he dials Carol and is dialled by Alice.
         let started = ContinuousClock.now
         let bob = try await TestNode.started(72, "bob", configuration: configuration)
-        #expect(await waitUntil(within: .seconds(1)) { await fullMesh([alice, bob, carol]) })
-        #expect(ContinuousClock.now - started < .milliseconds(500))
+        #expect(await waitUntil { await fullMesh([alice, bob, carol]) })
+        #expect(ContinuousClock.now - started < configuration.beaconInterval / 2)
         for node in [alice, bob, carol] { await node.service.stop() }
     }
 
@@ -102,7 +105,7 @@ import TestSupport
         #expect(await waitUntil { bob.log.contains(.peerLeft(alice.number, .timedOut)) })
         let alice2 = try await TestNode.started(111, "alice", configuration: configuration)
         let instance = await alice2.service.instanceId
-        #expect(await waitUntil(within: .seconds(3)) { bob.log.joined(alice.number)?.instanceId == instance })
+        #expect(await waitUntil { bob.log.joined(alice.number)?.instanceId == instance })
         await alice2.service.stop()
         await bob.service.stop()
     }

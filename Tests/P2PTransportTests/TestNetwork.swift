@@ -41,9 +41,11 @@ enum TestNetwork {
         configuration.discoveryPort = discoveryPort
         configuration.broadcastAddresses = ["127.255.255.255"]
         configuration.beaconInterval = .milliseconds(200)
-        configuration.handshakeTimeout = .seconds(1)
-        configuration.keepaliveInterval = .milliseconds(200)
-        configuration.deadPeerTimeout = .seconds(1)
+        // Short enough that tests of these deadlines take seconds, long
+        // enough that a busy machine does not trip them by starving a node.
+        configuration.handshakeTimeout = .seconds(2)
+        configuration.keepaliveInterval = .milliseconds(300)
+        configuration.deadPeerTimeout = .seconds(2)
         configuration.writeTimeout = .seconds(1)
         configuration.reconnectDelay = .milliseconds(100)
         configuration.maxReconnectDelay = .seconds(1)

@@ -38,7 +38,7 @@ public final class EventLog<Event: Sendable>: Sendable {
 
     /// Waits until some event satisfies `match`, returning the first such.
     @discardableResult
-    public func first<T>(_ what: String = "event", within timeout: Duration = .seconds(5), _ match: (Event) -> T?) async throws -> T {
+    public func first<T>(_ what: String = "event", within timeout: Duration = TestDeadline.standard, _ match: (Event) -> T?) async throws -> T {
         let deadline = ContinuousClock.now + timeout
         while true {
             if let found = events.lazy.compactMap(match).first { return found }
@@ -48,7 +48,7 @@ public final class EventLog<Event: Sendable>: Sendable {
     }
 
     /// Waits until `condition` holds over all events so far.
-    public func until(_ what: String = "condition", within timeout: Duration = .seconds(5), _ condition: ([Event]) -> Bool) async throws {
+    public func until(_ what: String = "condition", within timeout: Duration = TestDeadline.standard, _ condition: ([Event]) -> Bool) async throws {
         let deadline = ContinuousClock.now + timeout
         while !condition(events) {
             if ContinuousClock.now >= deadline { throw WaitTimeout(what: what) }
@@ -74,7 +74,7 @@ extension EventLog where Event == TransportEvent {
 /// (`#expect(await waitUntil { ... })`, `try #require(await waitUntil(...))`).
 /// `what` names the condition for readers of the test. Not discardable:
 /// an ignored result would be a wait that asserts nothing.
-public func waitUntil(_ what: String = "condition", within timeout: Duration = .seconds(5),
+public func waitUntil(_ what: String = "condition", within timeout: Duration = TestDeadline.standard,
                       _ condition: () async throws -> Bool) async rethrows -> Bool {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {

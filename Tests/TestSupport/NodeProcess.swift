@@ -95,7 +95,7 @@ public final class NodeProcess: Sendable {
 
     /// Waits for the first JSON event satisfying `match`.
     @discardableResult
-    public func event(_ what: String, within timeout: Duration = .seconds(10), where match: ([String: Any]) -> Bool) async throws -> [String: Any] {
+    public func event(_ what: String, within timeout: Duration = TestDeadline.standard, where match: ([String: Any]) -> Bool) async throws -> [String: Any] {
         let deadline = ContinuousClock.now + timeout
         while true {
             if let found = jsonEvents.first(where: match) { return found }
@@ -108,7 +108,7 @@ public final class NodeProcess: Sendable {
 
     /// Waits for a stdout line containing `fragment`.
     @discardableResult
-    public func line(containing fragment: String, within timeout: Duration = .seconds(10)) async throws -> String {
+    public func line(containing fragment: String, within timeout: Duration = TestDeadline.standard) async throws -> String {
         let deadline = ContinuousClock.now + timeout
         while true {
             if let found = stdoutLines.first(where: { $0.contains(fragment) }) { return found }
@@ -124,7 +124,7 @@ public final class NodeProcess: Sendable {
 
     /// Waits for exit and returns the status; kills the process at the deadline.
     @discardableResult
-    public func waitForExit(within timeout: Duration = .seconds(10)) async throws -> Int32 {
+    public func waitForExit(within timeout: Duration = TestDeadline.standard) async throws -> Int32 {
         let deadline = ContinuousClock.now + timeout
         while process.isRunning {
             if ContinuousClock.now >= deadline {

@@ -27,7 +27,7 @@ extension RawPeer {
 
     /// Waits for message 2 and verifies the acceptor's identity payload in it.
     @discardableResult
-    public func awaitMessage2(within timeout: Duration = .seconds(5)) async throws -> HandshakeIdentity.Verified {
+    public func awaitMessage2(within timeout: Duration = TestDeadline.standard) async throws -> HandshakeIdentity.Verified {
         let message = try await awaitHandshakeMessage(0, "message 2", within: timeout)
         do {
             let verified = try noise.readIdentityMessage(message)
@@ -79,7 +79,7 @@ extension RawPeer {
     /// Waits for the acceptor's first record, which says it accepted the
     /// link; returns that frame (a ping).
     @discardableResult
-    public func awaitAcceptance(within timeout: Duration = .seconds(5)) async throws -> P2PPayload {
+    public func awaitAcceptance(within timeout: Duration = TestDeadline.standard) async throws -> P2PPayload {
         let deadline = ContinuousClock.now + timeout
         while true {
             if let first = frames.first { return first }
@@ -93,7 +93,7 @@ extension RawPeer {
     /// The whole handshake with `hello` (this peer's own by default), up to
     /// the acceptor's first record. Throws, saying where, if the acceptor
     /// closes or stalls.
-    public func handshake(hello: P2PPayload? = nil, within timeout: Duration = .seconds(5)) async throws {
+    public func handshake(hello: P2PPayload? = nil, within timeout: Duration = TestDeadline.standard) async throws {
         try sendMessage1()
         try await awaitMessage2(within: timeout)
         try sendMessage3(hello: hello)
