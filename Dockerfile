@@ -1,7 +1,7 @@
 # lanchat from source, for docker-compose.yml or `docker run`, on machines
 # that reach a registry. Two stages: the official Swift image builds, its
 # slim sibling (runtime libraries only) runs. Without a registry use
-# docker/Dockerfile.offline (same image, from a host build).
+# scripts/docker/Dockerfile.offline (same image, from a host build).
 #
 #   docker build -t lanchat .
 #   docker run --rm -it lanchat --nick alice

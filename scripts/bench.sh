@@ -1,6 +1,6 @@
 #!/bin/sh
 # Builds lanchat-bench in release mode, then runs it: every figure beside a
-# baseline measured in the same run (see README, "Performance").
+# baseline measured in the same run (see docs/BENCHMARKS.md).
 #   scripts/bench.sh [--quick] [--json FILE] [--only ROW[,ROW...]]
 # Needs a C compiler (cc) and the SQLite headers for the baselines. As root it
 # builds a virtual LAN of network namespaces (lcb-*) for the discovery row and

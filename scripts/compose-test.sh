@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The docker-compose demo, run for real and checked (issue #16): builds the
 # offline image from the host's release binary, starts docker-compose.yml
-# (with docker/compose-test.yml so the people speak --json), checks mesh,
+# (with scripts/docker/compose-test.yml so the people speak --json), checks mesh,
 # public messages, the echo bot, a --peer-only node, health, clean stop,
 # kept identities and history, then `down -v`.
 #
@@ -59,7 +59,7 @@ daemon_pid=
 status=1
 export DOCKER_HOST="unix://$work/docker.sock" DOCKER_CONFIG="$work/cli" DOCKER_BUILDKIT=0
 unset DOCKER_CONTEXT DOCKER_TLS_VERIFY DOCKER_CERT_PATH
-files=(-f "$repo/docker-compose.yml" -f "$repo/docker/compose-test.yml")
+files=(-f "$repo/docker-compose.yml" -f "$repo/scripts/docker/compose-test.yml")
 compose() { docker-compose -p "$project" "${files[@]}" "$@"; }
 
 cleanup() {
@@ -110,11 +110,11 @@ done
 say "dockerd $daemon_pid ready in namespace $netns ($($docker version -f '{{.Server.Version}}'))"
 
 # --- image, up, checks --------------------------------------------------
-docker/stage-offline.sh "$binary" "$work/stage"
+scripts/docker/stage-offline.sh "$binary" "$work/stage"
 $docker build -q -t lanchat:local "$work/stage" >/dev/null
 say "image lanchat:local built offline ($(du -sh "$work/stage/rootfs" | cut -f1) staged)"
 compose up -d --no-build 2>&1 | sed 's/^/  /'
-PYTHONDONTWRITEBYTECODE=1 python3 -m scripts.composetest.checks "$project" "$work/docker.sock" "$repo/docker-compose.yml" "$repo/docker/compose-test.yml"
+PYTHONDONTWRITEBYTECODE=1 python3 -m scripts.composetest.checks "$project" "$work/docker.sock" "$repo/docker-compose.yml" "$repo/scripts/docker/compose-test.yml"
 
 compose down -v --timeout 5 2>&1 | sed 's/^/  /'
 # The file as people use it (no override): a line typed at alice's

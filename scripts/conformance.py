@@ -7,12 +7,12 @@ spec rev 34) from scratch on the `cryptography` package, then:
   1. passes the published Noise vectors the Swift tests use
      (Tests/ChatCryptoTests/Fixtures/noise-vectors.json), which shows this
      implementation is right;
-  2. recomputes every byte of PROTOCOL.md's v2 test vectors from their
+  2. recomputes every byte of docs/PROTOCOL.md's v2 test vectors from their
      fixed keys (handshake messages, identity payload signatures, records,
      node numbers, fingerprints, psk, beacon tag), and that a node with
      another group secret, or none, fails on message 1 (before message 2,
      which would reveal the responder's identity);
-  3. checks PROTOCOL.md's signed public message example: the canonical
+  3. checks docs/PROTOCOL.md's signed public message example: the canonical
      bytes, and the exact signature of the RFC 8032 test key;
   4. with --live, starts .build/debug/lanchat --json --in-memory (loopback
      only: --broadcast 127.255.255.255, its own discovery port) and talks to
@@ -283,9 +283,9 @@ def noise_vectors():
 
 
 def protocol_vectors():
-    text = open(os.path.join(ROOT, "PROTOCOL.md")).read()
+    text = open(os.path.join(ROOT, "docs", "PROTOCOL.md")).read()
     block = re.search(r"<!-- lanchat-v2-vectors:begin -->\s*```\w*\n(.*?)```\s*<!-- lanchat-v2-vectors:end -->", text, re.S)
-    check(block is not None, "PROTOCOL.md has the v2 vector block")
+    check(block is not None, "docs/PROTOCOL.md has the v2 vector block")
     if not block:
         return
     for v in json.loads(block.group(1))["vectors"]:
@@ -399,9 +399,9 @@ def public_message_verdict(f):
 
 def signature_vectors():
     """The canonical bytes and the signed frame of PROTOCOL.md's example."""
-    text = open(os.path.join(ROOT, "PROTOCOL.md")).read()
+    text = open(os.path.join(ROOT, "docs", "PROTOCOL.md")).read()
     section = re.search(r"\n## Signed public messages\n(.*?)(?=\n## |\Z)", text, re.S)
-    check(section is not None, "PROTOCOL.md has the section Signed public messages")
+    check(section is not None, "docs/PROTOCOL.md has the section Signed public messages")
     if not section:
         return
     section = section.group(1)

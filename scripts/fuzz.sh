@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds and runs the libFuzzer targets in Fuzz/ (swiftc -sanitize=fuzzer,address).
+# Builds and runs the libFuzzer targets in scripts/fuzz/ (swiftc -sanitize=fuzzer,address).
 #
 #   scripts/fuzz.sh TARGET SECONDS [libFuzzer options...]   fuzz one target
 #   scripts/fuzz.sh --ci                                   every target ~30 s (FUZZ_CI_SECONDS;
@@ -19,7 +19,7 @@
 # only) into a static library with coverage and AddressSanitizer, then each
 # target against it; the crypto targets also link ChatCrypto, built the
 # same way against the system libcrypto (Sources/CCrypto). Output goes to .build-fuzz/: the binaries, a working
-# corpus per target (seeded from Fuzz/corpus/TARGET, which stays as
+# corpus per target (seeded from scripts/fuzz/corpus/TARGET, which stays as
 # committed), and crash inputs (crash-*). Exit status: 0 if no target
 # crashed, non-zero otherwise. A crash input replays with
 #   .build-fuzz/TARGET .build-fuzz/crashes/TARGET/crash-...
@@ -42,21 +42,21 @@ usage() { sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 # Source file, extra sources and libFuzzer options per target.
 target_source() {
     case "$1" in
-        frame-splitter) echo Fuzz/FrameSplitter.swift ;;
-        payload-decoding) echo Fuzz/PayloadDecoding.swift ;;
-        beacon-parsing) echo "Fuzz/BeaconParsing.swift Sources/P2PTransport/DiscoveryBeacon.swift" ;;
-        payload-differential) echo Fuzz/PayloadDifferential.swift ;;
-        handshake-reading) echo Fuzz/HandshakeReading.swift ;;
-        record-decoding) echo Fuzz/RecordDecoding.swift ;;
+        frame-splitter) echo scripts/fuzz/FrameSplitter.swift ;;
+        payload-decoding) echo scripts/fuzz/PayloadDecoding.swift ;;
+        beacon-parsing) echo "scripts/fuzz/BeaconParsing.swift Sources/P2PTransport/DiscoveryBeacon.swift" ;;
+        payload-differential) echo scripts/fuzz/PayloadDifferential.swift ;;
+        handshake-reading) echo scripts/fuzz/HandshakeReading.swift ;;
+        record-decoding) echo scripts/fuzz/RecordDecoding.swift ;;
         *) return 1 ;;
     esac
 }
 target_options() {
     case "$1" in
         frame-splitter) echo "-max_len=1024" ;;
-        payload-decoding) echo "-max_len=8192 -dict=Fuzz/payload.dict" ;;
-        beacon-parsing) echo "-max_len=1100 -dict=Fuzz/beacon.dict" ;;
-        payload-differential) echo "-max_len=8192 -dict=Fuzz/payload.dict" ;;
+        payload-decoding) echo "-max_len=8192 -dict=scripts/fuzz/payload.dict" ;;
+        beacon-parsing) echo "-max_len=1100 -dict=scripts/fuzz/beacon.dict" ;;
+        payload-differential) echo "-max_len=8192 -dict=scripts/fuzz/payload.dict" ;;
         handshake-reading) echo "-max_len=400" ;;
         record-decoding) echo "-max_len=4096" ;;
     esac
@@ -65,8 +65,8 @@ target_options() {
 # the decoding target's frames).
 seed_corpus() {
     case "$1" in
-        payload-differential) echo Fuzz/corpus/payload-decoding ;;
-        *) echo "Fuzz/corpus/$1" ;;
+        payload-differential) echo scripts/fuzz/corpus/payload-decoding ;;
+        *) echo "scripts/fuzz/corpus/$1" ;;
     esac
 }
 
@@ -113,11 +113,11 @@ build_target() {
         crypto=(-I Sources/CCrypto -lChatCrypto -lcrypto)
     fi
     # shellcheck disable=SC2086
-    if stale "$BUILD/$target" $sources Fuzz/FuzzInput.swift "$BUILD/core/libChatCore.a" "$BUILD/core/libChatCrypto.a"; then
+    if stale "$BUILD/$target" $sources scripts/fuzz/FuzzInput.swift "$BUILD/core/libChatCore.a" "$BUILD/core/libChatCrypto.a"; then
         echo "fuzz.sh: building $target" >&2
         # shellcheck disable=SC2086
         "${SWIFTC[@]}" -module-name "Fuzz_${target//-/_}" -I "$BUILD/core" -L "$BUILD/core" "${crypto[@]}" -lChatCore \
-            Fuzz/FuzzInput.swift $sources -o "$BUILD/$target"
+            scripts/fuzz/FuzzInput.swift $sources -o "$BUILD/$target"
     fi
 }
 

@@ -1,10 +1,10 @@
 import ChatCore
 
 extension P2PConfiguration {
-    /// README's P2PConfiguration table, row for row, with these values (the
-    /// defaults, for README): the transport's timings and its per-link
+    /// docs/OPERATIONS.md's P2PConfiguration table, row for row, with these values (the
+    /// defaults, for the document): the transport's timings and its per-link
     /// output bound. A new one: a field of `P2PConfiguration`, a line here,
-    /// the same row in README. Its `limits` have their own table (`PeerLimits`).
+    /// the same row in docs/OPERATIONS.md. Its `limits` have their own table (`PeerLimits`).
     public var documentedRows: [LimitRow] {
         [
             LimitRow("beaconInterval", beaconInterval, "mean time between beacons, each wait jittered ±20%"),

@@ -1,9 +1,9 @@
 import ChatCore
 
 extension PeerLimits {
-    /// README's PeerLimits table, row for row, with these values (the
-    /// defaults, for README). A new limit: a field of `PeerLimits`, a line
-    /// here, the same row in README.
+    /// docs/OPERATIONS.md's PeerLimits table, row for row, with these values (the
+    /// defaults, for the document). A new limit: a field of `PeerLimits`, a line
+    /// here, the same row in docs/OPERATIONS.md.
     public var documentedRows: [LimitRow] {
         [
             LimitRow("maxLinks", maxLinks, "links", "links in any phase; more are closed at once"),

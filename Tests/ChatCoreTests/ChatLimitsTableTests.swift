@@ -2,10 +2,10 @@ import ChatCore
 import Testing
 import TestSupport
 
-/// README's ChatLimits table is the code's, row for row.
+/// docs/OPERATIONS.md's ChatLimits table is the code's, row for row.
 @Suite struct ChatLimitsTableTests {
-    @Test func readmeListsEveryLimitWithItsValue() throws {
-        #expect(try ReadmeTable.limitRows("ChatLimits") == ChatLimits.documentedRows.map(\.markdown))
+    @Test func operationsDocumentListsEveryLimitWithItsValue() throws {
+        #expect(try ProjectDocument.limitRows("ChatLimits") == ChatLimits.documentedRows.map(\.markdown))
     }
 
     @Test func rowsNameDistinctLimits() {

@@ -3,7 +3,7 @@ import Testing
 
 /// Every `dmAccept` and `dmDecline` names the request it answers in `refId`
 /// while the node still knows it (memory only), however late the answer
-/// comes; receivers do not need it (PROTOCOL.md 4.3).
+/// comes; receivers do not need it (docs/PROTOCOL.md 4.3).
 /// (The pair and the clock are `DirectChatTests`' own.)
 extension DirectChatTests {
     /// Alice asks Bob; returns her request frame, delivered to Bob.

@@ -325,8 +325,8 @@ import Testing
         #expect(payload.content == "hi")
     }
 
-    /// A version mismatch is the handshake's matter (PROTOCOL.md, "Links
-    /// in v2"): a frame reads with any `version` of at least 1 and refuses
+    /// A version mismatch is the handshake's matter (docs/PROTOCOL.md
+    /// 3.2): a frame reads with any `version` of at least 1 and refuses
     /// only what is below.
     @Test(arguments: [1, 2, 3, 99, Int(Int32.max)])
     func anyVersionFromOneUpDecodes(version: Int) throws {

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// `MessageID(String)` parses by hand (no sscanf). It accepts exactly the
-/// form PROTOCOL.md gives (8-4-4-4-12 hex digits, either case), where it
+/// form docs/PROTOCOL.md gives (8-4-4-4-12 hex digits, either case), where it
 /// agrees with `UUID(uuidString:)`; Foundation's sscanf also lets through
 /// a few non-canonical strings (" 1934c04-…", "+1934c04-…"), which are
 /// refused here.

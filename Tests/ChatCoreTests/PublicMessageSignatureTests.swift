@@ -1,11 +1,12 @@
 @testable import ChatCore
 import Foundation
 import Testing
+import TestSupport
 
 /// The bytes an author signs: exact, field by field, and the same as the
-/// example PROTOCOL.md gives; plus the wire fields surviving the codec.
+/// example docs/PROTOCOL.md gives; plus the wire fields surviving the codec.
 @Suite struct PublicMessageSignatureTests {
-    /// The example of PROTOCOL.md, "Signed public messages".
+    /// The example of docs/PROTOCOL.md, "Signed public messages".
     static let example = P2PPayload(
         type: .publicMessage, messageId: MessageID("01934c04-c009-7a00-9b00-000000000008")!,
         senderNumber: NodeNumber(rawValue: 4711)!, senderNickname: "alice", senderStage: "ios",
@@ -28,8 +29,7 @@ import Testing
     }
 
     @Test func protocolDocumentShowsTheSameBytes() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let text = try String(contentsOf: root.appendingPathComponent("PROTOCOL.md"), encoding: .utf8)
+        let text = try ProjectDocument.wireProtocol.text()
         let section = try #require(text.components(separatedBy: "## Signed public messages").dropFirst().first)
         let block = try #require(section.components(separatedBy: "```text\n").dropFirst().first?.components(separatedBy: "\n```").first)
         let documented = block.filter(\.isHexDigit)

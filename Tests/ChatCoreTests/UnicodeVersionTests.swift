@@ -1,7 +1,7 @@
 import ChatCore
 import Testing
 
-/// PROTOCOL.md 4.6 names the Unicode version characters are counted in and
+/// docs/PROTOCOL.md 4.6 names the Unicode version characters are counted in and
 /// lists the whitespace trimmed; both come from the toolchain's standard
 /// library, so a toolchain update that changes them fails here first.
 @Suite struct UnicodeVersionTests {
@@ -11,7 +11,7 @@ import Testing
             guard let age = Unicode.Scalar(value)?.properties.age else { continue }
             if age.major > newest.major || (age.major == newest.major && age.minor > newest.minor) { newest = age }
         }
-        #expect(newest.major == 17 && newest.minor == 0, "update PROTOCOL.md 4.6 and section 7 to Unicode \(newest.major).\(newest.minor)")
+        #expect(newest.major == 17 && newest.minor == 0, "update docs/PROTOCOL.md 4.6 and section 7 to Unicode \(newest.major).\(newest.minor)")
     }
 
     @Test func trimmedWhitespaceIsTheDocumentedSet() {

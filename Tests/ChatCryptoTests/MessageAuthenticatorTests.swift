@@ -2,9 +2,10 @@ import ChatCore
 @testable import ChatCrypto
 import Foundation
 import Testing
+import TestSupport
 
 /// The Ed25519 authenticator: its own signatures verify, and every kind of
-/// bad signature gets its own verdict; PROTOCOL.md's signed example is the
+/// bad signature gets its own verdict; docs/PROTOCOL.md's signed example is the
 /// one this code (and an independent Python signer) produces.
 @Suite struct MessageAuthenticatorTests {
     /// RFC 8032 section 7.1, TEST 1 secret key.
@@ -29,9 +30,8 @@ import Testing
         #expect(payload.signature == "fOVugBxOYvH/JjXW8zZdYFYot/7f9h8T9qN2CaLCVN74OaQW8p87y2li/X3VdMWg8nAkKjwB2wcKBVir0rzqAg==")
         #expect(authenticator.verify(payload) == .valid)
 
-        // The same frame is in PROTOCOL.md, "Signed public messages".
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let text = try String(contentsOf: root.appendingPathComponent("PROTOCOL.md"), encoding: .utf8)
+        // The same frame is in docs/PROTOCOL.md, "Signed public messages".
+        let text = try ProjectDocument.wireProtocol.text()
         let section = try #require(text.components(separatedBy: "## Signed public messages").dropFirst().first)
         let block = try #require(section.components(separatedBy: "```json\n").dropFirst().first?.components(separatedBy: "\n```").first)
         let line = block.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined()

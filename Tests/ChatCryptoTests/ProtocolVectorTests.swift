@@ -1,9 +1,10 @@
 import ChatCore
 import Foundation
 import Testing
+import TestSupport
 @testable import ChatCrypto
 
-/// The test vectors PROTOCOL.md publishes (fixed keys -> exact bytes) are
+/// The test vectors docs/PROTOCOL.md publishes (fixed keys -> exact bytes) are
 /// generated here and compared with the document, so it cannot drift.
 /// On a mismatch the generated block is printed, to paste in deliberately.
 @Suite struct ProtocolVectorTests {
@@ -74,11 +75,9 @@ import Testing
         return String(decoding: data, as: UTF8.self)
     }
 
-    /// The JSON between the markers in PROTOCOL.md, without its ``` fence.
+    /// The JSON between the markers in docs/PROTOCOL.md, without its ``` fence.
     static func publishedBlock() throws -> String? {
-        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("PROTOCOL.md")
-        let text = try String(contentsOf: url, encoding: .utf8)
+        let text = try ProjectDocument.wireProtocol.text()
         guard let begin = text.range(of: beginMarker), let end = text.range(of: endMarker) else { return nil }
         let block = text[begin.upperBound..<end.lowerBound]
         return block.split(separator: "\n", omittingEmptySubsequences: false)
@@ -87,8 +86,8 @@ import Testing
 
     @Test func protocolDocumentPublishesTheseExactVectors() throws {
         let generated = try Self.generatedBlock()
-        let published = try #require(try Self.publishedBlock(), "PROTOCOL.md has no vector block")
-        if published != generated { print("PROTOCOL.md vectors should read:\n\(generated)") }
+        let published = try #require(try Self.publishedBlock(), "docs/PROTOCOL.md has no vector block")
+        if published != generated { print("docs/PROTOCOL.md vectors should read:\n\(generated)") }
         #expect(published == generated)
     }
 

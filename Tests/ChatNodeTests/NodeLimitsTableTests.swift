@@ -3,10 +3,10 @@ import ChatNode
 import Testing
 import TestSupport
 
-/// README's NodeLimits table is the code's, row for row.
+/// docs/OPERATIONS.md's NodeLimits table is the code's, row for row.
 @Suite struct NodeLimitsTableTests {
-    @Test func readmeListsEveryLimitWithItsValue() throws {
-        #expect(try ReadmeTable.limitRows("NodeLimits") == NodeLimits.documentedRows.map(\.markdown))
+    @Test func operationsDocumentListsEveryLimitWithItsValue() throws {
+        #expect(try ProjectDocument.limitRows("NodeLimits") == NodeLimits.documentedRows.map(\.markdown))
     }
 
     @Test func rowsNameDistinctLimitsWithTheirValues() {

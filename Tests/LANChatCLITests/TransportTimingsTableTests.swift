@@ -3,11 +3,11 @@ import P2PTransport
 import Testing
 import TestSupport
 
-/// README's P2PConfiguration table is the defaults', row for row (its
+/// docs/OPERATIONS.md's P2PConfiguration table is the defaults', row for row (its
 /// `limits` are checked by PeerLimitsTableTests).
 @Suite struct TransportTimingsTableTests {
-    @Test func readmeListsEveryTimingWithItsDefault() throws {
-        #expect(try ReadmeTable.limitRows("P2PConfiguration") == P2PConfiguration().documentedRows.map(\.markdown))
+    @Test func operationsDocumentListsEveryTimingWithItsDefault() throws {
+        #expect(try ProjectDocument.limitRows("P2PConfiguration") == P2PConfiguration().documentedRows.map(\.markdown))
     }
 
     @Test func rowsFollowTheValues() {

@@ -117,7 +117,7 @@ import TestSupport
         #expect(await waitUntil { raw.isClosed })
         #expect(await alice.service.counters().spoofed == 1)
         #expect(!alice.receivedTexts.contains("I am bob"))
-        // PROTOCOL.md: the dial is established when the record opens, and
+        // docs/PROTOCOL.md: the dial is established when the record opens, and
         // only then is its frame checked; so the liar is reported joined,
         // then disconnected at once (a malformed first record, by contrast,
         // fails the dial unannounced).

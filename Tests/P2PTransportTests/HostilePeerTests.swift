@@ -7,8 +7,8 @@ import TestSupport
 
 /// Hostile v2 peers holding valid keys of their own: each attack on the
 /// handshake or the records is refused and counted, and an honest peer
-/// linked to the victim keeps chatting through it (PROTOCOL.md, "Links
-/// in v2").
+/// linked to the victim keeps chatting through it (docs/PROTOCOL.md
+/// 3.2).
 @Suite(.realTime) struct HostilePeerTests {
     /// Alice (the victim) linked to Bob (honest), with `configuration`.
     private func pair(_ seeds: (UInt64, UInt64), _ configuration: P2PConfiguration? = nil) async throws -> (TestNode, TestNode) {

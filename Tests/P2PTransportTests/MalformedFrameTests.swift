@@ -68,7 +68,7 @@ import TestSupport
         let raw = try RawPeer(connectingTo: await alice.service.listeningPort, seed: 1_521, "newer")
         try await raw.handshake()
         try #require(await waitUntil { alice.log.joined(raw.number) != nil })
-        // PROTOCOL.md 4.4: a newer peer's type is not an error.
+        // docs/PROTOCOL.md 4.4: a newer peer's type is not an error.
         raw.send(raw.frame(.unknown("reaction"), content: "👍"))
         raw.send(raw.frame(.unknown("\u{1B}[31m"), content: ""))
         raw.send(raw.frame(.publicMessage, content: "end"))

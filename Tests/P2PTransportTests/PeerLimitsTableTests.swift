@@ -3,10 +3,10 @@ import P2PTransport
 import Testing
 import TestSupport
 
-/// README's PeerLimits table is the defaults', row for row.
+/// docs/OPERATIONS.md's PeerLimits table is the defaults', row for row.
 @Suite struct PeerLimitsTableTests {
-    @Test func readmeListsEveryLimitWithItsDefault() throws {
-        #expect(try ReadmeTable.limitRows("PeerLimits") == PeerLimits().documentedRows.map(\.markdown))
+    @Test func operationsDocumentListsEveryLimitWithItsDefault() throws {
+        #expect(try ProjectDocument.limitRows("PeerLimits") == PeerLimits().documentedRows.map(\.markdown))
     }
 
     @Test func rowsFollowTheValues() {

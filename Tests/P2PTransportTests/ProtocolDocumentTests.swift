@@ -3,15 +3,15 @@ import ChatCrypto
 import Foundation
 @testable import P2PTransport
 import Testing
+import TestSupport
 
-/// PROTOCOL.md's examples are real: each one decodes as what it claims,
+/// docs/PROTOCOL.md's examples are real: each one decodes as what it claims,
 /// frames carry this build's protocol version, every known frame type has
 /// one, and every public message in them is signed by the key that derives
 /// its sender number.
 @Suite struct ProtocolDocumentTests {
     private func examples() throws -> [String] {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let text = try String(contentsOf: root.appendingPathComponent("PROTOCOL.md"), encoding: .utf8)
+        let text = try ProjectDocument.wireProtocol.text()
         // ```json blocks; wrapped lines are joined (the wrap is for reading only).
         return text.components(separatedBy: "```json\n").dropFirst().map {
             $0.components(separatedBy: "\n```").first!.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined()

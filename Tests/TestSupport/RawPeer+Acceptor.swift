@@ -2,7 +2,7 @@ import ChatCore
 import ChatCrypto
 
 /// The acceptor's side of the v2 handshake, for a node under test that
-/// dials a hostile peer (PROTOCOL.md, "Links in v2"):
+/// dials a hostile peer (docs/PROTOCOL.md 3.2):
 ///
 ///     awaitMessage1()        <- [psk,] e
 ///     message2(hello:)       -> e, ee, s, es + this peer's identity and hello

@@ -2,7 +2,7 @@ import ChatCore
 import ChatCrypto
 
 /// The dialler's side of the v2 handshake, one step at a time, so a test
-/// can stop, lie or replay at any point (PROTOCOL.md, "Links in v2"):
+/// can stop, lie or replay at any point (docs/PROTOCOL.md 3.2):
 ///
 ///     message1()  -> [psk,] e                       (sent as is)
 ///     awaitMessage2()  <- e, ee, s, es + the acceptor's identity and hello

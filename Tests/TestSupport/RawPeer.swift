@@ -4,7 +4,7 @@ import Foundation
 
 /// A hand-driven protocol v2 peer on 127.0.0.1, for speaking (and
 /// breaking) the link protocol without a `P2PService` or a `lanchat`
-/// process: the Noise handshake step by step (PROTOCOL.md, "Links in v2"),
+/// process: the Noise handshake step by step (docs/PROTOCOL.md 3.2),
 /// records, and raw bytes anywhere in between.
 ///
 ///     let raw = try RawPeer(connectingTo: port, key: key, nickname: "mallory")

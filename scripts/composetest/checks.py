@@ -3,7 +3,7 @@
     python3 -m scripts.composetest.checks PROJECT SOCKET FILE...
 
 Every wait has a deadline; no sleep stands in for an event. The people
-(alice, bob, carol, dave) run with --json (docker/compose-test.yml), the
+(alice, bob, carol, dave) run with --json (scripts/docker/compose-test.yml), the
 bots log links and leaves at info level on stderr.
 """
 

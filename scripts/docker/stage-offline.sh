@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Fills a docker build context for docker/Dockerfile.offline: the lanchat
+# Fills a docker build context for scripts/docker/Dockerfile.offline: the lanchat
 # binary, every shared library `ldd` lists (same paths as on this host), a
 # passwd entry for uid 10001 and an empty /data it owns.
 #
-#   docker/stage-offline.sh BINARY DIR && docker build -t lanchat:local DIR
+#   scripts/docker/stage-offline.sh BINARY DIR && docker build -t lanchat:local DIR
 set -euo pipefail
-binary=${1:?usage: docker/stage-offline.sh BINARY DIR}
-stage=${2:?usage: docker/stage-offline.sh BINARY DIR}
+binary=${1:?usage: scripts/docker/stage-offline.sh BINARY DIR}
+stage=${2:?usage: scripts/docker/stage-offline.sh BINARY DIR}
 here=$(cd "$(dirname "$0")" && pwd)
 
 rm -rf "$stage"
