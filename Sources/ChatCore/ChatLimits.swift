@@ -1,6 +1,6 @@
-/// The chat core's limits, in one place. README's ChatLimits table lists
+/// The chat core's limits, in one place. docs/OPERATIONS.md's ChatLimits table lists
 /// `documentedRows`, checked by a test: a new limit is a constant here, a
-/// row in `documentedRows` and the same row in README.
+/// row in `documentedRows` and the same row in docs/OPERATIONS.md.
 public enum ChatLimits {
     /// Most characters in one message, counted as grapheme clusters so a
     /// Korean syllable or an emoji with modifiers counts as one.

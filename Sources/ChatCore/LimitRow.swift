@@ -1,8 +1,8 @@
-/// One limit as README's limits tables show it: its name in code, its
+/// One limit as docs/OPERATIONS.md's limits tables show it: its name in code, its
 /// value, the unit and what it bounds. Each layer lists its limits as
 /// `documentedRows` (`ChatLimits`, `NodeLimits`, `PeerLimits`,
 /// `P2PConfiguration`), and a test checks that
-/// README's table holds exactly those rows, so the two cannot drift.
+/// docs/OPERATIONS.md's table holds exactly those rows, so the two cannot drift.
 public struct LimitRow: Hashable, Sendable, CustomStringConvertible {
     public var name: String
     public var value: String
@@ -26,7 +26,7 @@ public struct LimitRow: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// The row as README writes it: `| `name` | value | unit | meaning |`.
+    /// The row as docs/OPERATIONS.md writes it: `| `name` | value | unit | meaning |`.
     public var markdown: String { "| `\(name)` | \(value) | \(unit) | \(meaning) |" }
 
     public var description: String { markdown }

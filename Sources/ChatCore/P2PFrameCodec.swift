@@ -1,15 +1,17 @@
 import Foundation
 
-/// Newline-delimited JSON framing for `P2PPayload`: one UTF-8 JSON object
-/// per line, at most `maxLineLength` bytes (64 KiB) before the "\n".
+/// The JSON body of one `P2PPayload`: in protocol v2 each frame is the
+/// plaintext of one AEAD record (docs/PROTOCOL.md, 4), so `encode` and
+/// `decodeLine` are what the link uses: one UTF-8 JSON object, at most
+/// `maxLineLength` bytes (64 KiB), validated field by field, a malformed
+/// one throwing a named `FrameError`.
 ///
-/// Decoding is incremental: `append` the bytes as they arrive, then call
-/// `decode()` until it returns nil ("need more bytes"). A malformed line
-/// throws a named `FrameError` and is consumed, so the caller may count it
-/// and go on; an over-long line throws from `append` and ends the stream.
+/// The incremental `append`/`decode` pair splits newline-delimited frames;
+/// the link does not use it since v2 (records frame themselves), but the
+/// codec tests, the fuzz target and the bench's codec row still feed it.
 ///
-///     {"version":1,"type":"ping","messageId":"…","senderNumber":7,
-///      "senderNickname":"bob","content":"","timestamp":1732147200000}\n
+///     {"version":2,"type":"ping","messageId":"…","senderNumber":7,
+///      "senderNickname":"bob","content":"","timestamp":1732147200000}
 public struct P2PFrameCodec: Sendable {
     public static let maxLineLength = ChatLimits.maxLineBytes
 

@@ -1,8 +1,8 @@
 import ChatCore
 
-/// The node's limits and timings, in one place. README's NodeLimits table
+/// The node's limits and timings, in one place. docs/OPERATIONS.md's NodeLimits table
 /// lists `documentedRows`, checked by a test: a new limit is a constant
-/// here, a row in `documentedRows` and the same row in README.
+/// here, a row in `documentedRows` and the same row in docs/OPERATIONS.md.
 public enum NodeLimits {
     /// Most messages in one history reply (a page).
     public static let catchUpPageSize = 200
@@ -46,7 +46,7 @@ public enum NodeLimits {
     /// reading slower than the flood.
     public static let eventBufferBytes = 8 * 1024 * 1024
     /// Timestamps further ahead of the local clock than this (ms) are
-    /// clamped to the local clock (see README, "Ordering and clocks").
+    /// clamped to the local clock (see docs/OPERATIONS.md, "Ordering and clocks").
     public static let maxClockSkew: Int64 = 5 * 60 * 1000
     /// How often the outbox is checked for retries while it holds DMs.
     public static let outboxTick = Duration.milliseconds(100)

@@ -7,7 +7,7 @@ import Dispatch
 /// waits for a disk, so it runs on the pool like any actor: a call then
 /// costs an actor switch on the caller's thread (about 1 µs) instead of
 /// waking the queue's thread and the caller's again (25-36 µs at load 1.3,
-/// 100-240 µs at load 20 on the 2-core machine the README measures).
+/// 100-240 µs at load 20 on the 2-core machine docs/BENCHMARKS.md measures).
 enum StoreExecutor: Sendable {
     case queue(StoreQueue)
     case pool(StoreHost)

@@ -8,7 +8,7 @@ import Glibc
 /// it start over from the top; after that the file keeps its size and a
 /// commit overwrites blocks it already has. While the file still grows, an
 /// fsync also commits the file system's journal (the new size and blocks):
-/// on the machine the README measures, the first ~70 DMs after every start
+/// on the machine docs/BENCHMARKS.md measures, the first ~70 DMs after every start
 /// took 2-3.5 ms to their acknowledgement instead of 1.2 ms, and were the
 /// whole of the round trip's p99. Writing the zeros once at open makes the
 /// first cycle like every later one.

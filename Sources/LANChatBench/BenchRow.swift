@@ -23,7 +23,7 @@ struct BenchRow: Sendable {
     }
 }
 
-/// Prints rows as a Markdown table (what README shows) and writes JSON.
+/// Prints rows as a Markdown table (what docs/BENCHMARKS.md shows) and writes JSON.
 enum BenchReport {
     static func table(_ rows: [BenchRow]) -> String {
         var lines = ["| figure | value | baseline (same run) | target | met? |", "|---|---|---|---|---|"]

@@ -8,7 +8,7 @@ import Foundation
 ///
 /// The flood comes from `peers` raw v2 peers at once, each with a key of
 /// its own, as a Sybil flood would: one link's frame budget (1000 frames/s
-/// after a burst of 2000, see README "Limits a peer meets") paces a single
+/// after a burst of 2000, see docs/OPERATIONS.md "Limits a peer meets") paces a single
 /// peer, so one peer would take over 16 minutes for the million. Each peer
 /// signs and seals its share on a thread of its own as it writes (ids
 /// increasing per peer, as real senders' are).

@@ -54,7 +54,7 @@ public enum JSONEventEncoder {
         return object
     }
 
-    /// The `stats` reply's counters (README, "Limits a peer meets").
+    /// The `stats` reply's counters (docs/OPERATIONS.md, "Limits a peer meets").
     public static func stats(_ counters: NodeCounters, transport: [String: Int]) -> [String: Any] {
         [
             "transport": transport, "receivedByType": counters.receivedByType, "stored": counters.stored,

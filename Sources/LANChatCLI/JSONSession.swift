@@ -4,7 +4,7 @@ import Foundation
 
 /// `--json`: one JSON object per line on stdout for every event, one JSON
 /// command per line on stdin. A bad line yields an error event, never an
-/// exit. The schema is in README ("JSON lines").
+/// exit. The schema is in docs/USAGE.md ("Scripts: JSON lines").
 public actor JSONSession: FrontEnd {
     private let node: ChatNode
     private let out: LineWriter

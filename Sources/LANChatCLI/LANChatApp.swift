@@ -67,7 +67,7 @@ public enum LANChatApp {
         let identity = NodeIdentity(number: identityKey.nodeNumber, nickname: nickname, stage: options.stage)
         var configuration = transportConfiguration(options)
         configuration.identityKey = identityKey
-        // What this node does for peers (PROTOCOL.md, "Links in v2"): it
+        // What this node does for peers (docs/PROTOCOL.md, 3.2 "The handshake and the hello"): it
         // acknowledges DMs and answers catch-up.
         configuration.capabilities = ["ack", "history"]
         configuration.groupSecret = groupSecret

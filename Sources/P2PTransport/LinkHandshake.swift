@@ -3,7 +3,7 @@ import ChatCrypto
 
 /// The protocol v2 handshake of one link, as a pure value: Noise XX (or
 /// XXpsk0+psk3 with a group secret) carrying each side's identity payload and
-/// hello (PROTOCOL.md, "Links in v2"). It never touches a socket; the
+/// hello (docs/PROTOCOL.md, 3.2 "The handshake and the hello"). It never touches a socket; the
 /// service feeds it the handshake messages that arrive and writes the
 /// messages it returns.
 ///

@@ -29,7 +29,7 @@ extension P2PService {
         return try LinkHandshake(role: role, credential: credential, groupSecret: configuration.groupSecret, hello: bytes)
     }
 
-    /// One handshake message from the peer (PROTOCOL.md, "Links in v2").
+    /// One handshake message from the peer (docs/PROTOCOL.md, 3.2 "The handshake and the hello").
     func handleHandshakeMessage(_ message: [UInt8], on link: PeerLink) {
         if link.handshake == nil, link.direction == .inbound, link.peer == nil {
             do {

@@ -1,6 +1,6 @@
 /// What one peer (or one address on the LAN) may make a node do before it
 /// is refused, throttled or cut off. Anyone on the LAN can connect, so every
-/// resource a connection can claim has a bound here; README's "Limits a
+/// resource a connection can claim has a bound here; docs/OPERATIONS.md's "Limits a
 /// peer meets" lists them with their defaults.
 ///
 /// The defaults leave room for many nodes on one host (they all connect
