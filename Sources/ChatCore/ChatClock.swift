@@ -10,6 +10,10 @@ public protocol ChatClock: Sendable {
     func now() -> Date
     /// Monotonic time from an arbitrary origin, for timeouts and intervals.
     func uptime() -> Duration
+    /// Returns once `duration` of `uptime()` has passed; throws
+    /// `CancellationError` if the task is cancelled first. Every timer of
+    /// the node waits here, so a manual clock in tests moves them all.
+    func sleep(for duration: Duration) async throws
 }
 
 extension ChatClock {
@@ -26,6 +30,8 @@ public struct SystemClock: ChatClock {
     public func now() -> Date { Date() }
 
     public func uptime() -> Duration { ContinuousClock.now - origin }
+
+    public func sleep(for duration: Duration) async throws { try await Task.sleep(for: duration) }
 }
 
 /// Conversions between `Date` and the wire's millisecond timestamps.

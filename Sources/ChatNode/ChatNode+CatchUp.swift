@@ -63,8 +63,8 @@ extension ChatNode {
         frame.limit = request.limit
         let id = request.id
         let timeout = options.catchUpTimeout
-        Task { [weak self] in
-            try? await Task.sleep(for: timeout)
+        Task { [weak self, clock] in
+            try? await clock.sleep(for: timeout)
             await self?.catchUpTimedOut(id, from: peer)
         }
         await transport.send(frame, to: peer)
@@ -98,8 +98,8 @@ extension ChatNode {
     /// The page for `request` could not be stored: ask again shortly, if
     /// it is still the one outstanding and the peer still linked.
     func retryCatchUp(_ request: CatchUpRequest, from peer: NodeNumber) {
-        Task { [weak self] in
-            try? await Task.sleep(for: NodeLimits.catchUpRetry)
+        Task { [weak self, clock] in
+            try? await clock.sleep(for: NodeLimits.catchUpRetry)
             await self?.resendCatchUp(request, to: peer)
         }
     }
@@ -165,8 +165,8 @@ extension ChatNode {
             if deferredCatchUp.updateValue(request, forKey: peer) != nil {
                 counters.catchUpRefused += 1
             } else {
-                Task { [weak self] in
-                    try? await Task.sleep(for: .seconds(1 / NodeLimits.catchUpRefillPerSecond))
+                Task { [weak self, clock] in
+                    try? await clock.sleep(for: .seconds(1 / NodeLimits.catchUpRefillPerSecond))
                     await self?.answerDeferredCatchUp(from: peer)
                 }
             }

@@ -27,8 +27,8 @@ extension ChatNode {
             .filter { $0.room == .publicRoom && $0.senderNumber != self.identity.number }
             .map(\.senderNumber))
         for peer in authors where directory[peer] != nil && lostPublicFrom.insert(peer).inserted {
-            Task { [weak self] in
-                try? await Task.sleep(for: NodeLimits.catchUpRetry)
+            Task { [weak self, clock] in
+                try? await clock.sleep(for: NodeLimits.catchUpRetry)
                 await self?.askAfterLoss(peer)
             }
         }

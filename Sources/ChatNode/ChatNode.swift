@@ -119,11 +119,11 @@ public actor ChatNode {
         state = .running
         let events = transport.events
         pump = Task { [weak self] in await self?.pumpEvents(events) }
-        ticker = Task { [weak self] in
+        ticker = Task { [weak self, clock] in
             while !Task.isCancelled {
                 // An empty outbox needs no timer: an idle node does not wake.
                 await self?.parkWhileOutboxEmpty()
-                try? await Task.sleep(for: NodeLimits.outboxTick)
+                try? await clock.sleep(for: NodeLimits.outboxTick)
                 guard let self else { return }
                 await self.pumpOutbox()
             }

@@ -160,6 +160,8 @@ enum StoreRows {
         let date: Date
         func now() -> Date { date }
         func uptime() -> Duration { .zero }
+        // Grouping never waits; a timer on a clock that stands still would never fire.
+        func sleep(for duration: Duration) async throws { try await Task.sleep(for: duration) }
     }
 
     static func grouping(quick: Bool) -> BenchRow {

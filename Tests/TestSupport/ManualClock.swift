@@ -3,10 +3,19 @@ import Foundation
 import Synchronization
 
 /// A clock tests move by hand: nothing happens until `advance` is called.
+/// Sleepers wake when an `advance` carries uptime to their deadline, in
+/// deadline order, so timers fire in a test exactly as the test says.
 public final class ManualClock: ChatClock {
+    private struct Sleeper {
+        let id: UInt64
+        let deadline: Duration
+        let continuation: CheckedContinuation<Void, any Error>
+    }
     private struct State {
         var wall: Date
         var uptime: Duration
+        var sleepers: [Sleeper] = []
+        var nextID: UInt64 = 0
     }
     private let state: Mutex<State>
 
@@ -18,12 +27,52 @@ public final class ManualClock: ChatClock {
 
     public func uptime() -> Duration { state.withLock { $0.uptime } }
 
-    /// Moves both wall time and uptime forward.
-    public func advance(by duration: Duration) {
-        state.withLock {
-            $0.uptime += duration
-            $0.wall = $0.wall.addingTimeInterval(duration.seconds)
+    /// How many tasks wait on this clock now.
+    public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
+
+    public func sleep(for duration: Duration) async throws {
+        let id = state.withLock { state -> UInt64 in
+            state.nextID += 1
+            return state.nextID
         }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                enum Outcome { case wait, wake, cancelled }
+                // Checked under the lock: a cancel that comes after this
+                // finds the sleeper in the list and wakes it itself.
+                let outcome = state.withLock { state -> Outcome in
+                    if Task.isCancelled { return .cancelled }
+                    if duration <= .zero { return .wake }
+                    state.sleepers.append(Sleeper(id: id, deadline: state.uptime + duration, continuation: continuation))
+                    return .wait
+                }
+                switch outcome {
+                case .wait: break
+                case .wake: continuation.resume()
+                case .cancelled: continuation.resume(throwing: CancellationError())
+                }
+            }
+        } onCancel: {
+            let sleeper = state.withLock { state -> Sleeper? in
+                guard let index = state.sleepers.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.sleepers.remove(at: index)
+            }
+            sleeper?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Moves both wall time and uptime forward, and wakes every sleeper
+    /// whose deadline that reaches.
+    public func advance(by duration: Duration) {
+        let due = state.withLock { state -> [Sleeper] in
+            state.uptime += duration
+            state.wall = state.wall.addingTimeInterval(duration.seconds)
+            let uptime = state.uptime
+            let due = state.sleepers.filter { $0.deadline <= uptime }.sorted { ($0.deadline, $0.id) < ($1.deadline, $1.id) }
+            state.sleepers.removeAll { $0.deadline <= uptime }
+            return due
+        }
+        for sleeper in due { sleeper.continuation.resume() }
     }
 
     /// Sets the wall clock alone (a clock step, a time zone test).
