@@ -15,6 +15,8 @@ fi
 # Package.swift's dependencies must be exactly what each target imports.
 python3 scripts/check-manifest.py --self-test
 python3 scripts/check-manifest.py
+# Tests on the wall clock sit in Integration/ and take .realTime (parallel-safe).
+python3 scripts/check-test-layout.py
 swift build --build-tests "$@"
 # Parallel, as plain `swift test` runs it: tests on the wall clock with
 # real sockets or processes take the .realTime trait (TestSupport's

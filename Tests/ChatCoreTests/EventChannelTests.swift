@@ -1,6 +1,7 @@
 import ChatCore
 import Synchronization
 import Testing
+import TestSupport
 
 /// `EventChannel`: order kept, oldest dropped when full, iteration ends
 /// after `finish()` (once drained) or on cancellation, and no wake-up is
@@ -81,7 +82,7 @@ import Testing
             for await _ in channel { count += 1 }
             return count
         }
-        #expect(await waitFor { started.withLock { $0 } })
+        #expect(await waitUntil { started.withLock { $0 } })
         consumer.cancel()
         #expect(await consumer.value == 0, "ends without an element and without finish()")
     }
@@ -105,15 +106,5 @@ import Testing
         await producer.value
         #expect(inOrder)
         #expect(expected == total)
-    }
-
-    /// Polls `condition` until it holds or 5 s pass.
-    private func waitFor(_ condition: () -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(5)
-        while !condition() {
-            if ContinuousClock.now > deadline { return false }
-            try? await Task.sleep(for: .milliseconds(1))
-        }
-        return true
     }
 }

@@ -8,7 +8,7 @@ import TestSupport
         let node = try NodeProcess(["--help"])
         #expect(try await node.waitForExit() == 0)
         let pinned = try String(contentsOf: URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().appendingPathComponent("Fixtures/help.txt"), encoding: .utf8)
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures/help.txt"), encoding: .utf8)
         // A changed help text must be a deliberate change to the fixture too.
         #expect(node.stdoutLines.joined(separator: "\n") + "\n" == pinned)
         #expect(node.stdoutLines.first == "OVERVIEW: a LAN peer-to-peer chat node")
