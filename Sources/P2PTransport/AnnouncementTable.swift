@@ -35,7 +35,7 @@ struct AnnouncementTable: Sendable {
         case changed
         /// Same instance, nothing new.
         case refreshed
-        /// An instance that said leave; its late beacons are ignored.
+        /// An instance that said leave on its link; its late beacons are ignored.
         case departed
         /// A new number, not recorded: the table or the address's share is full.
         case refused
@@ -100,16 +100,9 @@ struct AnnouncementTable: Sendable {
         return true
     }
 
-    /// The instance said leave (datagram or frame): stop dialling it.
-    /// Remembered only for an instance we knew, so a flood of leave
-    /// datagrams with invented ids costs nothing.
-    mutating func depart(_ number: NodeNumber, instanceId: String, at now: Duration) {
-        guard entries[number]?.instanceId == instanceId else { return }
-        departLinked(number, instanceId: instanceId, at: now)
-    }
-
-    /// The linked instance said leave: its late beacons are ignored. The
-    /// memory of departures is bounded like the table.
+    /// The linked instance said leave in a frame on its link: its late
+    /// beacons are ignored. The memory of departures is bounded like the
+    /// table. (A leave datagram, which anyone can forge, changes nothing.)
     mutating func departLinked(_ number: NodeNumber, instanceId: String, at now: Duration) {
         if departed.count >= maxEntries, let oldest = departed.min(by: { $0.value < $1.value }) {
             departed[oldest.key] = nil

@@ -82,7 +82,9 @@ extension P2PService {
         let number = beacon.number
         switch beacon.kind {
         case .leave:
-            announcements.depart(number, instanceId: beacon.instanceId, at: now)
+            // Anyone can send it in anyone's name: it changes nothing. A
+            // gone node's announcement expires, and a dial to it fails fast.
+            logger.debug("ignored a leave datagram for \(number); only a leave frame on a link counts")
         case .beacon:
             switch announcements.observe(beacon, from: source.address, at: now) {
             case .departed, .refreshed:
@@ -106,8 +108,8 @@ extension P2PService {
 
     /// A datagram naming a peer we have a link to. The link, not the
     /// datagram, is the evidence (a datagram is easy to forge): names change
-    /// only by frames on the link; only the address the link's hello
-    /// announced may announce its leave, and another instance claiming the number is believed only if
+    /// only by frames on the link, a leave counts only as a frame on the
+    /// link, and another instance claiming the number is believed only if
     /// the link fails a ping (`startProbe`); until then the claim waits in
     /// `pendingClaims` and the announcement table keeps the linked instance.
     private func handleBeacon(_ beacon: DiscoveryBeacon, from source: IPv4Endpoint, about link: PeerLink, peer: PeerInfo) {
@@ -132,10 +134,10 @@ extension P2PService {
         }
         switch beacon.kind {
         case .leave:
-            announcements.departLinked(beacon.number, instanceId: beacon.instanceId, at: now)
-            // Trusted only as a label: the link itself ends by its own
-            // leave frame or end of stream, which is then reported as a leave.
-            link.leaveAnnounced = true
+            // Not even a label for the link's end: a forged one would have
+            // made a later crash read as a clean leave, and a peer that left
+            // is not redialled (found by an attacker test, issue 31).
+            logger.debug("ignored a leave datagram for linked \(beacon.number); its link's leave frame is the evidence")
         case .beacon:
             // Keeps the announcement fresh for redials; names change only
             // by frames on the link (`noteIdentity`), never by a datagram.

@@ -96,8 +96,8 @@ extension P2PService {
         case .running:
             break
         }
-        // The datagram first: a peer then knows the end of stream that
-        // follows is a leave even if the leave frame is lost to a reset.
+        // Nodes of this build ignore the datagram (anyone can forge it);
+        // earlier v2 builds stop dialling on it. The leave frame is the word.
         sendDiscovery(.leave)
         let leave = ControlFrame.encode(control(.leave))
         for link in established.values { write(leave, to: link) }

@@ -256,7 +256,7 @@ extension P2PService {
         case .violation, .superseded: reason = .disconnected
         case .restarted: reason = .restarted
         case .timedOut: reason = .timedOut
-        case .endOfStream, .ioError: reason = link.leaveAnnounced ? .left : .timedOut
+        case .endOfStream, .ioError: reason = .timedOut  // a clean leave comes as a frame first
         }
         emit(.peerLeft(number, reason))
         switch reason {

@@ -56,8 +56,6 @@ final class PeerLink {
     /// (see `P2PService.establish`).
     var unsealed: OutboundQueue
     var malformedCount = 0
-    /// The peer's leave datagram arrived: its end of stream is a clean leave.
-    var leaveAnnounced = false
     private(set) var isClosed = false
 
     init(id: Int, fd: Int32, direction: LinkDirection, remote: IPv4Endpoint, phase: Phase,

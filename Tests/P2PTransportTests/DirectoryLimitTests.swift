@@ -38,16 +38,14 @@ import Testing
         #expect(directory.evictions == 2 && directory.count == 8)
     }
 
-    @Test func leavesOfUnknownInstancesAreNotRemembered() {
+    @Test func aLinkedInstancesLeaveIsRememberedAndItsLateBeaconsIgnored() {
         var directory = directory()
         let instance = InstanceID.make()
-        // A leave for an instance never announced leaves no trace, so its
-        // first beacon afterwards is simply new.
-        directory.depart(NodeNumber(rawValue: 1)!, instanceId: instance, at: .zero)
         #expect(directory.observe(beacon(1, instance: instance), from: 1, at: .zero) == .new)
-        // A known instance's leave is remembered: its late beacons are ignored.
-        directory.depart(NodeNumber(rawValue: 1)!, instanceId: instance, at: .zero)
+        directory.departLinked(NodeNumber(rawValue: 1)!, instanceId: instance, at: .zero)
         #expect(directory.observe(beacon(1, instance: instance), from: 1, at: .zero) == .departed)
+        // Its next start is another instance: new again.
+        #expect(directory.observe(beacon(1, instance: InstanceID.make()), from: 1, at: .zero) == .new)
     }
 
     @Test func dialCapsAreFittedToTheDescriptorLimit() {

@@ -129,7 +129,7 @@ import Testing
         #expect(seenRestarted == .restarted(previousInstance: "one"))
         #expect(directory[high]?.nextDialAt == .seconds(4))
 
-        directory.depart(high, instanceId: "two", at: .seconds(5))
+        directory.departLinked(high, instanceId: "two", at: .seconds(5))
         #expect(directory[high] == nil)
         let seenAfterLeave = directory.observe(second, from: 0x7F00_0001, at: .seconds(5))
         #expect(seenAfterLeave == .departed)

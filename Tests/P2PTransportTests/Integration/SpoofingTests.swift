@@ -83,6 +83,28 @@ import TestSupport
         await bob.service.stop()
     }
 
+    /// A leave datagram in Bob's name from his own address, port and
+    /// instance (all in his beacons) changes nothing: before, it made
+    /// Alice forget his announcement, and a later crash read as a clean
+    /// leave, after which his instance was never redialled.
+    @Test func aForgedLeaveDatagramChangesNothing() async throws {
+        let (alice, bob, discoveryPort) = try await pair(1_411, 1_412)
+        let forger = BeaconSender(discoveryPort: discoveryPort)
+        forger.send(DiscoveryBeacon(kind: .leave, identity: bob.identity, tcpPort: await bob.service.listeningPort,
+                                    instanceId: await bob.service.instanceId))
+        // A marker from the same socket after it: once Alice holds it, the
+        // leave was handled.
+        let marker = NodeIdentity(number: NodeNumber(rawValue: 1_498)!, nickname: "marker")
+        forger.send(DiscoveryBeacon(kind: .beacon, identity: marker, tcpPort: 9, instanceId: InstanceID.make()))
+        try #require(await waitUntil { await alice.service.isAnnouncedForTesting(marker.number) })
+        #expect(await alice.service.isAnnouncedForTesting(bob.number), "Bob's announcement is kept")
+        #expect(await bobIsIntact(alice, bob))
+        await bob.service.crashForTesting()
+        #expect(await waitUntil { alice.log.contains(.peerLeft(bob.number, .timedOut)) })
+        #expect(!alice.log.contains(.peerLeft(bob.number, .left)), "a crash is not a clean leave")
+        await alice.service.stop()
+    }
+
     @Test func aBeaconFromAnotherInstanceOfALinkedNumberIsRefusedWhileTheLinkAnswers() async throws {
         let (alice, bob, discoveryPort) = try await pair(1_403, 1_404)
         let forger = BeaconSender(discoveryPort: discoveryPort)
