@@ -2,12 +2,15 @@ import ChatCore
 import ChatStore
 
 /// One clear error when the store stops taking writes (disk full, I/O
-/// error), one notice when it takes them again; not one per message. The
+/// error), one notice when it takes them again; not one per message, and
+/// not one per switch while a nearly full disk takes some commits and
+/// refuses others (`NodeLimits.storageRecoveryQuiet`). The
 /// node keeps linking and serving meanwhile: unstored frames are not
 /// acknowledged, so their senders retry, and nothing acknowledged is lost.
 extension ChatNode {
     func storeFailed(_ error: StoreError, what: String) {
         counters.commitFailures += 1
+        lastStoreFailureAt = clock.uptime()
         guard storeFailure == nil else {
             logger.debug("could not store \(what): \(error)")
             return
@@ -40,10 +43,43 @@ extension ChatNode {
         if let ask = catchUpRound.recover(peer) { await requestCatchUp(ask) }
     }
 
+    /// A commit went through. Said as a recovery once no write has been
+    /// refused for `storageRecoveryQuiet`; until then a check waits on the
+    /// clock, and a refusal meanwhile pushes it back.
     func storeHealthy() {
         guard storeFailure != nil else { return }
+        lastStoreSuccessAt = clock.uptime()
+        let quiet = clock.uptime() - (lastStoreFailureAt ?? .zero)
+        guard quiet >= NodeLimits.storageRecoveryQuiet else {
+            scheduleStoreRecoveryCheck(after: NodeLimits.storageRecoveryQuiet - quiet)
+            return
+        }
         storeFailure = nil
         logger.notice("history store writes again")
         emit(.storage(failure: nil))
+    }
+
+    private func scheduleStoreRecoveryCheck(after wait: Duration) {
+        guard !storeRecoveryCheckPending else { return }
+        storeRecoveryCheckPending = true
+        Task { [weak self, clock] in
+            try? await clock.sleep(for: wait)
+            await self?.storeRecoveryCheckDue()
+        }
+    }
+
+    /// The wait is over: recovered if nothing was refused since; if a
+    /// refusal came and a write went through after it, wait out the rest;
+    /// else the next write that goes through checks again.
+    private func storeRecoveryCheckDue() {
+        storeRecoveryCheckPending = false
+        guard state == .running, storeFailure != nil else { return }
+        let failedAt = lastStoreFailureAt ?? .zero
+        let quiet = clock.uptime() - failedAt
+        if quiet >= NodeLimits.storageRecoveryQuiet {
+            storeHealthy()
+        } else if let wroteAt = lastStoreSuccessAt, wroteAt > failedAt {
+            scheduleStoreRecoveryCheck(after: NodeLimits.storageRecoveryQuiet - quiet)
+        }
     }
 }

@@ -73,6 +73,12 @@ public actor ChatNode {
     var routerReplay: [@Sendable (inout MessageRouter) -> [ChatEvent]]?
     /// Set while the store refuses writes (said once, see ChatNode+StoreHealth.swift).
     var storeFailure: StoreError?
+    /// When the store last refused a write, on the node's clock.
+    var lastStoreFailureAt: Duration?
+    /// When the store last took a write while `storeFailure` was set.
+    var lastStoreSuccessAt: Duration?
+    /// A check that the store has stayed writable is waiting on the clock.
+    var storeRecoveryCheckPending = false
     /// Linked peers whose live public messages a failed commit lost, to be
     /// asked for catch-up (see `recoverLostPublicMessages`).
     var lostPublicFrom: Set<NodeNumber> = []

@@ -23,6 +23,10 @@ public enum NodeLimits {
     public static let catchUpTimeout = Duration.seconds(5)
     /// A page that could not be stored is asked again after this.
     public static let catchUpRetry = Duration.seconds(1)
+    /// The store is said to write again only after this long without a
+    /// refused write: a nearly full disk takes small commits and refuses
+    /// larger ones, and each switch would otherwise be said.
+    public static let storageRecoveryQuiet = Duration.seconds(5)
     /// Pages in a row with nothing new after which a catch-up source lets a
     /// waiting peer go first.
     public static let catchUpIdlePagesBeforeYield = 3
@@ -64,6 +68,7 @@ public enum NodeLimits {
         LimitRow("catchUpRefillPerSecond", catchUpRefillPerSecond, "per second", "answered history requests per peer after the burst"),
         LimitRow("catchUpTimeout", catchUpTimeout, "a page unanswered this long is asked of another peer"),
         LimitRow("catchUpRetry", catchUpRetry, "a page that could not be stored is asked again after this"),
+        LimitRow("storageRecoveryQuiet", storageRecoveryQuiet, "the store is said to write again after this long without a refused write"),
         LimitRow("catchUpIdlePagesBeforeYield", catchUpIdlePagesBeforeYield, "pages", "pages in a row with nothing new before the source yields, or a probed peer's turn ends"),
         LimitRow("maxCommitBatch", maxCommitBatch, "frames", "frames and commands committed in one transaction"),
         LimitRow("inboxHighWater", inboxHighWater, "events", "waiting transport events before reading is paused"),

@@ -33,6 +33,35 @@ import TestSupport
         #expect(storage.count == 2 && storage.first! != nil && storage.last! == nil)
     }
 
+    /// A nearly full disk takes some commits and refuses others: the error
+    /// is said once, and the recovery once, after a quiet time with no
+    /// refusal (issue 31: ok:false and ok:true alternated 5 times in 1.8 s).
+    @Test func aDiskThatRefusesSomeCommitsIsSaidOnceNotPerSwitch() async throws {
+        let clock = ManualClock()
+        let (_, alice, bob) = try await TestNode.linkedPair(clock: clock, conversation: true)
+        await bob.faults.setFailureRate(0.5, seed: 3)
+        for n in 1...30 {
+            let before = await bob.faults.commits
+            try await alice.node.sendDirect("dm \(n)", to: bob.identity.number)
+            try #require(await waitUntil("commit \(n)") { await bob.faults.commits > before })
+        }
+        let (failures, commits) = (await bob.faults.failures, await bob.faults.commits)
+        try #require(failures >= 3 && commits - failures >= 3, "both happened: \(failures) of \(commits) refused")
+        try await bob.log.first("the storage error") { if case .storage(_?) = $0 { true } else { nil } }
+        #expect(Self.storageEvents(bob).count == 1, "said once: \(Self.storageEvents(bob))")
+
+        // The disk takes every write again; said once the quiet time is over.
+        await bob.faults.setFailureRate(0)
+        let before = await bob.faults.commits
+        try await alice.node.sendDirect("after", to: bob.identity.number)
+        try #require(await waitUntil("a commit that goes through") { await bob.faults.commits > before })
+        #expect(Self.storageEvents(bob).count == 1, "not before the quiet time")
+        clock.advance(by: NodeLimits.storageRecoveryQuiet)
+        try await bob.log.first("the recovery") { if case .storage(nil) = $0 { true } else { nil } }
+        let storage = Self.storageEvents(bob)
+        #expect(storage.count == 2 && storage.first! != nil && storage.last! == nil)
+    }
+
     @Test func publicMessagesMissedWhileTheDiskWasFullComeBackByCatchUp() async throws {
         let (network, alice, bob) = try await TestNode.linkedPair()
         try await alice.node.sendPublic("before")
