@@ -16,6 +16,8 @@ public struct RoomLayout: Hashable, Sendable {
     /// Newest message whose last line is on screen.
     public var lastSeen: Int?
     public var firstShown: Int?
+    /// Oldest message drawn in full (its first and last line on screen).
+    public var firstFull: Int?
     /// The view shows the newest loaded message in full.
     public var reachesEnd = false
     /// Everything from the anchor on fits, so the run is drawn against the
@@ -66,10 +68,16 @@ public struct RoomLayout: Hashable, Sendable {
         }
         if rows.count > height { rows.removeLast(rows.count - height) }
         topPadding = height - rows.count
+        var started: Int?  // the message whose first line was drawn last
         for row in rows {
             guard case .message(let index, let line) = row else { continue }
             if firstShown == nil { firstShown = index }
-            if line == (bodies[index]?.count ?? 1) - 1 { lastSeen = index }
+            if line == 0 { started = index }
+            if line == (bodies[index]?.count ?? 1) - 1 {
+                lastSeen = index
+                // Rows are contiguous: first and last line drawn is the whole message.
+                if firstFull == nil, started == index { firstFull = index }
+            }
         }
         reachesEnd = lastSeen == messages.count - 1
     }

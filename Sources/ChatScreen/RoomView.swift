@@ -28,6 +28,14 @@ public struct RoomView: Hashable, Sendable {
     public var pending: PageDirection?
     /// The read marker as far as this screen moved it.
     public var markedUpTo: HistoryCursor?
+    /// The store's read marker as this screen knows it: the page's at open,
+    /// then moved by what the screen marked. Messages from others after it
+    /// are unseen; the marker never crosses one that was not drawn.
+    public internal(set) var readMarker: HistoryCursor?
+    /// The newest message the reader was shown in a frame, or chose to skip
+    /// past (End, sending). Following never scrolls a newer message from
+    /// others off the top before a frame showed it (catch-up bursts).
+    public internal(set) var followedThrough: HistoryCursor?
     public var delivery: [MessageID: DeliveryState] = [:]
 
     /// Opens on `page`: pinned a couple of messages above the unread line
@@ -41,13 +49,59 @@ public struct RoomView: Hashable, Sendable {
         // answers with the true unread count for the badge.
         markedUpTo = nil
         let marker = page.readMarker
+        readMarker = marker
         let firstUnread = shown.firstIndex { item in !item.isOwn && (marker.map { item.cursor > $0 } ?? true) }
         if let firstUnread {
             unreadLineBefore = shown[firstUnread].cursor
             anchor = .top(max(0, firstUnread - 2))
+            followedThrough = marker
         } else {
             anchor = .bottom
+            // Nothing unseen is loaded: following may scroll any of it.
+            followedThrough = shown.last.map { max($0.cursor, marker ?? $0.cursor) } ?? marker
         }
+    }
+
+    /// Whether a message from others that is unseen (after `readMarker`)
+    /// lies before `index`: then marking from `index` on would skip it.
+    /// Walks back only over messages newer than the marker.
+    public func unseen(before index: Int) -> Bool {
+        firstNewer(than: readMarker, before: index) != nil
+    }
+
+    /// The oldest message from others before `index` that is newer than
+    /// `cursor` (all of them when nil), walking back from `index` while
+    /// messages are newer: O(messages newer than `cursor`).
+    func firstNewer(than cursor: HistoryCursor?, before index: Int) -> Int? {
+        var found: Int?
+        var at = min(index, messages.count) - 1
+        while at >= 0, cursor.map({ messages[at].cursor > $0 }) ?? true {
+            if !messages[at].isOwn { found = at }
+            at -= 1
+        }
+        return found
+    }
+
+    /// The screen drew `first...last` in full and asks the store to mark
+    /// them read: the screen's own idea of the marker follows.
+    mutating func marked(upTo cursor: HistoryCursor) {
+        markedUpTo = cursor
+        readMarker = max(readMarker ?? cursor, cursor)
+    }
+
+    /// A frame showed messages up to `cursor`.
+    mutating func drew(through cursor: HistoryCursor) {
+        followedThrough = max(followedThrough ?? cursor, cursor)
+    }
+
+    /// Following would scroll `index`, never drawn, off the top: the view
+    /// stops there instead, a couple of messages of context above it, and
+    /// the unread line goes before it unless one still waits further up.
+    mutating func stopFollowing(at index: Int) {
+        if unreadLineBefore.map({ line in readMarker.map { line <= $0 } ?? false }) ?? true {
+            unreadLineBefore = messages[index].cursor
+        }
+        leftBottom(top: max(0, index - 2))
     }
 
     /// Index of the message the unread line precedes, if loaded.
@@ -115,11 +169,14 @@ public struct RoomView: Hashable, Sendable {
         window.droppedOldest(dropped, newOldest: messages[0].cursor)
     }
 
-    /// The reader reached the bottom of what exists.
+    /// The reader reached the bottom of what exists: by scrolling (it is
+    /// on screen), or by a jump (End, sending) over messages that then stay
+    /// unread; either way following no longer stops for what is above.
     public mutating func reachedBottom() {
         anchor = .bottom
         window.readerMoved(toBottom: true)
         if !window.hasMoreAfter { newBelow = 0 }
+        if let newest = messages.last?.cursor { drew(through: newest) }
     }
 
     public mutating func leftBottom(top: Int) {

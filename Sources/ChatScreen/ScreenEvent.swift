@@ -53,6 +53,10 @@ public enum ScreenEvent: Hashable, Sendable {
     case notice(String)
     /// Several lines to show over the room (help, peer lists) until a key.
     case panel([String])
+    /// The frame of the current state is on the terminal: what it shows in
+    /// full was seen. Only this moves the read marker, so a burst that
+    /// arrives between two frames is not read unseen.
+    case drawn
 }
 
 /// What the reducer asks the session to do against the node.
@@ -61,8 +65,11 @@ public enum ScreenEffect: Hashable, Sendable {
     case open(RoomID)
     /// Load 30 messages before/after `cursor` (-> `.pageLoaded`).
     case loadPage(RoomID, PageDirection, from: HistoryCursor)
-    /// Move the read marker; only ever up to a message drawn on screen.
+    /// Move the read marker to the newest loaded message (`/read`).
     case markRead(RoomID, upTo: HistoryCursor)
+    /// A frame showed `from...upTo` in full: move the marker there, unless
+    /// the store knows of an unseen message before `from`.
+    case markShown(RoomID, from: HistoryCursor, upTo: HistoryCursor)
     case send(String, to: RoomID)
     /// A `/command` line for the CommandExecutor.
     case command(String)

@@ -4,13 +4,18 @@ import Foundation
 /// (state, event) -> (state, effects): every change to the screen goes
 /// through here, so tests drive it without a terminal or a node.
 ///
-/// Reading is what the eye saw: after each event the reducer asks the
-/// layout which message is the newest one drawn in full, and only moves the
-/// read marker that far.
+/// Reading is what the eye saw: when a frame is on the terminal (`.drawn`)
+/// the reducer asks the layout which messages it showed in full, and moves
+/// the read marker over them only when no unseen message lies before them.
+/// Messages arriving by catch-up, live or from a page are placed by one
+/// rule: following never scrolls a message off the top before a frame
+/// showed it; the view stops there, at the unread line.
 public enum ScreenReducer {
     public static let pageSize = 30
 
     public static func reduce(_ state: inout ScreenState, _ event: ScreenEvent) -> [ScreenEffect] {
+        // A frame changes nothing on screen: no settling, no new frame.
+        if event == .drawn { return drawn(&state) }
         var effects: [ScreenEffect] = []
         switch event {
         case .key(let key):
@@ -19,6 +24,8 @@ public enum ScreenReducer {
                 if key == .escape { break }
             }
             effects += handle(key, &state)
+            // `/read` moved the marker: the screen's own idea of it follows.
+            for case .markRead(let room, let cursor) in effects where room == state.view?.room { state.view?.marked(upTo: cursor) }
         case .resize(let width, let height):
             state.width = max(1, width)
             state.height = max(1, height)
@@ -61,6 +68,8 @@ public enum ScreenReducer {
             state.notice = TerminalText.sanitize(text)
         case .panel(let lines):
             state.panel = lines.map(TerminalText.sanitize)
+        case .drawn:
+            break  // handled above
         }
         effects += settle(&state)
         return effects
@@ -94,8 +103,8 @@ public enum ScreenReducer {
     }
 
     /// After any change: pin to the bottom when the run ends on screen,
-    /// fetch the next page when the reader reached the loaded edge, and mark
-    /// read up to the newest message drawn in full.
+    /// stop following before a message no frame showed would scroll off,
+    /// and fetch the next page when the reader reached the loaded edge.
     private static func settle(_ state: inout ScreenState) -> [ScreenEffect] {
         state.settledLayout = nil
         guard var view = state.view, state.panel == nil, state.messageRows > 0 else { return [] }
@@ -105,22 +114,40 @@ public enum ScreenReducer {
             view.reachedBottom()
             layout = RoomLayout(view: view, width: state.roomWidth, height: state.messageRows)
         }
+        if view.anchor == .bottom, let first = layout.firstFull ?? layout.lastSeen,
+           let skipped = view.firstNewer(than: view.followedThrough, before: first) {
+            view.stopFollowing(at: skipped)
+            layout = RoomLayout(view: view, width: state.roomWidth, height: state.messageRows)
+            // What lies below the screen is new to the reader.
+            let below = (layout.lastSeen.map { $0 + 1 } ?? 0)..<view.messages.count
+            view.newBelow = view.messages[below].count { !$0.isOwn }
+        }
         if layout.reachesEnd, view.pending == nil, let cursor = view.window.newerPageCursor {
             view.pending = .newer
             effects.append(.loadPage(view.room, .newer, from: cursor))
         }
         if layout.reachesEnd, !view.window.hasMoreAfter { view.newBelow = 0 }
-        if let seen = layout.lastSeen {
-            let cursor = view.messages[seen].cursor
-            if view.markedUpTo.map({ cursor > $0 }) ?? true {
-                view.markedUpTo = cursor
-                effects.append(.markRead(view.room, upTo: cursor))
-            }
+        state.view = view
+        // What settling changed after `layout` (paging, counter) does not
+        // move any row, so the frame can draw this layout as it is.
+        state.settledLayout = layout
+        return effects
+    }
+
+    /// A frame is on the terminal: the messages it showed in full were
+    /// seen. The marker moves over them only if none unseen lies before
+    /// the first (it never jumps a gap the reader was not shown).
+    private static func drawn(_ state: inout ScreenState) -> [ScreenEffect] {
+        guard var view = state.view, state.panel == nil, ScreenRenderer.drawsRoom(state),
+              let layout = state.layout, let first = layout.firstFull, let last = layout.lastSeen, first <= last else { return [] }
+        let newest = view.messages[last].cursor
+        view.drew(through: newest)
+        var effects: [ScreenEffect] = []
+        if view.markedUpTo.map({ newest > $0 }) ?? true, !view.unseen(before: first) {
+            view.marked(upTo: newest)
+            effects.append(.markShown(view.room, from: view.messages[first].cursor, upTo: newest))
         }
         state.view = view
-        // What settling changed after `layout` (paging, marker, counter) does
-        // not move any row, so the frame can draw this layout as it is.
-        state.settledLayout = layout
         return effects
     }
 }

@@ -20,6 +20,9 @@ public enum ScreenRenderer {
     static let indicator = CellStyle(foreground: .black, background: .yellow, bold: true)
     static let nameColors: [CellColor] = [.cyan, .magenta, .yellow, .blue, .red]
 
+    /// Below this size only "terminal too small" is drawn.
+    public static func drawsRoom(_ state: ScreenState) -> Bool { state.width >= 20 && state.height >= 5 }
+
     public static func render(_ state: ScreenState) -> Frame {
         var grid = ScreenGrid(width: state.width, height: state.height)
         let cursor = render(state, into: &grid)
@@ -30,7 +33,7 @@ public enum ScreenRenderer {
     /// returns where the cursor goes.
     public static func render(_ state: ScreenState, into grid: inout ScreenGrid) -> (row: Int, column: Int) {
         if grid.width == state.width && grid.height == state.height { grid.clear() } else { grid = ScreenGrid(width: state.width, height: state.height) }
-        guard state.width >= 20, state.height >= 5 else {
+        guard drawsRoom(state) else {
             grid.put("terminal too small", row: 0, column: 0)
             return (0, 0)
         }

@@ -32,6 +32,9 @@ extension FullScreenSession {
         case .markRead(let room, let cursor):
             let unread = try await node.markRead(room, upTo: cursor)
             await apply(.unread(room, unread))
+        case .markShown(let room, let first, let cursor):
+            let unread = try await node.markRead(room, shownFrom: first, upTo: cursor)
+            await apply(.unread(room, unread))
         case .send(let text, let room):
             switch room {
             case .publicRoom: try await node.sendPublic(text)

@@ -169,6 +169,9 @@ public actor FullScreenSession: FrontEnd {
         // Cursor hidden while cells change, shown again at the input.
         terminal.write("\u{1B}[?25l" + output + "\u{1B}[?25h")
         if shown == nil { shown = back } else { swap(&shown!, &back) }
+        // Now the reader can see it: only this moves the read marker.
+        let effects = ScreenReducer.reduce(&state, .drawn)
+        if !effects.isEmpty { Task { await self.perform(effects) } }
     }
 
     func restore() {

@@ -6,7 +6,7 @@ import Testing
 @Suite struct RoomViewTests {
     func opened(_ range: ClosedRange<Int>, before: Bool, after: Bool, marker: Int?, height: Int = 24) -> (ScreenState, [ScreenEffect]) {
         var state = ScreenFixture().state(height: height)
-        let effects = state.feed(.opened(ScreenFixture.page(range, before: before, after: after, marker: marker), title: "public"))
+        let effects = state.feed(.opened(ScreenFixture.page(range, before: before, after: after, marker: marker), title: "public"), .drawn)
         return (state, effects)
     }
 
@@ -17,7 +17,7 @@ import Testing
         #expect(line == 3)  // header row, two messages of context, then the line
         #expect(rows[1].hasSuffix("bob: message 9") && rows[4].hasSuffix("bob: message 11"))
         // 21 message rows: 9..10, the line, 11..28 -> read up to 28, not 30.
-        #expect(effects == [.markRead(.publicRoom, upTo: ScreenFixture.message(28).cursor)])
+        #expect(effects == [.markShown(.publicRoom, from: ScreenFixture.message(9).cursor, upTo: ScreenFixture.message(28).cursor)])
     }
 
     @Test func dayHeadersWhereTheDayChanges() {
@@ -52,25 +52,26 @@ import Testing
         for _ in 0..<3 { effects += state.feed(.key(.pageDown)) }
         #expect(effects.contains(.loadPage(.publicRoom, .newer, from: ScreenFixture.message(30).cursor)))
         effects += state.feed(.pageLoaded(ScreenFixture.page(31...40, before: true, after: false), .newer))
-        for _ in 0..<3 { effects += state.feed(.key(.pageDown)) }
+        for _ in 0..<3 { effects += state.feed(.key(.pageDown), .drawn) }
         #expect(state.view?.anchor == .bottom)
         #expect(ScreenFixture.roomLines(state)[21].hasSuffix("bob: message 40"))
-        #expect(effects.last == .markRead(.publicRoom, upTo: ScreenFixture.message(40).cursor))
+        guard case .markShown(.publicRoom, _, let newest) = effects.last else { Issue.record("no mark: \(effects)"); return }
+        #expect(newest == ScreenFixture.message(40).cursor)
     }
 
     @Test func liveMessageAtTheBottomIsShown() {
         var (state, _) = opened(1...30, before: false, after: false, marker: 30)
-        let effects = state.feed(.message(ScreenFixture.message(31), name: "bob"))
+        #expect(state.feed(.message(ScreenFixture.message(31), name: "bob")).isEmpty, "not read before a frame shows it")
         let rows = ScreenFixture.roomLines(state)
         #expect(rows[21].hasSuffix("bob: message 31"))
         #expect(!rows.joined().contains("new ↓"))
-        #expect(effects == [.markRead(.publicRoom, upTo: ScreenFixture.message(31).cursor)])
+        #expect(state.feed(.drawn) == [.markShown(.publicRoom, from: ScreenFixture.message(11).cursor, upTo: ScreenFixture.message(31).cursor)])
     }
 
     @Test func liveMessageWhileScrolledBackIsAnnounced() {
         var (state, _) = opened(1...30, before: false, after: false, marker: 30)
         state.feed(.key(.pageUp), .key(.pageUp))
-        let effects = state.feed(.message(ScreenFixture.message(31), name: "bob"))
+        let effects = state.feed(.message(ScreenFixture.message(31), name: "bob"), .drawn)
         #expect(effects.isEmpty)  // not seen, not read
         #expect(state.view?.messages.count == 31)  // newest loaded: kept in order
         #expect(ScreenFixture.roomLines(state)[21].contains("1 new ↓"))
@@ -115,7 +116,8 @@ import Testing
         var state = ScreenFixture().state()
         state.feed(.opened(ScreenFixture.page(1...30, before: false, after: false, marker: 30), title: "public"))
         let kept = RoomView.keptWhileFollowing
-        for n in 31...(30 + 3 * kept) { state.feed(.message(ScreenFixture.message(n), name: "bob")) }
+        // A frame after each message: the reader saw each one arrive.
+        for n in 31...(30 + 3 * kept) { state.feed(.message(ScreenFixture.message(n), name: "bob"), .drawn) }
         let view = try! #require(state.view)
         #expect(view.messages.count >= kept && view.messages.count < 2 * kept, "\(view.messages.count) loaded")
         #expect(view.messages.last?.message.id == ScreenFixture.message(30 + 3 * kept).id)
@@ -143,7 +145,7 @@ import Testing
         var state = ScreenFixture().state()
         let kept = RoomView.keptWhileFollowing
         state.feed(.opened(ScreenFixture.page(1001...1030, before: true, after: false, marker: 1030), title: "public"))
-        for n in 1031...(1000 + 2 * kept - 1) { state.feed(.message(ScreenFixture.message(n), name: "bob")) }
+        for n in 1031...(1000 + 2 * kept - 1) { state.feed(.message(ScreenFixture.message(n), name: "bob"), .drawn) }
         state.feed(.key(.home))
         #expect(state.view?.pending == .older)
         state.feed(.key(.end))
