@@ -54,6 +54,10 @@ extension FullScreenSession {
 
     /// A `/command` through the same executor the line console uses.
     func run(_ line: String) async {
+        if line == "/log" {
+            await apply(.panel(logLines()))
+            return
+        }
         let command: ControlCommand
         do {
             guard let parsed = try ConsoleCommandParser.parse(line) else { return }
@@ -103,9 +107,19 @@ extension FullScreenSession {
         if case .nick = command { await apply(.identity(name: await node.identity.nickname, fingerprint: state.fingerprint, groupSecret: state.groupSecret)) }
     }
 
+    /// The `/log` view: the newest log lines that fit, under where the
+    /// whole log is kept.
+    func logLines() -> [String] {
+        let lines = log?.recentLines ?? []
+        let header = log?.filePath.map { "log (\($0), older in \($0).1):" } ?? "log (kept in memory only: no data directory):"
+        guard !lines.isEmpty else { return [header, "  nothing logged"] }
+        return [header] + lines.suffix(max(1, state.messageRows - 2)).map { "  " + $0 }
+    }
+
     static let keyHelp = [
         "keys: Enter sends · Tab/Ctrl-N next room · Shift-Tab/Ctrl-P previous",
-        "      PgUp/PgDn/arrows scroll · End newest · Ctrl-C or Ctrl-D quits",
+        "      PgUp/PgDn/arrows scroll · End newest · Ctrl-L redraws · Ctrl-C or Ctrl-D quits",
+        "      /log shows the log (warnings also on the status line)",
         "",
     ]
 }

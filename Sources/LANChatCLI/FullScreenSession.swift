@@ -20,11 +20,17 @@ public actor FullScreenSession: FrontEnd {
     var frameScheduled = false
     var lastFrame = ContinuousClock.now
     static let frameInterval = Duration.milliseconds(33)
+    /// The log the node writes here instead of stderr (`/log`, status line).
+    let log: LogBook?
+    let bell: Bool
 
-    public init(node: ChatNode, identity: NodeIdentity, locale: Locale, timeZone: TimeZone = .current, clock: any ChatClock = SystemClock(), quit: @escaping @Sendable () -> Void) {
+    public init(node: ChatNode, identity: NodeIdentity, locale: Locale, timeZone: TimeZone = .current, clock: any ChatClock = SystemClock(),
+                log: LogBook? = nil, bell: Bool = true, quit: @escaping @Sendable () -> Void) {
         self.node = node
         self.locale = locale
         self.quit = quit
+        self.log = log
+        self.bell = bell
         executor = CommandExecutor(node: node, clock: clock, timeZone: timeZone, locale: locale)
         let grouping = ChatListGrouping(clock: clock, timeZone: timeZone, locale: locale)
         state = ScreenState(width: 80, height: 24, me: identity.number, myName: identity.nickname, grouping: grouping)
@@ -32,7 +38,12 @@ public actor FullScreenSession: FrontEnd {
 
     public nonisolated var readsInput: Bool { false }
 
+    /// Whether the terminal is in raw mode and this session draws on it.
+    public var ownsTerminal: Bool { terminal != nil }
+
     public func started(port: Int) async {
+        // Warnings and errors are a person's business: on the status line.
+        log?.onAttention { text in Task { await self.apply(.notice(text + " · /log")) } }
         terminal = TerminalScreen.enter()
         if let size = terminal?.size() { state.width = size.width; state.height = size.height }
         state.notice = "TCP port \(port) · Tab next room · PgUp/PgDn scroll · /help · Ctrl-C quits"
@@ -104,6 +115,9 @@ public actor FullScreenSession: FrontEnd {
         for await chunk in TerminalInput.chunks() {
             let keys = chunk.isEmpty ? decoder.flush() : decoder.decode(chunk)
             for key in keys {
+                // Ctrl-L repaints every cell from a cleared screen, whatever
+                // the terminal shows now (a diff would trust it).
+                if key == .control("l") { shown = nil }
                 await apply(.key(key))
                 if state.quitting { return }
             }

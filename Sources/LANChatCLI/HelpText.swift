@@ -64,7 +64,11 @@ public enum HelpText {
           --beacon-interval S  seconds between beacons (default: 2)
           --locale en|ko       language of dates and group labels (default: en)
           --log-level LEVEL    trace, debug, info, notice, warning, error
-                               (default: notice; logs go to stderr)
+                               (default: notice; logs go to stderr, or in the
+                               full-screen client to lanchat.log in the data
+                               directory, 1 MiB then lanchat.log.1, and /log)
+          --no-bell            full screen: no terminal bell for DMs and
+                               messages naming you (still highlighted)
           --rate N             chatter bot: messages per second (default: 1)
           --count N            chatter bot: stop after N messages
       -h, --help               show this help

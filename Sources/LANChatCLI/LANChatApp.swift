@@ -29,7 +29,11 @@ public enum LANChatApp {
     }
 
     static func runNode(_ options: LaunchOptions, environment: [String: String]) async -> Int32 {
-        let logger = standardErrorLogger(level: options.logLevel)
+        let fullScreen = options.mode == .interactive && !options.plain && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
+        // The full-screen client owns the terminal: its log goes to a file
+        // in the data directory and to `/log`, never to stderr.
+        let logBook = fullScreen ? LogBook() : nil
+        let logger = logBook?.logger(minimumLevel: logLevel(options.logLevel)) ?? standardErrorLogger(level: options.logLevel)
         let nickname = options.nickname ?? defaultNickname(environment)
         // Bots keep no history unless given a directory; people do.
         let isBot = options.mode == .echoBot || { if case .chatterBot = options.mode { true } else { false } }()
@@ -45,6 +49,9 @@ public enum LANChatApp {
             } else {
                 let directory = try DataDirectory(path: options.dataDirectory ?? DataDirectory.defaultPath(nickname: nickname, environment: environment))
                 dataDirectory = directory
+                if let logBook {
+                    do { logBook.attach(try LogFile(path: directory.logPath)) } catch { logger.warning("\(error); the log is kept for /log only") }
+                }
                 let loaded = try directory.identityKey()
                 identityKey = loaded.key
                 if let notice = loaded.migrationNotice { logger.notice(notice) }
@@ -87,12 +94,11 @@ public enum LANChatApp {
 
         let (quitRequests, quit) = AsyncStream.makeStream(of: Void.self)
         let out = LineWriter.standardOutput
-        let fullScreen = options.mode == .interactive && !options.plain && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
         // The line console draws its prompt and reads keys itself on a terminal.
         let console: ConsoleScreen? = options.mode == .interactive && !fullScreen ? .standard() : nil
         let frontEnd: any FrontEnd = switch options.mode {
         case .interactive where fullScreen:
-            FullScreenSession(node: node, identity: identity, locale: locale) { quit.yield() }
+            FullScreenSession(node: node, identity: identity, locale: locale, log: logBook, bell: options.bell) { quit.yield() }
         case .interactive:
             InteractiveSession(node: node, screen: console ?? .plain(), renderer: ConsoleRenderer(
                 useColor: ConsoleRenderer.wantsColor(environment: environment, isTerminal: isatty(STDOUT_FILENO) == 1)),
@@ -106,6 +112,11 @@ public enum LANChatApp {
             ChatterBot(node: node, rate: rate, count: count, logger: logger.labeled("bot")) { quit.yield() }
         }
         await frontEnd.started(port: await service.listeningPort)
+        // Once the screen is up, not even a stray write to stderr reaches it.
+        var redirect: StandardErrorRedirect?
+        if let session = frontEnd as? FullScreenSession, await session.ownsTerminal {
+            redirect = StandardErrorRedirect(path: dataDirectory?.logPath ?? "/dev/null")
+        }
 
         let eventPump = Task {
             for await event in node.events { await frontEnd.handle(event) }
@@ -137,6 +148,7 @@ public enum LANChatApp {
         signalPump.cancel()
         await store.close()
         console?.restore()
+        redirect?.end()
         withExtendedLifetime(dataDirectory) {}  // the lock is held until here
         return 0
     }
@@ -173,9 +185,12 @@ public enum LANChatApp {
         return "anon"
     }
 
+    static func logLevel(_ name: String) -> LogLevel {
+        LogLevel.allCases.first { $0.description == name } ?? .notice
+    }
+
     static func standardErrorLogger(level: String) -> ChatLogger {
-        let minimum = LogLevel.allCases.first { $0.description == level } ?? .notice
-        return ChatLogger(label: "lanchat", minimumLevel: minimum) { record in
+        ChatLogger(label: "lanchat", minimumLevel: logLevel(level)) { record in
             // Log lines can quote peers' text: sanitize like any terminal output.
             writeError("lanchat[\(record.label)] \(record.level): \(TerminalText.sanitize(record.message))")
         }

@@ -43,6 +43,9 @@ public struct LaunchOptions: Hashable, Sendable {
     /// `--plain`: the line console even at a terminal (the full-screen
     /// client is the default when stdin and stdout are both terminals).
     public var plain = false
+    /// `--no-bell`: the full-screen client does not ring the terminal bell
+    /// for DMs and mentions (they are still highlighted and counted).
+    public var bell = true
 
     public init() {}
 }

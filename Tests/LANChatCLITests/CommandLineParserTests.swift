@@ -153,3 +153,12 @@ import Testing
         }
     }
 }
+
+/// `--no-bell` (issue 27): the full-screen client's bell for DMs and mentions.
+@Suite struct BellOptionTests {
+    @Test func theBellRingsUnlessTurnedOff() throws {
+        #expect(try CommandLineParser().parse([]).bell)
+        #expect(try !CommandLineParser().parse(["--no-bell"]).bell)
+        #expect(HelpText.usage.contains("--no-bell"))
+    }
+}
