@@ -22,13 +22,14 @@ LOGS="$(mktemp -d)"
 T() { tmux -L "$SOCKET" "$@"; }
 cleanup() {
     T kill-server 2>/dev/null || true  # ends both clients with their panes
+    [ -n "${WRITER_PID:-}" ] && kill "$WRITER_PID" 2>/dev/null || true
     rm -rf "$LOGS"
 }
 trap cleanup EXIT INT TERM
 
 fail() {
     echo "tui-test: FAIL: $*" >&2
-    for pane in alice bob; do
+    for pane in alice bob reader logger; do
         echo "---- $pane's screen ----" >&2
         T capture-pane -p -t "$pane" >&2 || true
         echo "---- $pane's stderr ----" >&2
@@ -105,8 +106,25 @@ check_layout 20
 wait_for alice 5 "── unread ──"
 echo "tui-test: layout kept across resizes"
 
-# 4. Scrolling down reaches the newest message and clears the badge.
-for _ in 1 2 3 4 5; do T send-keys -t alice NPage; done
+# 4. Scrolling down reaches the newest message and clears the badge. A
+#    page counts as read once it has been on screen for a moment (issue 27),
+#    so the reader pages on when the badge shows the page was read.
+badge() { screen alice | grep -oE "# public +[0-9]+ " | grep -oE "[0-9]+" || echo 0; }
+# read_page FROM: wait until the screen has been read (fewer than FROM unread).
+read_page() {
+    local deadline=$((SECONDS + 10))
+    while [ "$(badge)" -ge "$1" ]; do
+        [ $SECONDS -lt $deadline ] || fail "alice: the page on screen was not read (still $1 unread)"
+        sleep 0.1
+    done
+}
+read_page 40
+for _ in 1 2 3 4 5 6 7 8; do
+    before=$(badge)
+    [ "$before" = 0 ] && break
+    T send-keys -t alice NPage
+    read_page "$before"
+done
 wait_for alice 10 "bob: msg 40"
 wait_for alice 10 "# public *│"
 echo "tui-test: paged to the newest message; badge cleared"
@@ -121,4 +139,104 @@ done
 status=$(cat "$LOGS/alice.rc")
 [ "$status" = 0 ] || fail "alice exited with status $status"
 echo "tui-test: Ctrl-C quit with status 0"
+
+# The checks below run their own nodes with a data directory each, on a
+# discovery port of their own, so alice and bob above are not involved.
+OWN_PORT=$((PORT + 1))
+
+# start_reader NAME DIR [EXTRA...]: a full-screen client with a data
+# directory, its stderr NOT redirected (whatever it writes lands on the
+# pane, where the checks would see it).
+start_reader() {
+    local name=$1 dir=$2; shift 2
+    rm -f "$LOGS/$name.rc"
+    T new-session -d -s "$name" -x 100 -y 40 \
+        "TERM=xterm-256color LANG=C.UTF-8 '$LANCHAT_BIN' --nick $name -d '$dir' -b 127.255.255.255 \
+         --discovery-port $OWN_PORT --beacon-interval 0.5 $*; echo \$? >'$LOGS/$name.rc'"
+    T set-option -t "$name" remain-on-exit on >/dev/null
+}
+
+# quit_pane NAME: Ctrl-C, then wait for the exit status file; 0 expected.
+quit_pane() {
+    local name=$1 deadline=$((SECONDS + 15))
+    T send-keys -t "$name" C-c
+    until [ -s "$LOGS/$name.rc" ]; do
+        [ $SECONDS -lt $deadline ] || fail "$name did not quit on Ctrl-C"
+        sleep 0.1
+    done
+    [ "$(cat "$LOGS/$name.rc")" = 0 ] || fail "$name exited with status $(cat "$LOGS/$name.rc")"
+    T kill-session -t "$name" 2>/dev/null || true
+}
+
+# stored_unread DIR: the public room's unread count in a closed node's store
+# (read with --json on a port no one else uses, so nothing links to it).
+stored_unread() {
+    printf '{"cmd":"unread"}\n{"cmd":"quit"}\n' \
+        | "$LANCHAT_BIN" --json -d "$1" -b 127.255.255.255 --discovery-port $((OWN_PORT + 1)) 2>/dev/null \
+        | grep '"cmd":"unread"' | grep -oE '"room":"public","title":"public","unread":[0-9]+' | grep -oE '[0-9]+$' || echo 0
+}
+
+# Issue 27: 120 public messages written while the reader was closed arrive
+# by catch-up when it starts. The screen opens at the unread line before
+# the first of them (not at the newest), and after quitting the store
+# still counts the ones never drawn as unread.
+check_catch_up_keeps_the_marker() {
+    local reader="$LOGS/reader" writer_in="$LOGS/writer.in" writer_out="$LOGS/writer.out"
+    mkfifo "$writer_in"
+    "$LANCHAT_BIN" --json --nick writer -d "$LOGS/writer" -b 127.255.255.255 --discovery-port $OWN_PORT \
+        --beacon-interval 0.5 <"$writer_in" >"$writer_out" 2>"$LOGS/writer.err" &
+    WRITER_PID=$!
+    exec 7>"$writer_in"
+    start_reader reader "$reader"
+    wait_for reader 20 "1 linked"
+    quit_pane reader
+    for i in $(seq -w 1 120); do echo "{\"cmd\":\"send\",\"text\":\"m$i\"}" >&7; done
+    local deadline=$((SECONDS + 20))
+    until grep -q '"m120"' "$writer_out"; do
+        [ $SECONDS -lt $deadline ] || fail "the writer did not send its 120 messages"
+        sleep 0.1
+    done
+    start_reader reader "$reader"
+    wait_for reader 20 "caught up on"
+    wait_for reader 10 "── unread ──"
+    local after_line
+    after_line=$(screen reader | grep -A1 -- "── unread ──" | tail -1)
+    echo "$after_line" | grep -q "writer: m001" || fail "the unread line is not right above m001: '$after_line'"
+    screen reader | grep -q "writer: m120" && fail "opened at the newest, over messages never shown"
+    wait_for reader 5 "[0-9]+ new ↓"
+    # The first screen, once it has stayed a moment, is read; nothing more.
+    wait_for reader 10 "# public +(8[0-9]|9[0-9]|1[01][0-9]) "
+    quit_pane reader
+    exec 7>&-
+    wait "$WRITER_PID" 2>/dev/null || true
+    local unread
+    unread=$(stored_unread "$reader")
+    [ "$unread" -ge 80 ] && [ "$unread" -lt 120 ] \
+        || fail "after quitting, the store counts $unread unread; the first screen read, the ~85 never drawn unread"
+    echo "tui-test: catch-up at start kept the marker ($unread of 120 still unread)"
+}
+
+# Issue 27: an event that makes the node log (a protocol v1 node dials the
+# client) leaves the screen intact: the warning is on the status line, in
+# /log and in lanchat.log, and no raw log line is on the pane.
+check_log_leaves_the_screen_intact() {
+    local dir="$LOGS/logger" port=$((PORT + 7000))
+    start_reader logger "$dir" -p $port
+    wait_for logger 20 "TCP port $port"
+    printf '{"type":"hello","senderNumber":1}\n' >/dev/tcp/127.0.0.1/$port || fail "cannot dial the client on $port"
+    wait_for logger 10 "protocol v1 node"
+    screen logger | grep -q "lanchat\[" && fail "a raw log line is on the screen"
+    [ "$(screen logger | head -1 | grep -c "Chats")" = 1 ] || fail "the header row was scrolled away"
+    screen logger | tail -1 | grep -qE '^\[#public\] +0/240$' || fail "the input line was written over"
+    T send-keys -t logger "/log" Enter
+    wait_for logger 10 "\[transport\] warning: a protocol v1 node"
+    T send-keys -t logger C-l  # closes the panel (any key does) and repaints
+    wait_for logger 10 "no messages yet"
+    quit_pane logger
+    grep -q "warning: a protocol v1 node" "$dir/lanchat.log" || fail "the warning is not in $dir/lanchat.log"
+    echo "tui-test: a logged warning left the screen intact (status line, /log, lanchat.log)"
+}
+
+check_catch_up_keeps_the_marker
+check_log_leaves_the_screen_intact
 echo "tui-test: passed"

@@ -19,7 +19,7 @@ public struct RoomView: Hashable, Sendable {
     public private(set) var window: HistoryWindow
     /// The unread line goes before this message (fixed when the room opened,
     /// so it stays where the reader left off while they read).
-    public private(set) var unreadLineBefore: HistoryCursor?
+    public internal(set) var unreadLineBefore: HistoryCursor?
     public var anchor: Anchor
     /// New messages the reader has not been shown: below the view, or not
     /// loaded at all (the "N new" indicator).
@@ -36,6 +36,13 @@ public struct RoomView: Hashable, Sendable {
     /// past (End, sending). Following never scrolls a newer message from
     /// others off the top before a frame showed it (catch-up bursts).
     public internal(set) var followedThrough: HistoryCursor?
+    /// The newest message the reader jumped to (End, sending): unseen ones
+    /// up to it stay unread, but the view does not stop for them.
+    public internal(set) var skippedThrough: HistoryCursor?
+    /// When each message drawn in full on the last frame was first drawn
+    /// (in a run of frames that kept it whole): seen once on screen for
+    /// `ScreenReducer.dwell`. See RoomView+Reading.swift.
+    public internal(set) var shownSince: [MessageID: Duration] = [:]
     public var delivery: [MessageID: DeliveryState] = [:]
 
     /// Opens on `page`: pinned a couple of messages above the unread line
@@ -60,48 +67,6 @@ public struct RoomView: Hashable, Sendable {
             // Nothing unseen is loaded: following may scroll any of it.
             followedThrough = shown.last.map { max($0.cursor, marker ?? $0.cursor) } ?? marker
         }
-    }
-
-    /// Whether a message from others that is unseen (after `readMarker`)
-    /// lies before `index`: then marking from `index` on would skip it.
-    /// Walks back only over messages newer than the marker.
-    public func unseen(before index: Int) -> Bool {
-        firstNewer(than: readMarker, before: index) != nil
-    }
-
-    /// The oldest message from others before `index` that is newer than
-    /// `cursor` (all of them when nil), walking back from `index` while
-    /// messages are newer: O(messages newer than `cursor`).
-    func firstNewer(than cursor: HistoryCursor?, before index: Int) -> Int? {
-        var found: Int?
-        var at = min(index, messages.count) - 1
-        while at >= 0, cursor.map({ messages[at].cursor > $0 }) ?? true {
-            if !messages[at].isOwn { found = at }
-            at -= 1
-        }
-        return found
-    }
-
-    /// The screen drew `first...last` in full and asks the store to mark
-    /// them read: the screen's own idea of the marker follows.
-    mutating func marked(upTo cursor: HistoryCursor) {
-        markedUpTo = cursor
-        readMarker = max(readMarker ?? cursor, cursor)
-    }
-
-    /// A frame showed messages up to `cursor`.
-    mutating func drew(through cursor: HistoryCursor) {
-        followedThrough = max(followedThrough ?? cursor, cursor)
-    }
-
-    /// Following would scroll `index`, never drawn, off the top: the view
-    /// stops there instead, a couple of messages of context above it, and
-    /// the unread line goes before it unless one still waits further up.
-    mutating func stopFollowing(at index: Int) {
-        if unreadLineBefore.map({ line in readMarker.map { line <= $0 } ?? false }) ?? true {
-            unreadLineBefore = messages[index].cursor
-        }
-        leftBottom(top: max(0, index - 2))
     }
 
     /// Index of the message the unread line precedes, if loaded.
@@ -169,14 +134,22 @@ public struct RoomView: Hashable, Sendable {
         window.droppedOldest(dropped, newOldest: messages[0].cursor)
     }
 
-    /// The reader reached the bottom of what exists: by scrolling (it is
-    /// on screen), or by a jump (End, sending) over messages that then stay
-    /// unread; either way following no longer stops for what is above.
+    /// The reader asked for the newest (End, sending, or scrolling down to
+    /// it): unseen messages jumped over stay unread, and following no
+    /// longer stops for them.
     public mutating func reachedBottom() {
+        followAgain()
+        if let newest = messages.last?.cursor {
+            skippedThrough = max(skippedThrough ?? newest, newest)
+            drew(through: newest)
+        }
+    }
+
+    /// The view reached the newest by itself (it fits on the screen).
+    mutating func followAgain() {
         anchor = .bottom
         window.readerMoved(toBottom: true)
         if !window.hasMoreAfter { newBelow = 0 }
-        if let newest = messages.last?.cursor { drew(through: newest) }
     }
 
     public mutating func leftBottom(top: Int) {

@@ -53,10 +53,11 @@ public enum ScreenEvent: Hashable, Sendable {
     case notice(String)
     /// Several lines to show over the room (help, peer lists) until a key.
     case panel([String])
-    /// The frame of the current state is on the terminal: what it shows in
-    /// full was seen. Only this moves the read marker, so a burst that
-    /// arrives between two frames is not read unseen.
-    case drawn
+    /// The frame of the current state is on the terminal at `at` (any
+    /// monotonic origin): sent after each frame and again once it has
+    /// stayed. Only this moves the read marker, over messages shown in full
+    /// for `ScreenReducer.dwell`, so a burst flashing past is not read.
+    case drawn(at: Duration)
 }
 
 /// What the reducer asks the session to do against the node.
@@ -71,6 +72,8 @@ public enum ScreenEffect: Hashable, Sendable {
     /// the store knows of an unseen message before `from`.
     case markShown(RoomID, from: HistoryCursor, upTo: HistoryCursor)
     case send(String, to: RoomID)
+    /// A message wants the reader's attention: ring the terminal bell.
+    case ring
     /// A `/command` line for the CommandExecutor.
     case command(String)
     case quit

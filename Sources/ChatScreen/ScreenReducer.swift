@@ -12,10 +12,15 @@ import Foundation
 /// showed it; the view stops there, at the unread line.
 public enum ScreenReducer {
     public static let pageSize = 30
+    /// How long a message must be on screen in full to count as seen: long
+    /// enough that a frame in the middle of a catch-up burst does not read
+    /// what flashed past, short enough that following a conversation reads
+    /// it as it comes.
+    public static let dwell = Duration.milliseconds(500)
 
     public static func reduce(_ state: inout ScreenState, _ event: ScreenEvent) -> [ScreenEffect] {
         // A frame changes nothing on screen: no settling, no new frame.
-        if event == .drawn { return drawn(&state) }
+        if case .drawn(let now) = event { return drawn(&state, at: now) }
         var effects: [ScreenEffect] = []
         switch event {
         case .key(let key):
@@ -51,6 +56,7 @@ public enum ScreenReducer {
             state.view?.delivery[id] = delivery
         case .unread(let room, let count):
             state.side.update(room) { $0.unread = count }
+            if count == 0 { state.mentions[room] = nil }
         case .peers(let peers):
             state.peers = peers
             for room in state.side.entries.keys {
@@ -86,12 +92,17 @@ public enum ScreenReducer {
             let online = state.peers[peer] != nil
             state.side.update(message.room) { $0.online = online }
         }
+        var effects: [ScreenEffect] = []
+        if AttentionRule.wants(message, me: state.me, myName: state.myName) {
+            if message.room.peer == nil { state.mentions[message.room, default: []].append(message.cursor) }
+            if state.bell { effects.append(.ring) }
+        }
         if open {
-            let shown = ShownMessage(message, name: name, isOwn: isOwn, calendar: state.calendar)
+            let shown = state.shown(message, name: name)
             // Following the conversation: stay with its newest message.
             if state.view?.place(shown) == .appendAndFollow { state.view?.anchor = .bottom }
         }
-        return []
+        return effects
     }
 
     /// A DM room is named after the peer, also when our own message opened it.
@@ -111,7 +122,7 @@ public enum ScreenReducer {
         var effects: [ScreenEffect] = []
         var layout = RoomLayout(view: view, width: state.roomWidth, height: state.messageRows)
         if case .top = view.anchor, layout.reachesEnd, !layout.pinned, !view.window.hasMoreAfter {
-            view.reachedBottom()
+            view.followAgain()
             layout = RoomLayout(view: view, width: state.roomWidth, height: state.messageRows)
         }
         if view.anchor == .bottom, let first = layout.firstFull ?? layout.lastSeen,
@@ -134,18 +145,27 @@ public enum ScreenReducer {
         return effects
     }
 
-    /// A frame is on the terminal: the messages it showed in full were
-    /// seen. The marker moves over them only if none unseen lies before
-    /// the first (it never jumps a gap the reader was not shown).
-    private static func drawn(_ state: inout ScreenState) -> [ScreenEffect] {
+    /// A frame is on the terminal: the messages it has shown in full for
+    /// `dwell` were seen. The marker moves over them only if none unseen
+    /// lies before the first (it never jumps a gap the reader was not shown).
+    private static func drawn(_ state: inout ScreenState, at now: Duration) -> [ScreenEffect] {
         guard var view = state.view, state.panel == nil, ScreenRenderer.drawsRoom(state),
-              let layout = state.layout, let first = layout.firstFull, let last = layout.lastSeen, first <= last else { return [] }
-        let newest = view.messages[last].cursor
-        view.drew(through: newest)
+              let layout = state.layout, let first = layout.firstFull, let last = layout.lastSeen, first <= last else {
+            state.view?.shownSince = [:]  // nothing in view: sight starts over
+            return []
+        }
         var effects: [ScreenEffect] = []
-        if view.markedUpTo.map({ newest > $0 }) ?? true, !view.unseen(before: first) {
-            view.marked(upTo: newest)
-            effects.append(.markShown(view.room, from: view.messages[first].cursor, upTo: newest))
+        if let seen = view.sighted(first, last, at: now, dwell: dwell) {
+            let newest = view.messages[seen].cursor
+            if view.markedUpTo.map({ newest > $0 }) ?? true, !view.unseen(before: first) {
+                view.marked(upTo: newest)
+                effects.append(.markShown(view.room, from: view.messages[first].cursor, upTo: newest))
+                // Mentions read now no longer call for attention.
+                if let pending = state.mentions[view.room] {
+                    let left = pending.filter { $0 > newest }
+                    state.mentions[view.room] = left.isEmpty ? nil : left
+                }
+            }
         }
         state.view = view
         return effects

@@ -15,6 +15,10 @@ public enum ScreenRenderer {
     static let dim = CellStyle(dim: true)
     static let groupTitle = CellStyle(foreground: .yellow, bold: true)
     static let badge = CellStyle(foreground: .white, background: .red, bold: true)
+    /// Rooms holding a DM or a mention, and the name on a message naming
+    /// the reader (weechat's highlight colours: apart from plain unread).
+    static let highlightBadge = CellStyle(foreground: .black, background: .yellow, bold: true)
+    static let highlightName = CellStyle(foreground: .black, background: .yellow, bold: true)
     static let selected = CellStyle(reverse: true)
     static let unreadLine = CellStyle(foreground: .red, bold: true)
     static let indicator = CellStyle(foreground: .black, background: .yellow, bold: true)
@@ -67,10 +71,13 @@ public enum ScreenRenderer {
                 var markStyle = style
                 markStyle.foreground = entry.online ? .green : (room == .publicRoom ? .standard : .gray)
                 grid.put(mark, row: y, column: 1, style: markStyle)
-                let badgeText = entry.unread > 0 ? " \(entry.unread > 999 ? "999+" : String(entry.unread)) " : ""
+                // "!" marks a room with something for the reader, as its colour does.
+                let highlighted = state.highlights(in: room) > 0
+                let count = entry.unread > 999 ? "999+" : String(entry.unread)
+                let badgeText = entry.unread > 0 ? (highlighted ? " !\(count) " : " \(count) ") : ""
                 let nameLimit = width - 3 - badgeText.count
                 grid.put(entry.title, row: y, column: 3, limit: nameLimit, style: style)  // sanitized on entry
-                if !badgeText.isEmpty { grid.put(badgeText, row: y, column: width - badgeText.count, style: badge) }
+                if !badgeText.isEmpty { grid.put(badgeText, row: y, column: width - badgeText.count, style: highlighted ? highlightBadge : badge) }
             }
             y += 1
             index += 1
@@ -130,7 +137,8 @@ public enum ScreenRenderer {
         if line == 0 {
             grid.put(shown.time, row: row, column: x, style: dim)
             let color = shown.isOwn ? CellColor.green : nameColors[Int(shown.message.senderNumber.rawValue % UInt64(nameColors.count))]
-            let nameWidth = grid.put(shown.name, row: row, column: textX, limit: width - RoomLayout.timeColumns, style: CellStyle(foreground: color, bold: true))
+            let nameStyle = shown.highlight ? highlightName : CellStyle(foreground: color, bold: true)
+            let nameWidth = grid.put(shown.name, row: row, column: textX, limit: width - RoomLayout.timeColumns, style: nameStyle)
             text = text.dropFirst(shown.name.count)
             grid.put(String(text), row: row, column: textX + nameWidth, limit: width - RoomLayout.timeColumns - nameWidth)
         } else {

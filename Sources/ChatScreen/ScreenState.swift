@@ -25,6 +25,11 @@ public struct ScreenState: Sendable {
     /// Lines shown over the room until the next key.
     public var panel: [String]?
     public var quitting = false
+    /// Ring the terminal bell for messages that want attention.
+    public var bell = true
+    /// Unread messages that name the reader, by room, in arrival order
+    /// (DMs count all their unread instead); dropped once read.
+    public var mentions: [RoomID: [HistoryCursor]] = [:]
     /// The open room's layout as the reducer last worked it out (every
     /// event ends with it), so a frame does not lay the room out again.
     public internal(set) var settledLayout: RoomLayout?
@@ -66,6 +71,31 @@ public struct ScreenState: Sendable {
     /// Turns a page into drawable messages; public pages honour the filter.
     func shown(_ page: HistoryPage, names: (Message) -> String) -> [ShownMessage] {
         let messages = page.room == .publicRoom ? filter.apply(to: page.messages) : page.messages
-        return messages.map { ShownMessage($0, name: names($0), isOwn: $0.senderNumber == me, calendar: calendar) }
+        return messages.map { shown($0, name: names($0)) }
+    }
+
+    /// One message ready to draw, highlighted when it names the reader.
+    func shown(_ message: Message, name: String) -> ShownMessage {
+        var shown = ShownMessage(message, name: name, isOwn: message.senderNumber == me, calendar: calendar)
+        shown.highlight = !shown.isOwn && AttentionRule.names(message.content, myName)
+        return shown
+    }
+
+    /// Unread messages in `room` that want attention: a DM's unread, or
+    /// the public room's unread mentions.
+    public func highlights(in room: RoomID) -> Int {
+        if room.peer != nil { return side[room]?.unread ?? 0 }
+        return mentions[room]?.count ?? 0
+    }
+
+    /// Unread messages that want attention, in all rooms: O(rooms).
+    public var totalHighlights: Int {
+        side.entries.values.reduce(0) { $0 + ($1.room.peer != nil ? $1.unread : 0) } + mentions.values.reduce(0) { $0 + $1.count }
+    }
+
+    /// The terminal's title: the highlight count first, so a tab bar shows it.
+    public var terminalTitle: String {
+        let count = totalHighlights
+        return (count > 0 ? "(\(count)) " : "") + "lanchat · " + TerminalText.sanitize(myName)
     }
 }

@@ -15,6 +15,8 @@ public struct ShownMessage: Hashable, Sendable {
     /// "name: text", what the room wraps, and its display width.
     public var body: String
     public var bodyWidth: Int
+    /// It names the reader (`AttentionRule`): drawn highlighted.
+    public var highlight = false
 
     public init(_ message: Message, name: String, isOwn: Bool, calendar: Calendar) {
         self.message = message

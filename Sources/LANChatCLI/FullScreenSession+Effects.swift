@@ -46,6 +46,8 @@ extension FullScreenSession {
             }
         case .command(let line):
             await run(line)
+        case .ring:
+            ring()
         case .quit:
             restore()
             quit()

@@ -19,6 +19,11 @@ public actor FullScreenSession: FrontEnd {
     var back = ScreenGrid(width: 0, height: 0)
     var frameScheduled = false
     var lastFrame = ContinuousClock.now
+    /// Where `.drawn(at:)` times count from.
+    let origin = ContinuousClock.now
+    /// The terminal title last written (nil: never).
+    var shownTitle: String?
+    var lastBell = ContinuousClock.now - .seconds(10)
     static let frameInterval = Duration.milliseconds(33)
     /// The log the node writes here instead of stderr (`/log`, status line).
     let log: LogBook?
@@ -34,6 +39,7 @@ public actor FullScreenSession: FrontEnd {
         executor = CommandExecutor(node: node, clock: clock, timeZone: timeZone, locale: locale)
         let grouping = ChatListGrouping(clock: clock, timeZone: timeZone, locale: locale)
         state = ScreenState(width: 80, height: 24, me: identity.number, myName: identity.nickname, grouping: grouping)
+        state.bell = bell
     }
 
     public nonisolated var readsInput: Bool { false }
@@ -45,6 +51,8 @@ public actor FullScreenSession: FrontEnd {
         // Warnings and errors are a person's business: on the status line.
         log?.onAttention { text in Task { await self.apply(.notice(text + " · /log")) } }
         terminal = TerminalScreen.enter()
+        // The terminal's own title is saved, to come back on exit.
+        terminal?.write(Self.saveTitle)
         if let size = terminal?.size() { state.width = size.width; state.height = size.height }
         state.notice = "TCP port \(port) · Tab next room · PgUp/PgDn scroll · /help · Ctrl-C quits"
         await refreshPeers()
@@ -183,13 +191,44 @@ public actor FullScreenSession: FrontEnd {
         // Cursor hidden while cells change, shown again at the input.
         terminal.write("\u{1B}[?25l" + output + "\u{1B}[?25h")
         if shown == nil { shown = back } else { swap(&shown!, &back) }
-        // Now the reader can see it: only this moves the read marker.
-        let effects = ScreenReducer.reduce(&state, .drawn)
+        let title = state.terminalTitle
+        if title != shownTitle {
+            terminal.write("\u{1B}]2;" + title + "\u{07}")
+            shownTitle = title
+        }
+        sighted()
+        // If this frame stays, what it shows has been seen once it stayed
+        // for the dwell: look again then (no new frame needed for that).
+        Task {
+            try? await Task.sleep(for: ScreenReducer.dwell + .milliseconds(20))
+            self.sighted()
+        }
+    }
+
+    /// Tells the reducer what the terminal shows now; only this moves the
+    /// read marker. Skipped while a frame is due: the state is ahead of the
+    /// terminal then, and that frame will tell.
+    func sighted() {
+        guard terminal != nil, !frameScheduled, !state.quitting else { return }
+        let effects = ScreenReducer.reduce(&state, .drawn(at: .now - origin))
         if !effects.isEmpty { Task { await self.perform(effects) } }
     }
 
     func restore() {
+        // Our title goes; terminals that saved theirs put it back.
+        if shownTitle != nil { terminal?.write("\u{1B}]2;\u{07}" + Self.restoreTitle) }
         terminal?.restore()
         terminal = nil
+    }
+
+    /// xterm's title stack (XTWINOPS 22/23; tmux and others ignore it).
+    static let saveTitle = "\u{1B}[22;2t"
+    static let restoreTitle = "\u{1B}[23;2t"
+
+    /// The bell, at most once a second (a catch-up full of mentions rings once).
+    func ring() {
+        guard bell, let terminal, ContinuousClock.now - lastBell >= .seconds(1) else { return }
+        lastBell = .now
+        terminal.write("\u{07}")
     }
 }

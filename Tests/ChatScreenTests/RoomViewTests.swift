@@ -6,7 +6,9 @@ import Testing
 @Suite struct RoomViewTests {
     func opened(_ range: ClosedRange<Int>, before: Bool, after: Bool, marker: Int?, height: Int = 24) -> (ScreenState, [ScreenEffect]) {
         var state = ScreenFixture().state(height: height)
-        let effects = state.feed(.opened(ScreenFixture.page(range, before: before, after: after, marker: marker), title: "public"), .drawn)
+        var effects = state.feed(.opened(ScreenFixture.page(range, before: before, after: after, marker: marker), title: "public"))
+        var eye = Eye()
+        effects += eye.look(&state)
         return (state, effects)
     }
 
@@ -52,7 +54,8 @@ import Testing
         for _ in 0..<3 { effects += state.feed(.key(.pageDown)) }
         #expect(effects.contains(.loadPage(.publicRoom, .newer, from: ScreenFixture.message(30).cursor)))
         effects += state.feed(.pageLoaded(ScreenFixture.page(31...40, before: true, after: false), .newer))
-        for _ in 0..<3 { effects += state.feed(.key(.pageDown), .drawn) }
+        var eye = Eye(now: .seconds(10))
+        for _ in 0..<3 { effects += state.feed(.key(.pageDown)) + eye.look(&state) }
         #expect(state.view?.anchor == .bottom)
         #expect(ScreenFixture.roomLines(state)[21].hasSuffix("bob: message 40"))
         guard case .markShown(.publicRoom, _, let newest) = effects.last else { Issue.record("no mark: \(effects)"); return }
@@ -65,13 +68,15 @@ import Testing
         let rows = ScreenFixture.roomLines(state)
         #expect(rows[21].hasSuffix("bob: message 31"))
         #expect(!rows.joined().contains("new ↓"))
-        #expect(state.feed(.drawn) == [.markShown(.publicRoom, from: ScreenFixture.message(11).cursor, upTo: ScreenFixture.message(31).cursor)])
+        var eye = Eye(now: .seconds(10))
+        #expect(eye.look(&state) == [.markShown(.publicRoom, from: ScreenFixture.message(11).cursor, upTo: ScreenFixture.message(31).cursor)])
     }
 
     @Test func liveMessageWhileScrolledBackIsAnnounced() {
         var (state, _) = opened(1...30, before: false, after: false, marker: 30)
         state.feed(.key(.pageUp), .key(.pageUp))
-        let effects = state.feed(.message(ScreenFixture.message(31), name: "bob"), .drawn)
+        var eye = Eye(now: .seconds(10))
+        let effects = state.feed(.message(ScreenFixture.message(31), name: "bob")) + eye.look(&state)
         #expect(effects.isEmpty)  // not seen, not read
         #expect(state.view?.messages.count == 31)  // newest loaded: kept in order
         #expect(ScreenFixture.roomLines(state)[21].contains("1 new ↓"))
@@ -117,7 +122,8 @@ import Testing
         state.feed(.opened(ScreenFixture.page(1...30, before: false, after: false, marker: 30), title: "public"))
         let kept = RoomView.keptWhileFollowing
         // A frame after each message: the reader saw each one arrive.
-        for n in 31...(30 + 3 * kept) { state.feed(.message(ScreenFixture.message(n), name: "bob"), .drawn) }
+        var eye = Eye()
+        for n in 31...(30 + 3 * kept) { state.feed(.message(ScreenFixture.message(n), name: "bob")); _ = eye.glance(&state) }
         let view = try! #require(state.view)
         #expect(view.messages.count >= kept && view.messages.count < 2 * kept, "\(view.messages.count) loaded")
         #expect(view.messages.last?.message.id == ScreenFixture.message(30 + 3 * kept).id)
@@ -145,7 +151,8 @@ import Testing
         var state = ScreenFixture().state()
         let kept = RoomView.keptWhileFollowing
         state.feed(.opened(ScreenFixture.page(1001...1030, before: true, after: false, marker: 1030), title: "public"))
-        for n in 1031...(1000 + 2 * kept - 1) { state.feed(.message(ScreenFixture.message(n), name: "bob"), .drawn) }
+        var eye = Eye()
+        for n in 1031...(1000 + 2 * kept - 1) { state.feed(.message(ScreenFixture.message(n), name: "bob")); _ = eye.glance(&state) }
         state.feed(.key(.home))
         #expect(state.view?.pending == .older)
         state.feed(.key(.end))

@@ -18,7 +18,7 @@ import Testing
         #expect(side[1].contains("오늘"))
         #expect(side[2].contains("# public"))
         #expect(side[3].contains("어제"))
-        #expect(side[4].contains("○ bob") && side[4].hasSuffix(" 2"))
+        #expect(side[4].contains("○ bob") && side[4].hasSuffix(" !2"))
         #expect(side[5].contains("2026년"))
         #expect(side[6].contains("○ 캐럴"))
     }
@@ -46,12 +46,12 @@ import Testing
             .opened(ScreenFixture.page(1...3, before: false, after: false, marker: 3), title: "public"))
         var side = ScreenFixture.sideLines(state)
         #expect(side[2].contains("# public") && !side[2].hasSuffix(" 0"))
-        #expect(side[3].contains("● bob") && side[3].hasSuffix(" 3"))  // online mark
-        #expect(side[4].contains("○ carol") && side[4].hasSuffix(" 999+"))
+        #expect(side[3].contains("● bob") && side[3].hasSuffix(" !3"))  // online mark; "!": DMs want attention
+        #expect(side[4].contains("○ carol") && side[4].hasSuffix(" !999+"))
         // A DM arriving in a room not open: badge 4, moved to the top of Today.
         state.feed(.message(ScreenFixture.message(70, room: bobRoom), name: "bob"))
         side = ScreenFixture.sideLines(state)
-        #expect(side[2].contains("● bob") && side[2].hasSuffix(" 4"))
+        #expect(side[2].contains("● bob") && side[2].hasSuffix(" !4"))
         // The store's count after a mark-read replaces the local one.
         state.feed(.unread(bobRoom, 0))
         side = ScreenFixture.sideLines(state)
@@ -89,7 +89,7 @@ import Testing
         ]))
         #expect(ScreenFixture.sideLines(state)[1...4] == [" Today", " # public", " October", " ○ carol"])
         state.feed(.message(ScreenFixture.message(70, room: carolRoom, from: ScreenFixture.carol), name: "carol"))
-        #expect(ScreenFixture.sideLines(state)[1...4] == [" Today", " ○ carol          1", " # public", ""])
+        #expect(ScreenFixture.sideLines(state)[1...4] == [" Today", " ○ carol         !1", " # public", ""])
         // The same rows a full regroup would give.
         let incremental = state.side.rows
         state.side.regroup(grouping: state.grouping, filter: state.filter, keep: nil)
