@@ -4,6 +4,8 @@ import ChatCore
 /// draws it and the reducer reads it to know what the eye saw.
 public struct RoomLayout: Hashable, Sendable {
     public enum Row: Hashable, Sendable {
+        /// Above the room's oldest message, once it is loaded.
+        case beginning
         case dayHeader(Int)
         case unreadLine
         /// Line `line` of `messages[index]`.
@@ -36,6 +38,7 @@ public struct RoomLayout: Hashable, Sendable {
         let unreadIndex = view.unreadLineIndex
         func block(_ index: Int) -> [Row] {
             var block: [Row] = []
+            if index == 0 && !view.window.hasMoreBefore { block.append(.beginning) }
             if index == 0 || messages[index - 1].day != messages[index].day { block.append(.dayHeader(messages[index].day)) }
             if index == unreadIndex { block.append(.unreadLine) }
             let body = Self.body(messages[index], width: width, delivery: view.delivery[messages[index].message.id])

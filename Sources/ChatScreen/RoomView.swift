@@ -43,6 +43,9 @@ public struct RoomView: Hashable, Sendable {
     /// (in a run of frames that kept it whole): seen once on screen for
     /// `ScreenReducer.dwell`. See RoomView+Reading.swift.
     public internal(set) var shownSince: [MessageID: Duration] = [:]
+    /// Loaded messages the filter keeps off the screen, so an empty room
+    /// can say so.
+    public internal(set) var hiddenByFilter = 0
     public var delivery: [MessageID: DeliveryState] = [:]
 
     /// Opens on `page`: pinned a couple of messages above the unread line

@@ -45,11 +45,13 @@ public enum ScreenReducer {
             state.opening = nil
             let shown = state.shown(page) { $0.senderNickname }
             state.view = RoomView(page: page, title: title, me: state.me, shown: shown)
+            state.view?.hiddenByFilter = page.messages.count - shown.count
             state.side.reveal(page.room, height: state.sideRows)
         case .pageLoaded(let page, let direction):
             guard state.view?.room == page.room else { break }
             let shown = state.shown(page) { $0.senderNickname }
             state.view?.add(page, direction, shown: shown)
+            state.view?.hiddenByFilter += page.messages.count - shown.count
         case .message(let message, let name, let roomTitle):
             effects += arrived(message, name: name, roomTitle: roomTitle, &state)
         case .delivery(let id, let delivery):
@@ -77,12 +79,17 @@ public enum ScreenReducer {
         case .drawn:
             break  // handled above
         }
-        effects += settle(&state)
+        // Only arrivals push messages up; a key that scrolls is the reader's own move.
+        let arrived = switch event { case .message, .pageLoaded: true; default: false }
+        effects += settle(&state, arrived: arrived)
         return effects
     }
 
     private static func arrived(_ message: Message, name: String, roomTitle: String?, _ state: inout ScreenState) -> [ScreenEffect] {
-        if message.room == .publicRoom && !state.filter.matches(stage: message.senderStage) { return [] }
+        if message.room == .publicRoom && !state.filter.matches(stage: message.senderStage) {
+            if state.view?.room == message.room { state.view?.hiddenByFilter += 1 }
+            return []
+        }
         let isOwn = message.senderNumber == state.me
         let open = state.view?.room == message.room
         state.side.touch(
@@ -110,22 +117,24 @@ public enum ScreenReducer {
         guard let peer = message.room.peer else { return "public" }
         if !isOwn { return name }
         if let view = state.view, view.room == message.room { return view.title }
-        return state.side[message.room]?.title ?? String(peer.rawValue)
+        return state.side[message.room]?.title ?? "#" + peer.shortTag  // never the 16-digit number
     }
 
     /// After any change: pin to the bottom when the run ends on screen,
     /// stop following before a message no frame showed would scroll off,
     /// and fetch the next page when the reader reached the loaded edge.
-    private static func settle(_ state: inout ScreenState) -> [ScreenEffect] {
+    private static func settle(_ state: inout ScreenState, arrived: Bool) -> [ScreenEffect] {
         state.settledLayout = nil
         guard var view = state.view, state.panel == nil, state.messageRows > 0 else { return [] }
         var effects: [ScreenEffect] = []
         var layout = RoomLayout(view: view, width: state.roomWidth, height: state.messageRows)
         if case .top = view.anchor, layout.reachesEnd, !layout.pinned, !view.window.hasMoreAfter {
-            view.followAgain()
+            // The reader's own scrolling got here: what they passed over is
+            // theirs to have skipped, so following does not pull back to it.
+            if arrived { view.followAgain() } else { view.reachedBottom() }
             layout = RoomLayout(view: view, width: state.roomWidth, height: state.messageRows)
         }
-        if view.anchor == .bottom, let first = layout.firstFull ?? layout.lastSeen,
+        if arrived, view.anchor == .bottom, let first = layout.firstFull ?? layout.lastSeen,
            let skipped = view.firstNewer(than: view.followedThrough, before: first) {
             view.stopFollowing(at: skipped)
             layout = RoomLayout(view: view, width: state.roomWidth, height: state.messageRows)

@@ -108,13 +108,15 @@ public enum ScreenRenderer {
         }
         guard let view = state.view, let layout = state.layout else { return }
         if view.messages.isEmpty {
-            grid.put("no messages yet — type one below", row: 1, column: x + 1, limit: width - 1, style: dim)
+            grid.put(emptyRoomText(state, view), row: 1, column: x + 1, limit: width - 1, style: dim)
         }
         for (offset, row) in layout.rows.enumerated() {
             let y = 1 + layout.topPadding + offset
             switch row {
             case .dayHeader(let day):
                 centered("── \(ShownMessage.dayTitle(day, language: state.language)) ──", row: y, x: x, width: width, style: dim, into: &grid)
+            case .beginning:
+                centered(state.language == .korean ? "── 대화의 시작 ──" : "── beginning of the conversation ──", row: y, x: x, width: width, style: dim, into: &grid)
             case .unreadLine:
                 centered(state.language == .korean ? "── 여기까지 읽음 · unread ──" : "── unread ──", row: y, x: x, width: width, style: unreadLine, into: &grid)
             case .message(let index, let line):
@@ -128,6 +130,15 @@ public enum ScreenRenderer {
     }
 
     private static func room(_ state: ScreenState) -> RoomID? { state.opening ?? state.view?.room }
+
+    /// An empty room says why: nothing written yet, or the filter hides
+    /// what there is (never "no messages yet" over hidden ones).
+    static func emptyRoomText(_ state: ScreenState, _ view: RoomView) -> String {
+        guard view.hiddenByFilter > 0 else { return "no messages yet — type one below" }
+        let count = view.hiddenByFilter
+        let more = view.window.hasMoreBefore ? " loaded (older ones too, maybe)" : ""
+        return "filter \(TerminalText.sanitize(state.filter.description)) hides \(count) message\(count == 1 ? "" : "s")\(more) · /filter all shows them"
+    }
 
     static func drawMessage(_ shown: ShownMessage, line: Int, body: [Substring], row: Int, state: ScreenState, into grid: inout ScreenGrid) {
         let x = state.roomColumn, width = state.roomWidth
@@ -163,7 +174,10 @@ public enum ScreenRenderer {
     static func drawStatus(_ state: ScreenState, into grid: inout ScreenGrid) {
         let row = state.height - 2
         grid.fill(row: row, style: status)
-        var parts = [TerminalText.sanitize(state.myName) + "#" + state.me.shortTag, "\(state.peers.count) linked"]
+        var parts = [TerminalText.sanitize(state.myName) + "#" + state.me.shortTag]
+        // No room for the list: its unread counts go here, by kind.
+        if state.sideWidth == 0 { parts.append(unreadSummary(state)) }
+        parts.append("\(state.peers.count) linked")
         if let fingerprint = state.fingerprint { parts.append("key " + TerminalText.sanitize(fingerprint)) }
         if let secret = state.groupSecret { parts.append(secret ? "secret on" : "secret off") }
         parts.append("filter \(TerminalText.sanitize(state.filter.description))")
@@ -172,6 +186,18 @@ public enum ScreenRenderer {
         if let notice = state.notice {
             grid.put(" │ " + notice, row: row, column: used, style: CellStyle(foreground: .black, background: .cyan, bold: true))
         }
+    }
+
+    /// "unread #12 @3 !2": public, DMs, and those wanting attention
+    /// (DMs and mentions), for terminals too narrow for the list. O(rooms).
+    static func unreadSummary(_ state: ScreenState) -> String {
+        var publicUnread = 0, directUnread = 0
+        for entry in state.side.entries.values {
+            if entry.room.peer == nil { publicUnread += entry.unread } else { directUnread += entry.unread }
+        }
+        let highlights = state.totalHighlights
+        guard publicUnread + directUnread > 0 else { return "all read" }
+        return "unread #\(publicUnread) @\(directUnread)" + (highlights > 0 ? " !\(highlights)" : "")
     }
 
     /// The input line: room label, the text (its tail when long), and the

@@ -8,7 +8,9 @@ import Glibc
 /// The full-screen client's frame cost: a 200x60 screen, 10k rooms in the
 /// side list, 100 messages a second arriving (about 3 per frame at 30
 /// frames a second, spread over the open room and 50 busy conversations).
-/// One frame = those arrivals through the reducer + render + diff.
+/// One frame = those arrivals through the reducer + render + diff + what
+/// the session does after a frame (the reading step, `.drawn(at:)`, and
+/// the terminal title, which sums the highlights of every room).
 /// Baseline, same run: the naive way, regrouping all rooms and writing the
 /// whole screen (every cell with its SGR) each frame.
 enum ScreenRow {
@@ -38,6 +40,7 @@ enum ScreenRow {
         var back = ScreenGrid(width: 200, height: 60)
         var samples: [Double] = [], baseline: [Double] = []
         var bytes = 0
+        var title = 0
         var parts: [[Double]] = [[], [], []]
         // CPU time of this thread too: on a shared machine the wall clock
         // also counts time the scheduler gave to other processes.
@@ -58,6 +61,8 @@ enum ScreenRow {
             let t2 = ContinuousClock.now
             let output = ScreenDiff.output(from: previous, to: back, cursorRow: cursor.row, cursorColumn: cursor.column)
             swap(&previous!, &back)
+            _ = ScreenReducer.reduce(&state, .drawn(at: .milliseconds(33 * frame)))
+            title += state.terminalTitle.utf8.count
             samples.append(Measure.micros(ContinuousClock.now - start))
             cpu.append(threadCPUMicros() - cpuStart)
             parts[0].append(Measure.micros(t1 - start)); parts[1].append(Measure.micros(t2 - t1)); parts[2].append(Measure.micros(ContinuousClock.now - t2))
@@ -80,7 +85,7 @@ enum ScreenRow {
             key: "screen", figure: "full-screen frame, 200x60, 10k rooms, 100 msg/s arriving: CPU p50 / p99 (wall p50 / p99)",
             value: "\(Measure.ms(cpu50)) / \(Measure.ms(cpu99)) (\(Measure.ms(p50)) / \(Measure.ms(p99)))",
             baseline: "regroup + fresh grid + full redraw: \(Measure.ms(naiveCPU50)) CPU (\(Measure.ms(naive)) wall)",
-            target: "< 1 ms", met: cpu50 < 1_000,
+            target: "< 1 ms p99", met: cpu99 < 1_000 && title > 0,
             numbers: ["cpu_p50_us": cpu50, "cpu_p99_us": cpu99, "p50_us": p50, "p99_us": p99, "naive_p50_us": naive,
                       "naive_cpu_p50_us": naiveCPU50, "bytes_per_frame": Double(bytes) / Double(frames)],
             note: String(format: "%.0f bytes written per frame on average; wall p50 of reduce / render / diff: %@ / %@ / %@",

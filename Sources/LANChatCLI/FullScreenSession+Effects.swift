@@ -10,7 +10,7 @@ extension FullScreenSession {
             do {
                 try await perform(effect)
             } catch {
-                await apply(.notice("error: \(error)"))
+                await apply(.notice(await describe(error)))
             }
         }
     }
@@ -21,7 +21,7 @@ extension FullScreenSession {
             // Not `node.activate`: it marks the whole room read in the store,
             // and here the marker moves only as far as the screen showed.
             let page = try await node.openHistory(room, limit: ScreenReducer.pageSize)
-            let title = room.peer == nil ? "public" : state.side[room]?.title ?? "\(room)"
+            let title = if let peer = room.peer { await name(of: peer) } else { "public" }
             await apply(.opened(page, title: title))
         case .loadPage(let room, let direction, let cursor):
             let page = switch direction {
@@ -41,7 +41,7 @@ extension FullScreenSession {
             case .direct(let peer):
                 try await node.sendDirect(text, to: peer)
                 if !state.peers.keys.contains(peer) {
-                    await apply(.notice("\(state.side[room]?.title ?? "peer") is offline; queued"))
+                    await apply(.notice("\(await name(of: peer)) is offline; queued"))
                 }
             }
         case .command(let line):
@@ -99,7 +99,7 @@ extension FullScreenSession {
                 await apply(.panel(renderer.stats(counters, transport: transport)))
             }
         } catch {
-            await apply(.notice("error: \(error)"))
+            await apply(.notice(await describe(error)))
         }
         // /open and /history move the screen to the room they name.
         let after = await executor.openRoom
@@ -122,6 +122,11 @@ extension FullScreenSession {
         "keys: Enter sends · Tab/Ctrl-N next room · Shift-Tab/Ctrl-P previous",
         "      PgUp/PgDn/arrows scroll · End newest · Ctrl-L redraws · Ctrl-C or Ctrl-D quits",
         "      /log shows the log (warnings also on the status line)",
+        "reading: a message is read once it has been on screen in full for half a",
+        "      second; the ── unread ── line marks the first you have not seen",
+        "attention: DMs and messages naming you ring the bell (--no-bell), count in",
+        "      the terminal title, and show as !N in the list (plain unread: N); on a",
+        "      narrow terminal the status line says unread #public @DMs !for-you",
         "",
     ]
 }

@@ -67,8 +67,7 @@ public actor FullScreenSession: FrontEnd {
             let name = node.displayName(for: message.senderNumber, nickname: message.senderNickname)
             var title: String?
             if let peer = message.room.peer, message.senderNumber == state.me {
-                let nickname = await node.peers().first { $0.number == peer }?.nickname ?? state.side[message.room]?.title ?? String(peer.rawValue)
-                title = node.displayName(for: peer, nickname: nickname)
+                title = await self.name(of: peer)
             }
             await apply(.message(message, name: name, roomTitle: title))
             if message.room.peer != nil, message.senderNumber == state.me, let delivery = await node.deliveryState(of: message.id) {
@@ -158,7 +157,7 @@ public actor FullScreenSession: FrontEnd {
         var entries: [RoomEntry] = []
         entries.reserveCapacity(summaries.count + 1)
         for summary in summaries {
-            let title = summary.room.peer == nil ? "public" : summary.peerNickname ?? summary.room.description
+            let title = summary.room.peer.map { peer in summary.peerNickname.flatMap { $0.isEmpty ? nil : $0 } ?? "#" + peer.shortTag } ?? "public"
             entries.append(RoomEntry(room: summary.room, title: title, unread: summary.unreadCount, lastActivity: summary.lastActivity))
         }
         if !entries.contains(where: { $0.room == .publicRoom }) { entries.append(RoomEntry(room: .publicRoom, title: "public")) }

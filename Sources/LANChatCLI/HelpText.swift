@@ -86,6 +86,13 @@ public enum HelpText {
       LANCHAT_BROADCAST=a,b   like --broadcast
       LANCHAT_PEERS=h:p,h:p   like --peer (flags add to the list)
     
+    IN THE FULL-SCREEN CLIENT:
+      A room opens at its "── unread ──" line; a message counts as read once
+      it has been on screen in full for half a second. DMs and messages that
+      name you ring the bell, count in the terminal title and show as !N in
+      the list. Logs go to lanchat.log in the data directory (/log shows
+      them), never over the screen; Ctrl-L redraws everything.
+
     AT THE PROMPT:
       a line of text goes to the open room (public at start)
       /dm NAME TEXT   /accept NAME   /decline NAME   /open ROOM   /peers

@@ -207,3 +207,21 @@ struct Eye {
         #expect(Self.marks(eye.look(&state)).map(\.upTo) == [Self.cursor(1)])
     }
 }
+
+/// The reader's own moves are not arrivals: paging down fast to the newest
+/// follows from there, without being pulled back to what flashed past.
+@Suite struct ReaderMovesTests {
+    @Test func pagingDownFastToTheNewestStaysThere() {
+        var state = ScreenFixture().state(width: 100, height: 40)
+        state.feed(.opened(ScreenFixture.page(1...100, before: false, after: false, marker: 0), title: "public"))
+        var eye = Eye(now: .seconds(1))
+        _ = eye.look(&state)
+        for _ in 0..<4 { state.feed(.key(.pageDown)) }
+        #expect(CatchUpReadingTests.shownNumbers(state).last == 100)
+        // Nothing between the first screen and this one was seen: no mark.
+        #expect(CatchUpReadingTests.marks(eye.look(&state)).isEmpty)
+        // A live message: followed, not pulled back up to message 36.
+        state.feed(.message(ScreenFixture.message(101), name: "bob"))
+        #expect(CatchUpReadingTests.shownNumbers(state).last == 101)
+    }
+}

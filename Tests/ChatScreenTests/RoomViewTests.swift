@@ -45,7 +45,9 @@ import Testing
         #expect(firstMessage(state) == before)
         #expect(state.view?.messages.count == 60)
         for _ in 0..<6 { state.feed(.key(.pageUp)) }
-        #expect(ScreenFixture.roomLines(state)[2].hasSuffix("bob: message 1"))
+        // The oldest message, under the beginning of the conversation.
+        #expect(ScreenFixture.roomLines(state)[1].contains("── beginning of the conversation ──"))
+        #expect(ScreenFixture.roomLines(state)[3].hasSuffix("bob: message 1"))
     }
 
     @Test func scrollingDownAsksForTheNewerPageThenFollows() {
