@@ -23,13 +23,14 @@ T() { tmux -L "$SOCKET" "$@"; }
 cleanup() {
     T kill-server 2>/dev/null || true  # ends both clients with their panes
     [ -n "${WRITER_PID:-}" ] && kill "$WRITER_PID" 2>/dev/null || true
+    [ -n "${CALLER_PID:-}" ] && kill "$CALLER_PID" 2>/dev/null || true
     rm -rf "$LOGS"
 }
 trap cleanup EXIT INT TERM
 
 fail() {
     echo "tui-test: FAIL: $*" >&2
-    for pane in alice bob reader logger; do
+    for pane in alice bob reader logger mentioned; do
         echo "---- $pane's screen ----" >&2
         T capture-pane -p -t "$pane" >&2 || true
         echo "---- $pane's stderr ----" >&2
@@ -237,6 +238,41 @@ check_log_leaves_the_screen_intact() {
     echo "tui-test: a logged warning left the screen intact (status line, /log, lanchat.log)"
 }
 
+# Issue 27, attention: a public message naming the reader while they are
+# in another room marks the public room "!1" (apart from plain unread) and
+# puts the count in the terminal title; reading it clears the title.
+check_a_mention_wants_attention() {
+    local caller_in="$LOGS/caller.in" caller_out="$LOGS/caller.out"
+    start_reader mentioned "$LOGS/mentioned"
+    mkfifo "$caller_in"
+    "$LANCHAT_BIN" --json --nick caller --in-memory -b 127.255.255.255 --discovery-port $OWN_PORT \
+        --beacon-interval 0.5 <"$caller_in" >"$caller_out" 2>"$LOGS/caller.err" &
+    CALLER_PID=$!
+    exec 8>"$caller_in"
+    wait_for mentioned 20 "1 linked"
+    T send-keys -t mentioned Tab
+    wait_for mentioned 10 "^ Chats.*│ @caller"
+    echo '{"cmd":"send","text":"just chatting"}' >&8
+    echo '{"cmd":"send","text":"MENTIONED, are you there?"}' >&8
+    wait_for mentioned 10 "# public +!2 "
+    local title deadline=$((SECONDS + 10))
+    until title=$(T display-message -p -t mentioned '#{pane_title}') && [ "$title" = "(1) lanchat · mentioned" ]; do
+        [ $SECONDS -lt $deadline ] || fail "mentioned: the title is '$title', not '(1) lanchat · mentioned'"
+        sleep 0.1
+    done
+    T send-keys -t mentioned Tab
+    deadline=$((SECONDS + 10))
+    until title=$(T display-message -p -t mentioned '#{pane_title}') && [ "$title" = "lanchat · mentioned" ]; do
+        [ $SECONDS -lt $deadline ] || fail "mentioned: the title kept '$title' after the mention was read"
+        sleep 0.1
+    done
+    quit_pane mentioned
+    exec 8>&-
+    wait "$CALLER_PID" 2>/dev/null || true
+    echo "tui-test: a mention marked the list (!) and the title, and reading it cleared them"
+}
+
 check_catch_up_keeps_the_marker
 check_log_leaves_the_screen_intact
+check_a_mention_wants_attention
 echo "tui-test: passed"

@@ -84,8 +84,11 @@ public actor FullScreenSession: FrontEnd {
             await apply(.notice("\(peer.nickname) left"))
         case .peerUpdated:
             await refreshPeers()
-        case .dmRequest(let peer, _):
+        case .dmRequest(let peer, let message):
             let name = node.displayName(for: peer.number, nickname: peer.nickname)
+            // The request's text is the conversation's first message: listed,
+            // counted, and a DM wants attention like any other.
+            await apply(.message(message, name: name))
             await apply(.notice("\(name) asks to talk: /accept \(name) or /decline \(name)"))
         case .dmState(let peer, let nickname, let dmState):
             // The console's wording, without its colours.
