@@ -7,7 +7,7 @@ import TestSupport
 
 /// Issue 27: the full-screen client names peers in errors, never by their
 /// 16-digit number (`waiting for 63001589724420 to accept your DM request`).
-@Suite struct FullScreenErrorTests {
+@Suite(.realTime) struct FullScreenErrorTests {
     @Test func errorsNamePeers() async throws {
         let network = InMemoryNetwork()
         let alice = try await CommandExecutorTests.peer("alice", 63_001_589_724_420, network)
