@@ -35,6 +35,8 @@ fail() {
         T capture-pane -p -t "$pane" >&2 || true
         echo "---- $pane's stderr ----" >&2
         tail -5 "$LOGS/$pane.err" >&2 || true
+        [ -s "$LOGS/$pane.rc" ] && echo "---- $pane exited with status $(cat "$LOGS/$pane.rc")" >&2
+        [ -f "$LOGS/$pane/lanchat.log" ] && { echo "---- $pane's lanchat.log ----" >&2; tail -5 "$LOGS/$pane/lanchat.log" >&2; }
     done
     exit 1
 }
@@ -221,9 +223,10 @@ check_catch_up_keeps_the_marker() {
 # client) leaves the screen intact: the warning is on the status line, in
 # /log and in lanchat.log, and no raw log line is on the pane.
 check_log_leaves_the_screen_intact() {
-    local dir="$LOGS/logger" port=$((PORT + 7000))
-    start_reader logger "$dir" -p $port
-    wait_for logger 20 "TCP port $port"
+    local dir="$LOGS/logger" port
+    start_reader logger "$dir"  # any free TCP port; the status line says which
+    wait_for logger 20 "TCP port [0-9]+"
+    port=$(screen logger | grep -oE "TCP port [0-9]+" | grep -oE "[0-9]+$")
     printf '{"type":"hello","senderNumber":1}\n' >/dev/tcp/127.0.0.1/$port || fail "cannot dial the client on $port"
     wait_for logger 10 "protocol v1 node"
     screen logger | grep -q "lanchat\[" && fail "a raw log line is on the screen"
