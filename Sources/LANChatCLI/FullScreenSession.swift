@@ -84,11 +84,9 @@ public actor FullScreenSession: FrontEnd {
             await apply(.notice("\(peer.nickname) left"))
         case .peerUpdated:
             await refreshPeers()
-        case .dmRequest(let peer, let message):
+        case .dmRequest(let peer, _):
+            // Its text also comes as a .message (counted, ringing, as any DM).
             let name = node.displayName(for: peer.number, nickname: peer.nickname)
-            // The request's text is the conversation's first message: listed,
-            // counted, and a DM wants attention like any other.
-            await apply(.message(message, name: name))
             await apply(.notice("\(name) asks to talk: /accept \(name) or /decline \(name)"))
         case .dmState(let peer, let nickname, let dmState):
             // The console's wording, without its colours.
