@@ -197,7 +197,8 @@ public enum ScreenRenderer {
         }
         let highlights = state.totalHighlights
         guard publicUnread + directUnread > 0 else { return "all read" }
-        return "unread #\(publicUnread) @\(directUnread)" + (highlights > 0 ? " !\(highlights)" : "")
+        let parts = [(publicUnread, "#"), (directUnread, "@"), (highlights, "!")].filter { $0.0 > 0 }.map { "\($0.1)\($0.0)" }
+        return "unread " + parts.joined(separator: " ")
     }
 
     /// The input line: room label, the text (its tail when long), and the

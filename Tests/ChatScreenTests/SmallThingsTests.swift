@@ -23,6 +23,9 @@ import Testing
         // Wide enough for the list: the list has them, the status line not.
         state.feed(.resize(width: 100, height: 20))
         #expect(!ScreenFixture.lines(state)[state.height - 2].contains("unread #"))
+        // Only the kinds with unread are named.
+        state.feed(.resize(width: 50, height: 20), .unread(.direct(ScreenFixture.bob), 0), .unread(.direct(ScreenFixture.carol), 0))
+        #expect(ScreenFixture.lines(state)[state.height - 2].contains("│ unread #12 │"))
         // All read: said in words.
         state.feed(.resize(width: 50, height: 20), .unread(.publicRoom, 0), .unread(.direct(ScreenFixture.bob), 0), .unread(.direct(ScreenFixture.carol), 0))
         #expect(ScreenFixture.lines(state)[state.height - 2].contains("all read"))

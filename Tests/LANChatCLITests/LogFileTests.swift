@@ -72,3 +72,17 @@ import TestSupport
         #expect(recent.first?.hasSuffix("notice: n10") == true && recent.last?.hasSuffix("notice: n\(LogBook.keptLines + 9)") == true)
     }
 }
+
+/// While the full-screen client owns the terminal, fd 2 points at the log
+/// file: a stray write to stderr lands there, not on the screen.
+@Suite struct StandardErrorRedirectTests {
+    @Test func strayStderrGoesToTheFileAndComesBack() throws {
+        let directory = try LogFileTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/lanchat.log"
+        let redirect = try #require(StandardErrorRedirect(path: path))
+        FileHandle.standardError.write(Data("stray line\n".utf8))
+        redirect.end()
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "stray line\n")
+    }
+}
