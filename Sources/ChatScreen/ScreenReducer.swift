@@ -46,12 +46,14 @@ public enum ScreenReducer {
             let shown = state.shown(page) { $0.senderNickname }
             state.view = RoomView(page: page, title: title, me: state.me, shown: shown)
             state.view?.hiddenByFilter = page.messages.count - shown.count
+            noteMentions(shown, in: page.room, &state)
             state.side.reveal(page.room, height: state.sideRows)
         case .pageLoaded(let page, let direction):
             guard state.view?.room == page.room else { break }
             let shown = state.shown(page) { $0.senderNickname }
             state.view?.add(page, direction, shown: shown)
             state.view?.hiddenByFilter += page.messages.count - shown.count
+            noteMentions(shown, in: page.room, &state)
         case .message(let message, let name, let roomTitle):
             effects += arrived(message, name: name, roomTitle: roomTitle, &state)
         case .delivery(let id, let delivery):
@@ -110,6 +112,17 @@ public enum ScreenReducer {
             if state.view?.place(shown) == .appendAndFollow { state.view?.anchor = .bottom }
         }
         return effects
+    }
+
+    /// Unread mentions on a page from the store count like live ones (the
+    /// store does not keep which unread messages name the reader, so a
+    /// room shows its stored mentions once a page of it was loaded).
+    private static func noteMentions(_ shown: [ShownMessage], in room: RoomID, _ state: inout ScreenState) {
+        guard room.peer == nil, let view = state.view else { return }
+        let unread = shown.filter { item in item.highlight && (view.readMarker.map { item.cursor > $0 } ?? true) }.map(\.cursor)
+        guard !unread.isEmpty else { return }
+        let known = Set(state.mentions[room] ?? [])
+        state.mentions[room, default: []] += unread.filter { !known.contains($0) }
     }
 
     /// A DM room is named after the peer, also when our own message opened it.

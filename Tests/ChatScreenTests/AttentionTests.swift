@@ -84,3 +84,21 @@ import Testing
         #expect(state.terminalTitle == "(1) lanchat · alice", "still counted")
     }
 }
+
+/// A mention already in the store counts once a page holding it is loaded.
+@Suite struct StoredMentionTests {
+    @Test func anUnreadStoredMentionCountsUntilRead() {
+        var state = ScreenFixture().state()
+        let messages = (1...5).map { ScreenFixture.message($0, text: $0 == 4 ? "thanks alice" : "m\($0)") }
+        let page = HistoryPage(room: .publicRoom, messages: messages, hasMoreBefore: false, hasMoreAfter: false,
+                               readMarker: messages[1].cursor)
+        state.feed(.opened(page, title: "public"))
+        #expect(state.terminalTitle == "(1) lanchat · alice")
+        // Opened again: counted once, not twice.
+        state.feed(.opened(page, title: "public"))
+        #expect(state.terminalTitle == "(1) lanchat · alice")
+        var eye = Eye()
+        _ = eye.look(&state)
+        #expect(state.terminalTitle == "lanchat · alice")
+    }
+}
