@@ -92,8 +92,15 @@ echo "tui-test: unread room opened at the unread line"
 # 3. Resize keeps the layout: list header on top, status and input at the
 #    bottom, the unread line still in view.
 check_layout() {
-    local rows=$1 text
+    local rows=$1 text deadline=$((SECONDS + 5))
+    # A resize can bring two SIGWINCHes, each a full repaint from a cleared
+    # screen: wait for a capture that is not in the middle of one.
     text=$(screen alice)
+    until [ "$(echo "$text" | head -1 | grep -c "│ #public")" = 1 ] && echo "$text" | tail -1 | grep -q "^\[#public\]" \
+        || [ $SECONDS -ge $deadline ]; do
+        sleep 0.1
+        text=$(screen alice)
+    done
     [ "$(echo "$text" | wc -l)" -eq "$rows" ] || fail "expected $rows rows after resize"
     echo "$text" | head -1 | grep -q "│ #public" || fail "header row lost after resize to $rows rows"
     echo "$text" | tail -2 | head -1 | grep -q "alice#" || fail "status line lost after resize to $rows rows"
