@@ -89,8 +89,9 @@ public actor FullScreenSession: FrontEnd {
             let name = node.displayName(for: peer.number, nickname: peer.nickname)
             await apply(.notice("\(name) asks to talk: /accept \(name) or /decline \(name)"))
         case .dmState(let peer, let nickname, let dmState):
-            // The console's wording, without its colours.
-            let name = node.displayName(for: peer, nickname: nickname)
+            // The console's wording, without its colours. The node says the
+            // peer's number when it knows no nickname: a name, never that.
+            let name = nickname.isEmpty || nickname == "\(peer)" ? await self.name(of: peer) : node.displayName(for: peer, nickname: nickname)
             if let line = ConsoleRenderer(useColor: false).dmState(dmState, peer: name) {
                 await apply(.notice(String(line.dropFirst(3))))
             }
