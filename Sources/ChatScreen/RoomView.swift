@@ -46,6 +46,10 @@ public struct RoomView: Hashable, Sendable {
     /// Loaded messages the filter keeps off the screen, so an empty room
     /// can say so.
     public internal(set) var hiddenByFilter = 0
+    /// Messages arrived (live or paged) since the reducer last checked that
+    /// following scrolls no unseen one away; kept while a panel hides the
+    /// room, so closing it checks what came meanwhile.
+    public internal(set) var unsettledArrivals = false
     public var delivery: [MessageID: DeliveryState] = [:]
 
     /// Opens on `page`: pinned a couple of messages above the unread line

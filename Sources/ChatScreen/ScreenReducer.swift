@@ -82,8 +82,12 @@ public enum ScreenReducer {
             break  // handled above
         }
         // Only arrivals push messages up; a key that scrolls is the reader's own move.
-        let arrived = switch event { case .message, .pageLoaded: true; default: false }
-        effects += settle(&state, arrived: arrived)
+        switch event {
+        case .message(let message, _, _) where message.room == state.view?.room: state.view?.unsettledArrivals = true
+        case .pageLoaded: state.view?.unsettledArrivals = true
+        default: break
+        }
+        effects += settle(&state)
         return effects
     }
 
@@ -136,9 +140,11 @@ public enum ScreenReducer {
     /// After any change: pin to the bottom when the run ends on screen,
     /// stop following before a message no frame showed would scroll off,
     /// and fetch the next page when the reader reached the loaded edge.
-    private static func settle(_ state: inout ScreenState, arrived: Bool) -> [ScreenEffect] {
+    private static func settle(_ state: inout ScreenState) -> [ScreenEffect] {
         state.settledLayout = nil
         guard var view = state.view, state.panel == nil, state.messageRows > 0 else { return [] }
+        let arrived = view.unsettledArrivals
+        view.unsettledArrivals = false
         var effects: [ScreenEffect] = []
         var layout = RoomLayout(view: view, width: state.roomWidth, height: state.messageRows)
         if case .top = view.anchor, layout.reachesEnd, !layout.pinned, !view.window.hasMoreAfter {

@@ -225,3 +225,17 @@ struct Eye {
         #expect(CatchUpReadingTests.shownNumbers(state).last == 101)
     }
 }
+
+/// A burst that arrives while a panel (help, /log) covers the room is
+/// placed by the same rule once the panel closes.
+@Suite struct PanelArrivalTests {
+    @Test func aBurstUnderAPanelStopsAtTheFirstUnseenWhenItCloses() throws {
+        var state = CatchUpReadingTests.emptyPublic()
+        state.feed(.panel(["help"]))
+        for n in 1...120 { state.feed(.message(ScreenFixture.message(n), name: "bob")) }
+        state.feed(.key(.escape))
+        let rows = ScreenFixture.roomLines(state)
+        let line = try #require(rows.firstIndex { $0.contains("── unread ──") }, "\(rows.joined(separator: "\n"))")
+        #expect(rows[line + 1].hasSuffix("bob: message 1"))
+    }
+}
