@@ -17,8 +17,7 @@ public enum ScreenRenderer {
     static let badge = CellStyle(foreground: .white, background: .red, bold: true)
     /// Rooms holding a DM or a mention, and the name on a message naming
     /// the reader (weechat's highlight colours: apart from plain unread).
-    static let highlightBadge = CellStyle(foreground: .black, background: .yellow, bold: true)
-    static let highlightName = CellStyle(foreground: .black, background: .yellow, bold: true)
+    static let highlight = CellStyle(foreground: .black, background: .yellow, bold: true)
     static let selected = CellStyle(reverse: true)
     static let unreadLine = CellStyle(foreground: .red, bold: true)
     static let indicator = CellStyle(foreground: .black, background: .yellow, bold: true)
@@ -77,7 +76,7 @@ public enum ScreenRenderer {
                 let badgeText = entry.unread > 0 ? (highlighted ? " !\(count) " : " \(count) ") : ""
                 let nameLimit = width - 3 - badgeText.count
                 grid.put(entry.title, row: y, column: 3, limit: nameLimit, style: style)  // sanitized on entry
-                if !badgeText.isEmpty { grid.put(badgeText, row: y, column: width - badgeText.count, style: highlighted ? highlightBadge : badge) }
+                if !badgeText.isEmpty { grid.put(badgeText, row: y, column: width - badgeText.count, style: highlighted ? highlight : badge) }
             }
             y += 1
             index += 1
@@ -148,7 +147,7 @@ public enum ScreenRenderer {
         if line == 0 {
             grid.put(shown.time, row: row, column: x, style: dim)
             let color = shown.isOwn ? CellColor.green : nameColors[Int(shown.message.senderNumber.rawValue % UInt64(nameColors.count))]
-            let nameStyle = shown.highlight ? highlightName : CellStyle(foreground: color, bold: true)
+            let nameStyle = shown.highlight ? highlight : CellStyle(foreground: color, bold: true)
             let nameWidth = grid.put(shown.name, row: row, column: textX, limit: width - RoomLayout.timeColumns, style: nameStyle)
             text = text.dropFirst(shown.name.count)
             grid.put(String(text), row: row, column: textX + nameWidth, limit: width - RoomLayout.timeColumns - nameWidth)
