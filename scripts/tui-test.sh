@@ -276,10 +276,14 @@ check_a_mention_wants_attention() {
         [ $SECONDS -lt $deadline ] || fail "mentioned: the title kept '$title' after the mention was read"
         sleep 0.1
     done
+    # Too narrow for the list: a DM is counted on the status line, by kind.
+    T resize-window -t mentioned -x 50 -y 20
+    echo '{"cmd":"dm","to":"mentioned","text":"psst"}' >&8
+    wait_for mentioned 10 "│ unread @1 !1 │"
     quit_pane mentioned
     exec 8>&-
     wait "$CALLER_PID" 2>/dev/null || true
-    echo "tui-test: a mention marked the list (!) and the title, and reading it cleared them"
+    echo "tui-test: a mention marked the list (!) and the title, reading it cleared them; at 50 columns a DM shows as 'unread @1 !1'"
 }
 
 check_catch_up_keeps_the_marker
