@@ -87,6 +87,10 @@ public enum ScreenReducer {
         case .pageLoaded: state.view?.unsettledArrivals = true
         default: break
         }
+        // Events that leave the open room as it was (a message elsewhere, a
+        // count, the list, a notice) keep its settled layout: a busy LAN's
+        // messages to other rooms cost no layout of this one.
+        if state.settledLayout != nil, leavesOpenRoomAsItWas(event, state) { return effects }
         effects += settle(&state)
         return effects
     }
@@ -116,6 +120,18 @@ public enum ScreenReducer {
             if state.view?.place(shown) == .appendAndFollow { state.view?.anchor = .bottom }
         }
         return effects
+    }
+
+    /// Whether `event` changed nothing the open room's layout depends on
+    /// (its messages, anchor, delivery states, size). A panel is not kept:
+    /// settling is what notices it closed.
+    private static func leavesOpenRoomAsItWas(_ event: ScreenEvent, _ state: ScreenState) -> Bool {
+        guard state.panel == nil else { return false }
+        switch event {
+        case .message(let message, _, _): return message.room != state.view?.room && message.room != state.opening
+        case .unread, .rooms, .peers, .identity, .notice: return true
+        default: return false
+        }
     }
 
     /// Unread mentions on a page from the store count like live ones (the
