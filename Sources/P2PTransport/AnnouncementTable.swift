@@ -17,6 +17,13 @@ struct Announcement: Sendable {
     var nextDialAt: Duration
     /// A dial was due but the dial caps were full (counted once).
     var dialDeferred = false
+    /// A handshake with this number has succeeded (any instance): proof a
+    /// forger cannot make, so beacons never crowd it out.
+    var hasLinked = false
+    /// Beacons heard from this instance (capped): an honest node repeats
+    /// its own, a flood of inventions sends each once, so under pressure
+    /// the once-heard go first and are dialled last.
+    var heardCount = 1
 }
 
 /// The peers announced on the discovery port, keyed by node number: one
@@ -73,7 +80,8 @@ struct AnnouncementTable: Sendable {
             entries[beacon.number] = Announcement(
                 number: beacon.number, nickname: beacon.nickname, stage: beacon.stage,
                 instanceId: beacon.instanceId, endpoint: endpoint, lastSeen: now, unlinkedSince: now,
-                backoff: Backoff(base: backoffBase, cap: backoffCap), nextDialAt: now)
+                backoff: Backoff(base: backoffBase, cap: backoffCap), nextDialAt: now,
+                hasLinked: entries[beacon.number]?.hasLinked ?? false)
             return previous.map { .restarted(previousInstance: $0) } ?? .new
         }
         let changed = known.nickname != beacon.nickname || known.stage != beacon.stage || known.endpoint != endpoint
@@ -81,20 +89,35 @@ struct AnnouncementTable: Sendable {
         known.stage = beacon.stage
         known.endpoint = endpoint
         known.lastSeen = now
+        known.heardCount = min(known.heardCount + 1, 1_000)
         entries[beacon.number] = known
         return changed ? .changed : .refreshed
     }
 
     /// Whether a new number from `address` may be recorded: within the
-    /// address's share, and within the total once an entry whose dials
-    /// failed (a forger's invention, or a node long gone) is forgotten.
+    /// address's share and the total, once an announcement that never led
+    /// to a handshake is forgotten if either is full. Refusing instead let
+    /// a flood from an address (spoofed on a LAN) keep a newcomer at that
+    /// address out for as long as it lasted; now the flood only churns its
+    /// own inventions, and a newcomer's entry lives long enough for the
+    /// dial or answer its first beacon causes at once.
     private mutating func makeRoom(for address: UInt32) -> Bool {
-        guard entries.values.count(where: { $0.endpoint.address == address }) < maxPerAddress else { return false }
-        guard entries.count >= maxEntries else { return true }
-        let failing = entries.values.filter { $0.unlinkedSince != nil && $0.backoff.failures > 0 }
-        guard let victim = failing.max(by: { ($0.backoff.failures, $1.lastSeen) < ($1.backoff.failures, $0.lastSeen) }) else {
-            return false
+        if entries.values.count(where: { $0.endpoint.address == address }) >= maxPerAddress {
+            return evictUnproven(where: { $0.endpoint.address == address })
         }
+        guard entries.count >= maxEntries else { return true }
+        return evictUnproven(where: { _ in true })
+    }
+
+    /// Forgets one unlinked announcement that never led to a handshake: the
+    /// one whose dials failed most, then the one heard fewest times, then
+    /// the one heard least recently. False if there is none (every
+    /// candidate has proven itself).
+    private mutating func evictUnproven(where matches: @escaping (Announcement) -> Bool) -> Bool {
+        let victim = entries.values.lazy
+            .filter { !$0.hasLinked && $0.unlinkedSince != nil && matches($0) }
+            .max { ($0.backoff.failures, $1.heardCount, $1.lastSeen) < ($1.backoff.failures, $0.heardCount, $0.lastSeen) }
+        guard let victim else { return false }
         entries[victim.number] = nil
         evictions += 1
         return true
@@ -113,6 +136,7 @@ struct AnnouncementTable: Sendable {
 
     /// A link to `number` is up: no dialling needed, failures forgotten.
     mutating func linked(_ number: NodeNumber) {
+        entries[number]?.hasLinked = true
         entries[number]?.dialDeferred = false
         entries[number]?.unlinkedSince = nil
         entries[number]?.backoff.reset()

@@ -122,12 +122,12 @@ extension P2PService {
         // Runs per tick and per new beacon: the common case (everyone
         // linked, or not due yet) must cost a pass over the table only.
         // Keys first: a linked peer's entry is not even copied.
-        var due: [(number: NodeNumber, endpoint: IPv4Endpoint, fallback: Bool)] = []
+        var due: [(number: NodeNumber, endpoint: IPv4Endpoint, fallback: Bool, proven: Bool, heard: Int)] = []
         for number in announcements.entries.keys where established[number] == nil {
             guard let announcement = announcements[number], now >= announcement.nextDialAt,
                   let dueAt = dialDue(number, announcement), now >= dueAt else { continue }
             let fallback = !LinkArbiter.shouldDialOnDiscovery(local: identity.number, remote: number)
-            due.append((number, announcement.endpoint, fallback))
+            due.append((number, announcement.endpoint, fallback, announcement.hasLinked, announcement.heardCount))
         }
         guard !due.isEmpty else { return }
         let limits = configuration.limits
@@ -146,7 +146,14 @@ extension P2PService {
             }
         }
         var linkCount = links.count
-        for announcement in due.sorted(by: { $0.number < $1.number }) where !busy.contains(announcement.number) {
+        // Proven numbers first, then the most often heard (a flood's
+        // inventions are heard once), so the budgets go to the likely real.
+        let ordered = due.sorted { a, b in
+            if a.proven != b.proven { return a.proven }
+            if a.heard != b.heard { return a.heard > b.heard }
+            return a.number < b.number
+        }
+        for announcement in ordered where !busy.contains(announcement.number) {
             // The fallback dial is for a lower number that cannot reach us;
             // while a handshake from its address is under way it may be
             // that one (its number shows only at message 3), and a second
@@ -154,7 +161,8 @@ extension P2PService {
             if announcement.fallback, handshakingFrom.contains(announcement.endpoint.address) { continue }
             let address = announcement.endpoint.address
             guard pendingTotal < limits.maxPendingDials, linkCount < limits.maxLinks,
-                  pendingPerAddress[address, default: 0] < limits.maxPendingDialsPerAddress else {
+                  pendingPerAddress[address, default: 0] < limits.maxPendingDialsPerAddress,
+                  announcement.proven || unprovenDials.take(at: now) else {
                 if announcements.deferDial(announcement.number) { stats.deferredDials += 1 }
                 continue
             }

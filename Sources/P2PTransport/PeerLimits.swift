@@ -32,10 +32,19 @@ public struct PeerLimits: Sendable, Hashable {
     public var maxPendingDials = 96
     public var maxPendingDialsPerAddress = 64
     /// Peers announced by beacons that the node remembers (to dial them),
-    /// in all and per source address. Past the total, an entry whose dials
-    /// failed makes room; otherwise the new number is not recorded.
+    /// in all and per source address. When either is full, the unlinked
+    /// entry that never led to a handshake and whose dials failed most (then
+    /// the one heard least recently) makes room; a number that once linked
+    /// is never crowded out. If all have proven themselves, the new number
+    /// is not recorded.
     public var maxAnnouncements = 1_024
     public var maxAnnouncementsPerAddress = 128
+    /// Dials of announcements that never led to a handshake: a burst, then
+    /// a rate. A beacon costs nothing to forge, so without it a flood of
+    /// invented numbers would make every node on the LAN dial as fast as
+    /// the flood (caps bound the dials at once, not per second).
+    public var unprovenDialBurst = 64
+    public var unprovenDialsPerSecond = 32.0
     /// Frames one link may deliver: a burst of `frameBurst`, then
     /// `framesPerSecond`, where a frame costs one token plus one for each
     /// full `bytesPerFrameToken` of its line. A link over its budget is not
@@ -68,11 +77,12 @@ public struct PeerLimits: Sendable, Hashable {
                               ("connectionBurstPerAddress", connectionBurstPerAddress), ("frameBurst", frameBurst),
                               ("maxPendingDials", maxPendingDials), ("maxPendingDialsPerAddress", maxPendingDialsPerAddress),
                               ("maxAnnouncements", maxAnnouncements), ("maxAnnouncementsPerAddress", maxAnnouncementsPerAddress),
+                              ("unprovenDialBurst", unprovenDialBurst),
                               ("bytesPerFrameToken", bytesPerFrameToken), ("recentIDsPerLink", recentIDsPerLink)] where value < 1 {
             throw .invalidConfiguration("\(name) must be at least 1")
         }
         for (name, value) in [("connectionsPerSecondPerAddress", connectionsPerSecondPerAddress),
-                              ("framesPerSecond", framesPerSecond)] where !(value > 0) {
+                              ("framesPerSecond", framesPerSecond), ("unprovenDialsPerSecond", unprovenDialsPerSecond)] where !(value > 0) {
             throw .invalidConfiguration("\(name) must be positive")
         }
         guard frameCost(byteCount: 64 * 1024) <= Double(frameBurst) else {

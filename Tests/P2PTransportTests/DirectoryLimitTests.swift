@@ -13,29 +13,50 @@ import Testing
         AnnouncementTable(backoffBase: .milliseconds(100), backoffCap: .seconds(1), maxEntries: 8, maxPerAddress: 4)
     }
 
-    @Test func oneAddressGetsItsShareOnly() {
+    @Test func oneAddressGetsItsShareOnlyAndANewcomerThereReplacesTheStalest() {
         var directory = directory()
-        let observations = (1...6).map { directory.observe(beacon($0), from: 0x0A00_0001, at: .zero) }
-        #expect(observations == [.new, .new, .new, .new, .refused, .refused])
-        // Another address still has room; known numbers still refresh.
-        #expect(directory.observe(beacon(7), from: 0x0A00_0002, at: .zero) == .new)
-        #expect(directory.count == 5)
+        let address: UInt32 = 0x0A00_0001
+        for number in UInt64(1)...4 { _ = directory.observe(beacon(number), from: address, at: .seconds(Int64(number))) }
+        // The share is full: a fifth number from the address is recorded,
+        // and the one heard least recently from there goes.
+        #expect(directory.observe(beacon(5), from: address, at: .seconds(5)) == .new)
+        #expect(directory[NodeNumber(rawValue: 1)!] == nil && directory.count == 4)
+        // Another address's entries are never the price of this one's.
+        #expect(directory.observe(beacon(7), from: 0x0A00_0002, at: .seconds(6)) == .new)
+        #expect(directory.observe(beacon(6), from: address, at: .seconds(7)) == .new)
+        #expect(directory[NodeNumber(rawValue: 7)!] != nil && directory[NodeNumber(rawValue: 2)!] == nil)
+        #expect(directory.evictions == 2)
     }
 
-    @Test func aFullTableMakesRoomOnlyByForgettingAFailingEntry() {
+    @Test func anAnnouncementThatLedToAHandshakeIsNeverCrowdedOut() {
         var directory = directory()
-        for number in UInt64(1)...8 { _ = directory.observe(beacon(number), from: UInt32(number), at: .zero) }
-        #expect(directory.observe(beacon(9), from: 9, at: .seconds(1)) == .refused)
-        // Number 3's dials failed twice, 5's once: 3 goes first, then 5.
-        directory.scheduleRedial(NodeNumber(rawValue: 3)!, at: .seconds(1))
-        directory.scheduleRedial(NodeNumber(rawValue: 3)!, at: .seconds(2))
-        directory.scheduleRedial(NodeNumber(rawValue: 5)!, at: .seconds(2))
-        #expect(directory.observe(beacon(9), from: 9, at: .seconds(3)) == .new)
+        let address: UInt32 = 0x0A00_0001
+        for number in UInt64(1)...4 { _ = directory.observe(beacon(number), from: address, at: .zero) }
+        for number in UInt64(1)...4 { directory.linked(NodeNumber(rawValue: number)!) }
+        directory.scheduleRedial(NodeNumber(rawValue: 2)!, at: .seconds(1))  // linked once, not now: still proven
+        // A flood of inventions from the same address finds no room.
+        for number in UInt64(100)..<200 {
+            #expect(directory.observe(beacon(number), from: address, at: .seconds(2)) == .refused)
+        }
+        #expect((1...4).allSatisfy { directory[NodeNumber(rawValue: UInt64($0))!] != nil })
+        #expect(directory.evictions == 0)
+    }
+
+    @Test func aFullTableForgetsTheEntryWhoseDialsFailedMostThenTheStalest() {
+        var directory = directory()
+        for number in UInt64(1)...8 { _ = directory.observe(beacon(number), from: UInt32(number), at: .seconds(Int64(number))) }
+        // Number 3's dials failed twice, 5's once: 3 goes first, then 5,
+        // then (no failures left) the one heard least recently.
+        directory.scheduleRedial(NodeNumber(rawValue: 3)!, at: .seconds(10))
+        directory.scheduleRedial(NodeNumber(rawValue: 3)!, at: .seconds(11))
+        directory.scheduleRedial(NodeNumber(rawValue: 5)!, at: .seconds(11))
+        #expect(directory.observe(beacon(9), from: 9, at: .seconds(12)) == .new)
         #expect(directory[NodeNumber(rawValue: 3)!] == nil && directory[NodeNumber(rawValue: 5)!] != nil)
-        #expect(directory.observe(beacon(10), from: 10, at: .seconds(3)) == .new)
+        #expect(directory.observe(beacon(10), from: 10, at: .seconds(12)) == .new)
         #expect(directory[NodeNumber(rawValue: 5)!] == nil)
-        #expect(directory.observe(beacon(11), from: 11, at: .seconds(3)) == .refused)
-        #expect(directory.evictions == 2 && directory.count == 8)
+        #expect(directory.observe(beacon(11), from: 11, at: .seconds(12)) == .new)
+        #expect(directory[NodeNumber(rawValue: 1)!] == nil)
+        #expect(directory.evictions == 3 && directory.count == 8)
     }
 
     @Test func aLinkedInstancesLeaveIsRememberedAndItsLateBeaconsIgnored() {
