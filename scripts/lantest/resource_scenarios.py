@@ -103,9 +103,17 @@ class ResourceScenarios:
             problems.append(f"{shown} messages shown twice")
         if len(receiver.procs) != 1:
             problems.append(f"{receiver.name} restarted")
+        # Recovery is said once writes have gone through for
+        # storageRecoveryQuiet (5 s) with none refused: wait for it.
+        try:
+            wait_until("the storage notice to say ok", 20, lambda: storage_events()[-1].get("ok") is True, interval=0.25)
+        except Failure:
+            pass
         storage = storage_events()
         if storage[-1].get("ok") is not True:
             problems.append(f"storage events {storage[:3]}: no 'ok' after the space came back")
+        elif [e.get("ok") for e in storage if "peer" not in e] != [False, True]:
+            problems.append(f"storage events flapped: {', '.join('ok' if e['ok'] else 'failed' for e in storage)}")
         check = integrity(receiver)
         if check != "ok":
             problems.append(f"integrity_check: {check[:200]}")
