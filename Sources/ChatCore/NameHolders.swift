@@ -1,6 +1,6 @@
 /// Which node number each nickname was last seen with, so a front end can
 /// say "a different alice" when the name comes back on another node (after
-/// identities, another key). Names are compared by `NodeName.clashKey`.
+/// identities, another key). Names are compared by `LookAlike.key`.
 ///
 /// Bounded: a peer can make up any number of names, so the least recently
 /// seen are forgotten past `capacity`.
@@ -17,7 +17,7 @@ public struct NameHolders: Sendable {
     /// that held it before, when that was another node.
     @discardableResult
     public mutating func record(_ nickname: String, number: NodeNumber) -> NodeNumber? {
-        let key = NodeName.clashKey(nickname)
+        let key = LookAlike.key(nickname)
         clock += 1
         let previous = holders[key]?.number
         holders[key] = (number, clock)
@@ -29,7 +29,7 @@ public struct NameHolders: Sendable {
 
     /// Who holds `nickname`, if it was seen.
     public func holder(of nickname: String) -> NodeNumber? {
-        holders[NodeName.clashKey(nickname)]?.number
+        holders[LookAlike.key(nickname)]?.number
     }
 
     public var count: Int { holders.count }

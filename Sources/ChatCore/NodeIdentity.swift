@@ -26,6 +26,9 @@ public enum NameValidationError: Error, Hashable, Sendable, CustomStringConverti
     case invisibleCharacters(codePoint: UInt32)
     /// A nickname with a space could not be named in `/dm NAME TEXT`.
     case whitespace
+    /// Letters of two scripts that do not go together (Latin with
+    /// Cyrillic, say): the way to a name that looks like another's.
+    case mixedScripts([String])
 
     public var description: String {
         switch self {
@@ -36,6 +39,8 @@ public enum NameValidationError: Error, Hashable, Sendable, CustomStringConverti
         case .invisibleCharacters(let value):
             "name contains an invisible character (U+\(String(value, radix: 16, uppercase: true).leftPadded(to: 4))), which would let it pass for another name"
         case .whitespace: "a nickname cannot contain spaces (it could not be named in /dm NAME TEXT); try a-b or a_b"
+        case .mixedScripts(let scripts):
+            "a nickname cannot mix \(scripts.joined(separator: " and ")) letters (it could pass for another name); use one script"
         }
     }
 }
@@ -74,12 +79,14 @@ public enum NodeName {
         return trimmed
     }
 
-    /// `validated`, and no whitespace inside: what the local user may pick
-    /// (`--nick`, `/nick`). Peers' names with spaces (older versions) are
-    /// still accepted on receive and can be named by `#tag`.
+    /// `validated`, no whitespace inside and one script: what the local
+    /// user may pick (`--nick`, `/nick`). Peers' names with spaces (older
+    /// versions) or mixed scripts are still accepted on receive; they can
+    /// be named by `#tag`, and a mixed one always shows its tag.
     public static func validatedNickname(_ name: String) throws(NameValidationError) -> String {
         let valid = try validated(name)
         if valid.unicodeScalars.contains(where: { $0.properties.isWhitespace }) { throw .whitespace }
+        if LookAlike.isMixedScript(valid) { throw .mixedScripts(LookAlike.scripts(in: valid)) }
         return valid
     }
 

@@ -1,8 +1,9 @@
 /// The peers the node knows, and how people name them: by nickname, with a
 /// `#tag` (last four hex digits of the node number) when two peers share a
 /// nickname, so `/dm bob` never guesses. Names are compared by
-/// `NodeName.clashKey` (NFKC, case folded): `alice` and `ａｌｉｃｅ` clash and
-/// both get their tag.
+/// `LookAlike.key` (NFKC, case folded, then UTS #39's skeleton): `alice`,
+/// `ａｌｉｃｅ` and Cyrillic `аlice` clash and all get their tag. A name
+/// that mixes scripts always shows its tag.
 public struct PeerDirectory: Sendable {
     public private(set) var peers: [NodeNumber: PeerInfo] = [:]
     /// Each known peer's clash key, computed once per nickname.
@@ -15,7 +16,7 @@ public struct PeerDirectory: Sendable {
     /// Adds or replaces a peer; returns the previous entry.
     @discardableResult
     public mutating func upsert(_ peer: PeerInfo) -> PeerInfo? {
-        if peers[peer.number]?.nickname != peer.nickname { keys[peer.number] = NodeName.clashKey(peer.nickname) }
+        if peers[peer.number]?.nickname != peer.nickname { keys[peer.number] = LookAlike.key(peer.nickname) }
         return peers.updateValue(peer, forKey: peer.number)
     }
 
@@ -34,12 +35,27 @@ public struct PeerDirectory: Sendable {
     }
 
     /// The name to show for `number`: its nickname, plus `#tag` when another
-    /// known peer (or `localIdentity`) has a nickname with the same clash key.
+    /// known peer (or `localIdentity`) has a nickname with the same key, or
+    /// when the nickname mixes scripts.
     public func displayName(for number: NodeNumber, nickname: String, localIdentity: NodeIdentity? = nil) -> String {
-        let key = NodeName.clashKey(nickname)
+        let key = keys[number].flatMap { peers[number]?.nickname == nickname ? $0 : nil } ?? LookAlike.key(nickname)
         var shared = keys.contains { $0.key != number && $0.value == key }
-        if let me = localIdentity, me.number != number, NodeName.clashKey(me.nickname) == key { shared = true }
-        return shared ? "\(nickname)#\(number.shortTag)" : nickname
+        if let me = localIdentity, me.number != number, LookAlike.key(me.nickname) == key { shared = true }
+        return shared || LookAlike.isMixedScript(nickname) ? "\(nickname)#\(number.shortTag)" : nickname
+    }
+
+    /// Another peer, or the local identity, whose nickname looks like
+    /// `number`'s without being the same name (equal keys, different clash
+    /// keys): the one a person might take it for. Nil when none.
+    public func looksLike(_ number: NodeNumber, localIdentity: NodeIdentity? = nil) -> String? {
+        guard let peer = peers[number], let key = keys[number] else { return nil }
+        let clash = NodeName.clashKey(peer.nickname)
+        if let me = localIdentity, me.number != number, LookAlike.key(me.nickname) == key,
+           NodeName.clashKey(me.nickname) != clash {
+            return me.nickname
+        }
+        let other = keys.first { $0.key != number && $0.value == key && peers[$0.key].map { NodeName.clashKey($0.nickname) } != clash }
+        return other.flatMap { peers[$0.key]?.nickname }
     }
 
     /// Finds the one peer `query` names: a nickname (compared by clash key,
@@ -56,7 +72,7 @@ public struct PeerDirectory: Sendable {
             name = query[..<hash]
             tag = query[query.index(after: hash)...]
         }
-        let key = name.isEmpty ? "" : NodeName.clashKey(String(name))
+        let key = name.isEmpty ? "" : LookAlike.key(String(name))
         let matches = peers.values.filter { peer in
             (key.isEmpty || keys[peer.number] == key)
                 && (tag.map { peer.number.shortTag == $0.lowercased() } ?? true)

@@ -1,0 +1,121 @@
+/// Names that look alike to a person though their characters differ
+/// (Cyrillic `аlice` beside Latin `alice`), after Unicode's UTS #39:
+/// the skeleton, and whether a name mixes scripts. Data: confusables.txt
+/// and Scripts.txt, pinned in `LookAlikeData` (scripts/unicode/).
+public enum LookAlike {
+    /// UTS #39's skeleton: NFD, each character replaced by its prototype
+    /// from confusables.txt, NFD again. Two strings with equal skeletons
+    /// are confusable. Applied to `NodeName.clashKey` by `key(_:)`.
+    public static func skeleton(_ text: String) -> String {
+        var scalars = String.UnicodeScalarView()
+        let mapping = LookAlikeTables.shared.prototypes
+        for scalar in text.decomposedStringWithCanonicalMapping.unicodeScalars {
+            if let prototype = mapping[scalar.value] {
+                scalars.append(contentsOf: prototype)
+            } else {
+                scalars.append(scalar)
+            }
+        }
+        return String(scalars).decomposedStringWithCanonicalMapping
+    }
+
+    /// What names are compared by: the skeleton of the clash key, so
+    /// `alice`, `ALICE`, `ａｌｉｃｅ` and Cyrillic `аlice` share one.
+    public static func key(_ name: String) -> String {
+        // Printable ASCII maps to itself or to ASCII (`0` → `O`, `l` → `l`):
+        // the common case needs no normalization.
+        if name.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) {
+            return skeleton(name.lowercased())
+        }
+        return skeleton(NodeName.clashKey(name))
+    }
+
+    /// Whether `name` mixes scripts (UTS #39 "mixed-script": its resolved
+    /// script set is empty). Common and Inherited characters (digits,
+    /// punctuation, emoji, combining marks) go with any script, and Han
+    /// goes with Hiragana and Katakana (Japanese), Hangul (Korean) and
+    /// Bopomofo, as UTS #39's augmented script sets have it. Script
+    /// extensions are not consulted.
+    public static func isMixedScript(_ name: String) -> Bool {
+        var resolved: Set<String>?
+        for scalar in name.unicodeScalars {
+            guard let script = LookAlikeTables.shared.script(of: scalar.value) else { continue }
+            let augmented = augmentedSet(script)
+            resolved = resolved.map { $0.intersection(augmented) } ?? augmented
+            if resolved?.isEmpty == true { return true }
+        }
+        return false
+    }
+
+    /// The scripts `name` uses (not Common or Inherited), in order of first use.
+    public static func scripts(in name: String) -> [String] {
+        var seen: [String] = []
+        for scalar in name.unicodeScalars {
+            if let script = LookAlikeTables.shared.script(of: scalar.value), !seen.contains(script) { seen.append(script) }
+        }
+        return seen
+    }
+
+    /// The versions of the pinned data (confusables.txt, Scripts.txt).
+    public static var dataVersions: (confusables: String, scripts: String) {
+        (LookAlikeData.confusablesVersion, LookAlikeData.scriptsVersion)
+    }
+
+    private static func augmentedSet(_ script: String) -> Set<String> {
+        switch script {
+        case "Han": ["Han", "Japanese", "Korean", "HanWithBopomofo"]
+        case "Hiragana", "Katakana": [script, "Japanese"]
+        case "Hangul": ["Hangul", "Korean"]
+        case "Bopomofo": ["Bopomofo", "HanWithBopomofo"]
+        default: [script]
+        }
+    }
+}
+
+/// The parsed data, built once on first use (about 6,300 mappings and
+/// 750 ranges) and never changed.
+struct LookAlikeTables: Sendable {
+    // Immutable constant data, shared as the Unicode tables of the
+    // standard library are; parsing it per lookup would cost milliseconds.
+    static let shared = LookAlikeTables()
+
+    let prototypes: [UInt32: [Unicode.Scalar]]
+    private let rangeStarts: [UInt32]
+    private let ranges: [(end: UInt32, script: String)]
+
+    init(confusables: String = LookAlikeData.confusables, scripts: String = LookAlikeData.scripts) {
+        var prototypes: [UInt32: [Unicode.Scalar]] = [:]
+        for line in confusables.split(separator: "\n") {
+            let parts = line.split(separator: ">")
+            guard parts.count == 2, let source = UInt32(parts[0], radix: 16) else { continue }
+            let target = parts[1].split(separator: ",").compactMap { UInt32($0, radix: 16).flatMap(Unicode.Scalar.init) }
+            prototypes[source] = target
+        }
+        var starts: [UInt32] = []
+        var ranges: [(end: UInt32, script: String)] = []
+        for line in scripts.split(separator: "\n") {
+            let parts = line.split(separator: " ")
+            guard parts.count == 3, let start = UInt32(parts[0], radix: 16), let end = UInt32(parts[1], radix: 16) else { continue }
+            starts.append(start)
+            ranges.append((end, String(parts[2])))
+        }
+        self.prototypes = prototypes
+        rangeStarts = starts
+        self.ranges = ranges
+    }
+
+    /// The script of a code point; nil for Common, Inherited and unassigned.
+    func script(of value: UInt32) -> String? {
+        // ASCII letters are Latin; the rest of ASCII is Common.
+        if value < 0x80 {
+            return (0x41...0x5A).contains(value) || (0x61...0x7A).contains(value) ? "Latin" : nil
+        }
+        var low = 0, high = rangeStarts.count
+        while low < high {
+            let middle = (low + high) / 2
+            if rangeStarts[middle] <= value { low = middle + 1 } else { high = middle }
+        }
+        guard low > 0, value <= ranges[low - 1].end else { return nil }
+        return ranges[low - 1].script
+    }
+}
