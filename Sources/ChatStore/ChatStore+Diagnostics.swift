@@ -36,3 +36,19 @@ extension ChatStore {
     /// every allocation a global mutex; `SQLiteDatabase` turns them off).
     static var keepsMemoryStatistics: Bool { sqlite3_memory_used() != 0 }
 }
+
+/// Looks at the `/search` index, for tests that check it follows the table.
+extension ChatStore {
+    /// Messages the search index holds (one `docsize` row each).
+    func searchIndexCount() throws(StoreError) -> Int {
+        try db().withStatement("SELECT count(*) FROM messages_search_docsize") { statement throws(StoreError) in
+            try statement.step() ? Int(statement.int64(0)) : 0
+        }
+    }
+
+    /// FTS5's integrity check with rank 1: the index is sound and holds
+    /// exactly what the messages table's text says. Throws if it does not.
+    func checkSearchIndex() throws(StoreError) {
+        try db().execute("INSERT INTO messages_search (messages_search, rank) VALUES ('integrity-check', 1)")
+    }
+}

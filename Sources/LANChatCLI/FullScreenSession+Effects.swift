@@ -97,6 +97,8 @@ extension FullScreenSession {
                 await apply(.notice("filter: \(filter)"))
             case .stats(let counters, let transport):
                 await apply(.panel(renderer.stats(counters, transport: transport)))
+            case .search(let results, let first):
+                await apply(.panel(renderer.searchResults(results, first: first, room: { $0.description }) { $0.senderNickname }))
             }
         } catch {
             await apply(.notice(await describe(error)))

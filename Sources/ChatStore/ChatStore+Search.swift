@@ -1,0 +1,63 @@
+import ChatCore
+
+/// `/search` over every room's history (Schema+Search.swift).
+///
+/// Text of three or more characters (Unicode scalars) goes through the
+/// trigram index: a page costs the same at any history size. Shorter text
+/// (Korean words are often two syllables: 안녕) has no trigram to look up,
+/// and FTS5's own fallback for it reads every row. It takes a bounded scan
+/// instead: newest first, `searchScanBudget` messages a page at most, and
+/// the page says where it stopped, so `/more` goes on from there. Honest
+/// (never a silent partial answer) and bounded (a page never stalls the
+/// store's queue), at the price that a rare two-letter word in an old
+/// history may take several pages to reach.
+extension ChatStore {
+    /// Messages one scan page looks at, at most (short queries only).
+    public static let searchScanBudget = 50_000
+
+    /// Up to `limit` messages of any room whose text contains `query`,
+    /// newest stored first, stored before arrival `before` (nil: from the
+    /// newest). Quotes, asterisks and FTS5 keywords in the text are literal.
+    public func search(_ query: SearchQuery, before: Int64? = nil, limit: Int = SearchQuery.defaultLimit) throws(StoreError) -> SearchResults {
+        guard let limit = Self.clamped(limit) else { return SearchResults(query: query, hits: [], continueBefore: nil) }
+        let top = min(before ?? Int64.max, try lastSeq() + 1)
+        if query.usesIndex {
+            var hits = try searchRows(SQL.searchIndexed) { statement throws(StoreError) in
+                try statement.bind(query.ftsPhrase, at: 1)
+                try statement.bind(top, at: 2)
+                try statement.bind(limit + 1, at: 3)
+            }
+            let more = hits.count > limit
+            if more { hits.removeLast(hits.count - limit) }
+            return SearchResults(query: query, hits: hits, continueBefore: more ? hits.last?.seq : nil)
+        }
+        let floor = max(top - Int64(Self.searchScanBudget), 0)
+        var hits = try searchRows(SQL.searchScan) { statement throws(StoreError) in
+            try statement.bind(top, at: 1)
+            try statement.bind(floor, at: 2)
+            try statement.bind(query.asciiLowercased, at: 3)
+            try statement.bind(limit + 1, at: 4)
+        }
+        let scanned = Int(top - floor)
+        if hits.count > limit {
+            hits.removeLast(hits.count - limit)
+            return SearchResults(query: query, hits: hits, continueBefore: hits.last?.seq, scanned: scanned)
+        }
+        let first = try db().withStatement(SQL.firstSeq) { statement throws(StoreError) in
+            try statement.step() ? statement.int64(0) : 0
+        }
+        return SearchResults(query: query, hits: hits, continueBefore: floor > first ? floor : nil, scanned: scanned)
+    }
+
+    /// Runs a search statement whose rows are `messageColumns` then `seq`.
+    private func searchRows(_ sql: String, bind: (Statement) throws(StoreError) -> Void) throws(StoreError) -> [SearchResults.Hit] {
+        try db().withStatement(sql) { statement throws(StoreError) in
+            try bind(statement)
+            var hits: [SearchResults.Hit] = []
+            while try statement.step() {
+                hits.append(SearchResults.Hit(seq: statement.int64(SQL.messageColumnCount), message: try Self.message(from: statement)))
+            }
+            return hits
+        }
+    }
+}
