@@ -92,6 +92,10 @@ public enum ScreenRenderer {
         if room(state) == .publicRoom { title += " · \(state.peers.count) linked" }
         if state.opening != nil { title += " · loading…" }
         grid.put(title, row: 0, column: x, limit: width, style: header)
+        if let search = state.search {
+            SearchResultsView.draw(search, state: state, into: &grid)
+            return
+        }
         if let panel = state.panel {
             // Long lines wrap, continuing under their own indentation.
             var y = 1

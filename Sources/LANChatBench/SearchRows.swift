@@ -34,7 +34,7 @@ enum SearchRows {
         for _ in 0..<words {
             parts.append(next() % 4 == 0 ? korean[next() % korean.count] : english[next() % english.count])
         }
-        if index % 1000 == 0 { parts.append("ticket-\(index)") }
+        if index % 1000 == 0 { parts.append("ticket-\(index)!") }
         return parts.joined(separator: " ")
     }
 
@@ -96,7 +96,7 @@ enum SearchRows {
             let kind: String
             let text: String
             switch run % 6 {
-            case 0: kind = "rare"; text = "ticket-\(Int.random(in: 0..<total / 1000, using: &rng) * 1000)"
+            case 0: kind = "rare"; text = "ticket-\(Int.random(in: 0..<total / 1000, using: &rng) * 1000)!"
             case 1: kind = "word"; text = english.filter { $0.count >= 4 }.randomElement(using: &rng)!
             case 2: kind = "korean"; text = korean.filter { $0.unicodeScalars.count >= 3 }.randomElement(using: &rng)!
             case 3: kind = "two words"; text = english.filter { $0.count >= 4 }.randomElement(using: &rng)! + " " + english.randomElement(using: &rng)!
@@ -117,7 +117,7 @@ enum SearchRows {
         // Baseline: the same newest-first page by a LIKE scan of the table.
         var likeRare: [Double] = [], likeWord: [Double] = []
         for _ in 0..<(quick ? 2 : 3) {
-            likeRare.append(try likeScan(path: path, text: "ticket-\(Int.random(in: 0..<total / 1000, using: &rng) * 1000)"))
+            likeRare.append(try likeScan(path: path, text: "ticket-\(Int.random(in: 0..<total / 1000, using: &rng) * 1000)!"))
             likeWord.append(try likeScan(path: path, text: "meeting"))
         }
         let likeRareMedian = Measure.percentile(likeRare, 0.5), likeWordMedian = Measure.percentile(likeWord, 0.5)

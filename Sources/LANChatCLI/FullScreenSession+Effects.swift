@@ -44,6 +44,10 @@ extension FullScreenSession {
                     await apply(.notice("\(await name(of: peer)) is offline; queued"))
                 }
             }
+        case .openAround(let room, let cursor):
+            let page = try await node.openHistory(room, around: cursor, limit: ScreenReducer.pageSize)
+            let title = room.peer == nil ? "public" : state.side[room]?.title ?? "\(room)"
+            await apply(.openedAround(page, title: title, at: cursor))
         case .command(let line):
             await run(line)
         case .ring:
@@ -98,7 +102,7 @@ extension FullScreenSession {
             case .stats(let counters, let transport):
                 await apply(.panel(renderer.stats(counters, transport: transport)))
             case .search(let results, let first):
-                await apply(.panel(renderer.searchResults(results, first: first, room: { $0.description }) { $0.senderNickname }))
+                await apply(searchEvent(results, first: first))
             }
         } catch {
             await apply(.notice(await describe(error)))

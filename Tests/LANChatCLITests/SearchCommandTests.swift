@@ -8,7 +8,7 @@ import TestSupport
 
 /// `/search` and `/jump` from the console and `--json`: parsing, the
 /// `search` reply scripts read, paging on, and a result opening its room.
-@Suite struct SearchCommandTests {
+@Suite(.realTime) struct SearchCommandTests {
     static let me = NodeIdentity(number: NodeNumber(rawValue: 1)!, nickname: "me")
     static let bob = NodeNumber(rawValue: 2)!
     static let base: Int64 = 1_732_147_200_000
