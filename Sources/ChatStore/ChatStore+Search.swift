@@ -49,6 +49,16 @@ extension ChatStore {
         return SearchResults(query: query, hits: hits, continueBefore: floor > first ? floor : nil, scanned: scanned)
     }
 
+    /// Adds a just-inserted message to the search index, in the caller's
+    /// transaction (see `Schema.searchIndex` for why not a trigger).
+    static func indexForSearch(_ message: Message, seq: Int64, in database: SQLiteDatabase) throws(StoreError) {
+        try database.withStatement(SQL.indexForSearch) { statement throws(StoreError) in
+            try statement.bind(seq, at: 1)
+            try statement.bind(message.content, at: 2)
+            try statement.run()
+        }
+    }
+
     /// Runs a search statement whose rows are `messageColumns` then `seq`.
     private func searchRows(_ sql: String, bind: (Statement) throws(StoreError) -> Void) throws(StoreError) -> [SearchResults.Hit] {
         try db().withStatement(sql) { statement throws(StoreError) in

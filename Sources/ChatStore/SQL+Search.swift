@@ -18,4 +18,6 @@ extension SQL {
         ORDER BY seq DESC LIMIT ?4
         """
     static let firstSeq = "SELECT min(seq) FROM messages"
+    /// Indexes one new message: ?1 its `seq`, ?2 its text.
+    static let indexForSearch = "INSERT INTO messages_search (rowid, content) VALUES (?1, ?2)"
 }

@@ -5,26 +5,26 @@
 ///
 /// An external-content index: the text stays in `messages` only, and the
 /// index rowid is the message's arrival number `seq` (unique, and
-/// `messages_seq` maps it back). Triggers keep it, so every write that
-/// adds, changes or removes a message (an insert, an in-memory trim, the
-/// sqlite3 shell) changes the index in the same transaction: a rolled-back
-/// commit leaves no index row. `INSERT ... ON CONFLICT DO NOTHING` fires no
-/// insert trigger for a duplicate. The rebuild indexes an older file's rows
+/// `messages_seq` maps it back). The rebuild indexes an older file's rows
 /// once, in the migration's own transaction.
+///
+/// Kept in the same transaction as every write, so a rolled-back commit
+/// leaves no index row: `insertNew` indexes each new message itself (see
+/// `SQL.indexForSearch`), and triggers take out what a DELETE (an in-memory
+/// trim) or a change of text removes. Not an insert trigger: a statement
+/// with triggers runs in a statement savepoint, and FTS5 flushes its
+/// pending terms to a new segment at every savepoint, so each message
+/// became a one-row segment to merge (bulk import fell from 163k/s to
+/// 15k/s here; indexing from the insert loop keeps the terms pending until
+/// the commit). Rows written by other programs (the sqlite3 shell) are not
+/// indexed until the next rebuild.
 ///
 /// `columnsize=0`: no per-message size table (only ranking by relevance
 /// needs it, and results are newest first), one page less per commit.
-/// The index costs about six 4 KiB WAL pages more per single-message
-/// commit (a new level-0 segment and its structure record each time;
-/// measured 3.3 -> 8.8 frames at a one-message commit), amortized over the
-/// node's batched commits.
 extension Schema {
     static let searchIndex = """
         CREATE VIRTUAL TABLE messages_search USING fts5(
             content, content = 'messages', content_rowid = 'seq', tokenize = 'trigram', columnsize = 0);
-        CREATE TRIGGER messages_search_insert AFTER INSERT ON messages BEGIN
-            INSERT INTO messages_search (rowid, content) VALUES (new.seq, new.content);
-        END;
         CREATE TRIGGER messages_search_delete AFTER DELETE ON messages BEGIN
             INSERT INTO messages_search (messages_search, rowid, content) VALUES ('delete', old.seq, old.content);
         END;

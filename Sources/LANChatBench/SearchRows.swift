@@ -69,17 +69,21 @@ enum SearchRows {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let me = NodeNumber(rawValue: 1)!
 
-        // The same messages into a store without the index (its triggers
-        // dropped, as before schema 9): the import baseline, and then the
-        // one-time rebuild an upgraded file pays.
+        // The same messages into a store without the index (`noIndex`): the
+        // import baseline. Then the one-time rebuild an upgraded file pays.
         let plainPath = directory + "/plain.sqlite"
         try await ChatStore(path: plainPath, localNumber: me).close()
-        try execute(path: plainPath, "DROP TRIGGER messages_search_insert; DROP TRIGGER messages_search_delete; DROP TRIGGER messages_search_update")
+        try execute(path: plainPath, SearchRows.noIndex)
         let plain = try ChatStore(path: plainPath, localNumber: me)
         let plainRate = try await fill(plain, total: total)
         await plain.close()
         let rebuildStart = ContinuousClock.now
-        try execute(path: plainPath, "INSERT INTO messages_search (messages_search) VALUES ('rebuild')")
+        try execute(path: plainPath, """
+            DROP VIEW messages_search;
+            CREATE VIRTUAL TABLE messages_search USING fts5(
+                content, content = 'messages', content_rowid = 'seq', tokenize = 'trigram', columnsize = 0);
+            INSERT INTO messages_search (messages_search) VALUES ('rebuild');
+            """)  // the index as ChatStore's Schema+Search.swift makes it
         let rebuildSeconds = Measure.seconds(ContinuousClock.now - rebuildStart)
         try? FileManager.default.removeItem(atPath: plainPath)
 
@@ -136,7 +140,7 @@ enum SearchRows {
 
         let costRow = BenchRow(
             key: "search-cost", figure: "bulk import with the search index (\(total / 1000)k messages, 10k a transaction)",
-            value: Measure.rate(indexedRate), baseline: "same import without the index: \(Measure.rate(plainRate))",
+            value: Measure.rate(indexedRate), baseline: "same import, index writes going to a no-op view: \(Measure.rate(plainRate))",
             target: "-", met: nil,
             numbers: ["per_second": indexedRate, "baseline_per_second": plainRate, "rebuild_seconds": rebuildSeconds, "file_mb": fileMB],
             note: String(format: "indexing an upgraded file of %dk messages once: %.1f s; file with index %.0f MB", total / 1000, rebuildSeconds, fileMB))
@@ -150,11 +154,11 @@ enum SearchRows {
         let with = try await LinkLoad.receive(count: count, storePath: directory + "/rx-index.sqlite", timeout: .seconds(quick ? 60 : 180))
         let plainPath = directory + "/rx-plain.sqlite"
         try await ChatStore(path: plainPath, localNumber: NodeNumber(rawValue: 1)!).close()
-        try execute(path: plainPath, "DROP TRIGGER messages_search_insert; DROP TRIGGER messages_search_delete; DROP TRIGGER messages_search_update")
+        try execute(path: plainPath, SearchRows.noIndex)
         let without = try await LinkLoad.receive(count: count, storePath: plainPath, timeout: .seconds(quick ? 60 : 180))
         var row = BenchRow(
             key: "search-receive", figure: "receiving over an encrypted link into a file (as the receive row), with the search index",
-            value: Measure.rate(with.rate), baseline: "same, index triggers dropped: \(Measure.rate(without.rate))",
+            value: Measure.rate(with.rate), baseline: "same, index writes going to a no-op view: \(Measure.rate(without.rate))",
             target: "> 50k/s", met: with.rate > 50_000 && with.received == count,
             numbers: ["per_second": with.rate, "baseline_per_second": without.rate, "messages": Double(count)])
         if with.received < count || without.received < count {
@@ -162,6 +166,14 @@ enum SearchRows {
         }
         return row
     }
+
+    /// Swaps the index for a view that takes the store's index writes and
+    /// does nothing (its INSTEAD OF trigger costs a little): the baseline.
+    static let noIndex = """
+        DROP TABLE messages_search;
+        CREATE VIEW messages_search (rowid, content) AS SELECT 0, '';
+        CREATE TRIGGER messages_search_none INSTEAD OF INSERT ON messages_search BEGIN SELECT 1; END;
+        """
 
     /// Runs `sql` on its own connection to `path`.
     static func execute(path: String, _ sql: String) throws {
