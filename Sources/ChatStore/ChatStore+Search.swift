@@ -6,14 +6,17 @@ import ChatCore
 /// trigram index: a page costs the same at any history size. Shorter text
 /// (Korean words are often two syllables: 안녕) has no trigram to look up,
 /// and FTS5's own fallback for it reads every row. It takes a bounded scan
-/// instead: newest first, `searchScanBudget` messages a page at most, and
-/// the page says where it stopped, so `/more` goes on from there. Honest
+/// instead: newest first, `searchScanBudget` messages a call at most, and
+/// the result says where it stopped, so the next call goes on from there. Honest
 /// (never a silent partial answer) and bounded (a page never stalls the
 /// store's queue), at the price that a rare two-letter word in an old
 /// history may take several pages to reach.
 extension ChatStore {
     /// Messages one scan page looks at, at most (short queries only).
-    public static let searchScanBudget = 50_000
+    /// Sized so a stretch stays within the index's p99 target (about 20 ms
+    /// for 20k messages on the README's machine); `ChatNode.search` runs
+    /// several stretches per call.
+    public static let searchScanBudget = 20_000
 
     /// Up to `limit` messages of any room whose text contains `query`,
     /// newest stored first, stored before arrival `before` (nil: from the
@@ -31,22 +34,23 @@ extension ChatStore {
             if more { hits.removeLast(hits.count - limit) }
             return SearchResults(query: query, hits: hits, continueBefore: more ? hits.last?.seq : nil)
         }
-        let floor = max(top - Int64(Self.searchScanBudget), 0)
+        let floor = max(top - Int64(Self.searchScanBudget), 1)  // seq counts from 1
         var hits = try searchRows(SQL.searchScan) { statement throws(StoreError) in
             try statement.bind(top, at: 1)
             try statement.bind(floor, at: 2)
             try statement.bind(query.asciiLowercased, at: 3)
             try statement.bind(limit + 1, at: 4)
         }
-        let scanned = Int(top - floor)
+        let scanned = Int(max(0, top - floor))
         if hits.count > limit {
             hits.removeLast(hits.count - limit)
             return SearchResults(query: query, hits: hits, continueBefore: hits.last?.seq, scanned: scanned)
         }
-        let first = try db().withStatement(SQL.firstSeq) { statement throws(StoreError) in
-            try statement.step() ? statement.int64(0) : 0
+        // Older messages left to scan, unless the window reached the first.
+        let first = try db().withStatement(SQL.firstSeq) { statement throws(StoreError) -> Int64? in
+            try statement.step() && !statement.isNull(0) ? statement.int64(0) : nil
         }
-        return SearchResults(query: query, hits: hits, continueBefore: floor > first ? floor : nil, scanned: scanned)
+        return SearchResults(query: query, hits: hits, continueBefore: first.map { floor > $0 } == true ? floor : nil, scanned: scanned)
     }
 
     /// Adds a just-inserted message to the search index, in the caller's

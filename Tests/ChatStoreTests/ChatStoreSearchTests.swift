@@ -105,6 +105,11 @@ import TestSupport
             #expect(pages == 3)
         }
         #expect(try await store.search(Self.query("hit"), limit: 0).hits.isEmpty)
+        let empty = try ChatStore(path: nil, localNumber: Fixtures.me)
+        for text in ["hit", "hi"] {
+            let none = try await empty.search(Self.query(text))
+            #expect(none.hits.isEmpty && none.continueBefore == nil, "an empty store: \(text)")
+        }
         #expect(try await store.search(Self.query("hit"), limit: 5000).hits.count == 120)
         #expect(try await store.search(Self.query("hit 11"), limit: 1).continueBefore != nil)
     }

@@ -129,6 +129,29 @@ import TestSupport
         #expect(page.messages.first?.content == "public 0")
     }
 
+    @Test func theNodeScansShortTextStretchAfterStretchUntilFound() async throws {
+        // Twice the store's stretch, in five DM rooms (an in-memory store
+        // trims a room past 10k); the only 안녕 is the oldest message.
+        let store = try ChatStore(path: nil, localNumber: Self.me.number)
+        let count = ChatStore.searchScanBudget * 2 + 10
+        var messages = (0..<count).map { index in
+            let peer = NodeNumber(rawValue: 10 + UInt64(index % 5))!
+            return Message(id: MessageID(millis: Self.base + Int64(index), random: (3, UInt64(index))), room: .direct(peer),
+                           senderNumber: peer, senderNickname: "p", content: "x\(index)", timestamp: Self.base + Int64(index))
+        }
+        messages[0].content = "옛날 안녕"
+        var next = 0
+        while next < count {
+            try await store.insert(contentsOf: Array(messages[next..<min(next + 5000, count)]))
+            next += 5000
+        }
+        let node = ChatNode(identity: Self.me, transport: InMemoryNetwork().transport(for: Self.me), store: store)
+        let results = try await node.search("안녕")
+        #expect(results.messages.map(\.content) == ["옛날 안녕"])
+        #expect(results.continueBefore == nil)
+        #expect(results.scanned == count)
+    }
+
     @Test func consoleLinesNumberResultsAndNeverPrintPeerTextRaw() throws {
         let query = try SearchQuery("안녕")
         let message = Message(id: MessageID(millis: Self.base, random: (1, 1)), room: .direct(Self.bob), senderNumber: Self.bob,
