@@ -146,7 +146,14 @@ check_search() {
     T send-keys -t alice "/search 안녕" Enter
     wait_for alice 10 "1 result for \"안녕\", newest first"
     wait_for alice 5 "#public alice: hello from alice 안녕"
+    # Esc alone (a key typed right after it would read as Alt+key), then
+    # the list must be gone before the next search is typed.
     T send-keys -t alice Escape
+    local deadline=$((SECONDS + 5))
+    while screen alice | grep -q "results\? for"; do
+        [ $SECONDS -lt $deadline ] || fail "Esc did not close the result list"
+        sleep 0.1
+    done
     T send-keys -t alice "/search MSG 0" Enter
     wait_for alice 10 "9 results for \"MSG 0\", newest first"
     wait_for alice 5 "#public bob: msg 09 *$"
