@@ -74,6 +74,7 @@ extension ScreenReducer {
         if let index = view.messages.firstIndex(where: { $0.cursor >= cursor }) { view.leftBottom(top: max(0, index - 2)) }
         view.hiddenByFilter = page.messages.count - shown.count
         state.view = view
+        state.searchHit = cursor
         state.side.reveal(page.room, height: state.sideRows)
     }
 }

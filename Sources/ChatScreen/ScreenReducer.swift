@@ -44,6 +44,7 @@ public enum ScreenReducer {
             }, grouping: state.grouping, filter: state.filter, keep: state.view?.room)
         case .opened(let page, let title):
             state.opening = nil
+            state.searchHit = nil
             let shown = state.shown(page) { $0.senderNickname }
             state.view = RoomView(page: page, title: title, me: state.me, shown: shown)
             state.view?.hiddenByFilter = page.messages.count - shown.count

@@ -126,6 +126,7 @@ public enum ScreenRenderer {
                 drawMessage(view.messages[index], line: line, body: layout.bodies[index] ?? [], row: y, state: state, into: &grid)
             }
         }
+        SearchResultsView.markHit(state, layout: layout, into: &grid)
         if view.newBelow > 0 {
             let text = state.language == .korean ? " 새 메시지 \(view.newBelow) ↓ " : " \(view.newBelow) new ↓ "
             grid.put(text, row: state.messageRows, column: x + width - DisplayWidth.of(text) - 1, style: indicator)

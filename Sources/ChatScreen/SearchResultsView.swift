@@ -55,4 +55,17 @@ enum SearchResultsView {
             rest = rest[range.upperBound...]
         }
     }
+
+    static let hit = CellStyle(foreground: .black, background: .yellow, bold: true)
+
+    /// Marks the result the room was opened around: its time in yellow, so
+    /// the eye finds it among the messages around it.
+    static func markHit(_ state: ScreenState, layout: RoomLayout, into grid: inout ScreenGrid) {
+        guard let cursor = state.searchHit, let view = state.view,
+              let index = view.messages.firstIndex(where: { $0.cursor == cursor }) else { return }
+        for (offset, row) in layout.rows.enumerated() {
+            guard case .message(index, 0) = row else { continue }
+            grid.put(view.messages[index].time, row: 1 + layout.topPadding + offset, column: state.roomColumn, style: hit)
+        }
+    }
 }

@@ -60,12 +60,18 @@ import Testing
         let rows = ScreenFixture.roomLines(state)
         #expect(rows[1].hasSuffix("bob: message 97"))
         #expect(rows[3].hasSuffix("bob: message 99"))
+        let grid = ScreenRenderer.render(state).grid
+        #expect(grid[3, state.roomColumn].style.background == .yellow, "the result is marked")
+        #expect(grid[2, state.roomColumn].style.background != .yellow)
         // Nothing unread before the page: what is shown is marked as usual.
         #expect(opened.contains { if case .markRead = $0 { true } else { false } })
         // Paging works both ways from there.
         var paging: [ScreenEffect] = []
         for _ in 0..<2 { paging += state.feed(.key(.pageUp)) }
         #expect(paging.contains(.loadPage(.publicRoom, .older, from: ScreenFixture.message(90).cursor)))
+        // Opening a room the usual way drops the mark.
+        state.feed(.opened(page, title: "public"))
+        #expect(state.searchHit == nil)
     }
 
     @Test func aJumpPastUnseenMessagesLeavesTheMarker() {
