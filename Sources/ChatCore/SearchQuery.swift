@@ -3,8 +3,8 @@
 ///
 /// Literal on purpose: people type what they remember of a line, and a
 /// quote, an asterisk or the word NEAR are text to find, never syntax.
-/// `ftsPhrase` quotes the text for SQLite's FTS5, the only escaping FTS5
-/// has (a double quote is doubled inside a quoted phrase).
+/// `ftsTrigrams` quotes each piece for SQLite's FTS5, the only escaping
+/// FTS5 has (a double quote is doubled inside a quoted string).
 public struct SearchQuery: Hashable, Sendable, CustomStringConvertible {
     /// The text to find, trimmed of surrounding whitespace.
     public let text: String
@@ -32,14 +32,26 @@ public struct SearchQuery: Hashable, Sendable, CustomStringConvertible {
     /// Whether the trigram index can answer this query (3 or more scalars).
     public var usesIndex: Bool { text.unicodeScalars.count >= Self.indexedScalars }
 
-    /// The text as one FTS5 phrase: every trigram of it, in order, which
-    /// for the trigram tokenizer is "contains this substring".
-    public var ftsPhrase: String {
-        "\"" + text.replacingAll("\"", with: "\"\"") + "\""
+    /// An FTS5 query for rows holding every trigram (three Unicode scalars)
+    /// of the text: `"hel" AND "ell" AND "llo"`. The index keeps no
+    /// positions (`detail=none`, see Schema+Search.swift), so it finds the
+    /// candidates and the store checks the text itself holds the substring.
+    public var ftsTrigrams: String {
+        let scalars = Array(text.unicodeScalars)
+        guard scalars.count >= Self.indexedScalars else { return "" }
+        var seen = Set<String>()
+        var terms: [String] = []
+        for start in 0...(scalars.count - Self.indexedScalars) {
+            var trigram = ""
+            trigram.unicodeScalars.append(contentsOf: scalars[start..<(start + Self.indexedScalars)])
+            guard seen.insert(trigram).inserted else { continue }
+            terms.append("\"" + trigram.replacingAll("\"", with: "\"\"") + "\"")
+        }
+        return terms.joined(separator: " AND ")
     }
 
     /// The text with ASCII capitals made small, as SQLite's `lower()` does,
-    /// for the scan path (the index folds case itself).
+    /// for the check on the text itself (both paths).
     public var asciiLowercased: String {
         String(String.UnicodeScalarView(text.unicodeScalars.map { scalar in
             (65...90).contains(scalar.value) ? Unicode.Scalar(scalar.value + 32)! : scalar

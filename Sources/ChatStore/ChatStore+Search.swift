@@ -3,7 +3,9 @@ import ChatCore
 /// `/search` over every room's history (Schema+Search.swift).
 ///
 /// Text of three or more characters (Unicode scalars) goes through the
-/// trigram index: a page costs the same at any history size. Shorter text
+/// trigram index: a page costs about the same at any history size.
+/// Latin letters match in either case (ASCII: the check on the text
+/// uses SQLite's `lower()`). Shorter text
 /// (Korean words are often two syllables: 안녕) has no trigram to look up,
 /// and FTS5's own fallback for it reads every row. It takes a bounded scan
 /// instead: newest first, `searchScanBudget` messages a call at most, and
@@ -26,9 +28,10 @@ extension ChatStore {
         let top = min(before ?? Int64.max, try lastSeq() + 1)
         if query.usesIndex {
             var hits = try searchRows(SQL.searchIndexed) { statement throws(StoreError) in
-                try statement.bind(query.ftsPhrase, at: 1)
+                try statement.bind(query.ftsTrigrams, at: 1)
                 try statement.bind(top, at: 2)
                 try statement.bind(limit + 1, at: 3)
+                try statement.bind(query.asciiLowercased, at: 4)
             }
             let more = hits.count > limit
             if more { hits.removeLast(hits.count - limit) }

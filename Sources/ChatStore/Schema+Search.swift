@@ -21,10 +21,14 @@
 ///
 /// `columnsize=0`: no per-message size table (only ranking by relevance
 /// needs it, and results are newest first), one page less per commit.
+/// `detail=none`: no positions, so no phrase queries; the index finds the
+/// rows holding every trigram of the text and the query checks the text
+/// itself (`SQL.searchIndexed`). Measured with 300k messages: inserts
+/// 95k/s -> 142k/s, 73 MB -> 47 MB, a query's p50 1.4 -> 1.9 ms.
 extension Schema {
     static let searchIndex = """
         CREATE VIRTUAL TABLE messages_search USING fts5(
-            content, content = 'messages', content_rowid = 'seq', tokenize = 'trigram', columnsize = 0);
+            content, content = 'messages', content_rowid = 'seq', tokenize = 'trigram', columnsize = 0, detail = none);
         CREATE TRIGGER messages_search_delete AFTER DELETE ON messages BEGIN
             INSERT INTO messages_search (messages_search, rowid, content) VALUES ('delete', old.seq, old.content);
         END;

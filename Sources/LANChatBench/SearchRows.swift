@@ -81,7 +81,7 @@ enum SearchRows {
         try execute(path: plainPath, """
             DROP VIEW messages_search;
             CREATE VIRTUAL TABLE messages_search USING fts5(
-                content, content = 'messages', content_rowid = 'seq', tokenize = 'trigram', columnsize = 0);
+                content, content = 'messages', content_rowid = 'seq', tokenize = 'trigram', columnsize = 0, detail = none);
             INSERT INTO messages_search (messages_search) VALUES ('rebuild');
             """)  // the index as ChatStore's Schema+Search.swift makes it
         let rebuildSeconds = Measure.seconds(ContinuousClock.now - rebuildStart)

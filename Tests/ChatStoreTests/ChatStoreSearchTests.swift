@@ -84,7 +84,9 @@ import TestSupport
         #expect(try SearchQuery("  padded  ").text == "padded")
         #expect(try SearchQuery(String(repeating: "가", count: ChatLimits.maxMessageCharacters)).usesIndex)
         #expect(try !SearchQuery("👋🏽").usesIndex)  // two scalars
-        #expect(try SearchQuery("a\"b").ftsPhrase == "\"a\"\"b\"")
+        #expect(try SearchQuery("a\"bc").ftsTrigrams == #""a""b" AND """bc""#)
+        #expect(try SearchQuery("ababa").ftsTrigrams == #""aba" AND "bab""#, "each trigram once")
+        #expect(try SearchQuery("ab").ftsTrigrams == "")
     }
 
     @Test func pagesAreLimitedAndContinueWhereTheyStopped() async throws {
