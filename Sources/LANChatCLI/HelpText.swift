@@ -23,7 +23,8 @@ public enum HelpText {
       /search WORDS   find text in every room's history (public and DMs),
                       newest first, 50 at a time; literal, any case for
                       Latin letters; /search alone shows the next 50
-      /jump N         open result N's room on the page around it
+      /jump N         open result N's room on the page around it (full
+                      screen: arrows choose, Enter opens, Ctrl-R lists again)
       /quit           leave (also Ctrl-D)
       NAME is a nickname, nickname#tag when two peers share it, #tag, or a node
       number. Messages count as read once shown here (or by /read); a room you
