@@ -75,6 +75,19 @@ import TestSupport
         }
     }
 
+    @Test func oddTextIsSearchedWithoutSQLiteErrors() async throws {
+        let store = try ChatStore(path: nil, localNumber: Fixtures.me)
+        let long = String(repeating: "가나다라", count: ChatLimits.maxMessageCharacters / 4)
+        let texts = ["\u{1}\u{2}\u{3} bell\u{7}", "👨‍👩‍👧‍👦 family 🇰🇷", long, "tab\there"]
+        for (index, text) in texts.enumerated() {
+            try await store.insert(Fixtures.message(at: Fixtures.base + Int64(index), idBits: UInt64(index), text: text))
+        }
+        for (query, expected) in [("\u{1}\u{2}\u{3}", [texts[0]]), ("\u{7}", [texts[0]]), ("👨‍👩‍👧‍👦", [texts[1]]), ("🇰🇷", [texts[1]]),
+                                  (long, [long]), ("라가나다라", [long]), ("b\there", [texts[3]]), ("x\there", []), ("AND OR NOT", [])] {
+            #expect(Self.texts(try await store.search(Self.query(query))) == expected, "\(query.debugDescription)")
+        }
+    }
+
     @Test func badTextIsAClearError() throws {
         for text in ["", "   ", "\n\t"] {
             #expect(throws: ChatError.invalidSearch(reason: "nothing to search for: /search WORDS")) { try SearchQuery(text) }
