@@ -3,16 +3,18 @@ import ChatCore
 /// `/search` over every room's history (Schema+Search.swift).
 ///
 /// Text of three or more characters (Unicode scalars) goes through the
-/// trigram index: a page costs about the same at any history size.
-/// Latin letters match in either case (ASCII: the check on the text
-/// uses SQLite's `lower()`). Shorter text
-/// (Korean words are often two syllables: 안녕) has no trigram to look up,
-/// and FTS5's own fallback for it reads every row. It takes a bounded scan
-/// instead: newest first, `searchScanBudget` messages a call at most, and
-/// the result says where it stopped, so the next call goes on from there. Honest
-/// (never a silent partial answer) and bounded (a page never stalls the
-/// store's queue), at the price that a rare two-letter word in an old
-/// history may take several pages to reach.
+/// trigram index: a page costs about the same at any history size. ASCII
+/// letters match in either case (the check on the text uses SQLite's
+/// `lower()`).
+///
+/// Shorter text (Korean words are often two syllables: 안녕) has no
+/// trigram to look up, and FTS5's own fallback for it reads every row. It
+/// takes a bounded scan instead: newest first, `searchScanBudget` messages
+/// a call at most, and the result says where it stopped, so the next call
+/// goes on from there (`ChatNode.search` makes several). Honest (never a
+/// silent partial answer) and bounded (a call never holds the store's
+/// queue for long), at the price that a rare two-letter word deep in a
+/// large history takes more than one page to reach.
 extension ChatStore {
     /// Messages one scan page looks at, at most (short queries only).
     /// Sized so a stretch stays within the index's p99 target (about 20 ms

@@ -1,7 +1,6 @@
 /// Migration 9: `/search` through SQLite's FTS5 with the trigram tokenizer,
 /// which indexes every run of three characters, so a substring in any
-/// script is found (Korean has no spaces between many words) and Latin
-/// letters match in either case.
+/// script is found (Korean has no spaces between many words).
 ///
 /// An external-content index: the text stays in `messages` only, and the
 /// index rowid is the message's arrival number `seq` (unique, and
