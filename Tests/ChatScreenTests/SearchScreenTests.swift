@@ -34,7 +34,8 @@ import Testing
     }
 
     @Test func resultsAreListedOverTheRoomNewestFirstWithTheMatchInBold() throws {
-        let (state, effects) = Self.searching(3)
+        var (state, effects) = Self.searching(3)
+        effects += state.feed(.drawn(at: .zero), .drawn(at: .seconds(1)))
         #expect(effects.isEmpty, "nothing is marked read under the list")
         let rows = ScreenFixture.roomLines(state)
         #expect(rows[1] == " 3 results for \"안녕\", newest first")
@@ -63,8 +64,10 @@ import Testing
         let grid = ScreenRenderer.render(state).grid
         #expect(grid[3, state.roomColumn].style.background == .yellow, "the result is marked")
         #expect(grid[2, state.roomColumn].style.background != .yellow)
-        // Nothing unread before the page: what is shown is marked as usual.
-        #expect(opened.contains { if case .markRead = $0 { true } else { false } })
+        // Nothing unread before the page: what a frame showed is read as usual.
+        #expect(!opened.contains { if case .markShown = $0 { true } else { false } })
+        let drawn = state.feed(.drawn(at: .zero), .drawn(at: .seconds(1)))
+        #expect(drawn.contains { if case .markShown(.publicRoom, let from, _) = $0 { from == ScreenFixture.message(97).cursor } else { false } }, "\(drawn)")
         // Paging works both ways from there.
         var paging: [ScreenEffect] = []
         for _ in 0..<2 { paging += state.feed(.key(.pageUp)) }
@@ -77,8 +80,9 @@ import Testing
     @Test func aJumpPastUnseenMessagesLeavesTheMarker() {
         var state = ScreenFixture().state()
         let page = ScreenFixture.page(90...119, before: true, after: true, marker: 10)
-        let effects = state.feed(.openedAround(page, title: "public", at: ScreenFixture.message(99).cursor))
-        #expect(!effects.contains { if case .markRead = $0 { true } else { false } }, "\(effects)")
+        var effects = state.feed(.openedAround(page, title: "public", at: ScreenFixture.message(99).cursor))
+        effects += state.feed(.drawn(at: .zero), .drawn(at: .seconds(1)))
+        #expect(!effects.contains { if case .markShown = $0 { true } else { false } }, "\(effects)")
         #expect(ScreenFixture.roomLines(state)[3].hasSuffix("bob: message 99"))
     }
 
