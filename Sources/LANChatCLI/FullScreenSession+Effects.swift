@@ -128,6 +128,8 @@ extension FullScreenSession {
         "keys: Enter sends · Tab/Ctrl-N next room · Shift-Tab/Ctrl-P previous",
         "      PgUp/PgDn/arrows scroll · End newest · Ctrl-L redraws · Ctrl-C or Ctrl-D quits",
         "      /log shows the log (warnings also on the status line)",
+        "search: /search WORDS lists matches in all rooms, newest first; arrows choose,",
+        "      Enter opens the room there, Esc closes, Ctrl-R lists them again",
         "reading: a message is read once it has been on screen in full for half a",
         "      second; the ── unread ── line marks the first you have not seen",
         "attention: DMs and messages naming you ring the bell (--no-bell), count in",
