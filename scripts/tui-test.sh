@@ -8,7 +8,7 @@
 #
 # Checks: a typed message appears on both screens; a room with unread
 # messages opens at the unread line; resizing keeps the layout; Ctrl-C quits
-# with status 0.
+# with status 0; /search finds a Korean word and opens a result's room.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if ! command -v tmux >/dev/null; then echo "tui-test: tmux not installed; skipped" >&2; exit 0; fi
@@ -138,6 +138,32 @@ done
 wait_for alice 10 "bob: msg 40"
 wait_for alice 10 "# public *│"
 echo "tui-test: paged to the newest message; badge cleared"
+
+# Search: a Korean word (two syllables, the scan path) and a longer text
+# (the trigram index) are found across the history; Enter on a result
+# opens its room on the page around it; Esc closes the list.
+check_search() {
+    T send-keys -t alice "/search 안녕" Enter
+    wait_for alice 10 "1 result for \"안녕\", newest first"
+    wait_for alice 5 "#public alice: hello from alice 안녕"
+    # Esc alone (a key typed right after it would read as Alt+key), then
+    # the list must be gone before the next search is typed.
+    T send-keys -t alice Escape
+    local deadline=$((SECONDS + 5))
+    while screen alice | grep -q "results\? for"; do
+        [ $SECONDS -lt $deadline ] || fail "Esc did not close the result list"
+        sleep 0.1
+    done
+    T send-keys -t alice "/search MSG 0" Enter
+    wait_for alice 10 "9 results for \"MSG 0\", newest first"
+    wait_for alice 5 "#public bob: msg 09 *$"
+    T send-keys -t alice Down Down Enter
+    wait_for alice 10 "bob: msg 07 *$"
+    screen alice | grep -q "results for" && fail "the result list stayed open after Enter"
+    screen alice | grep -q "bob: msg 05 *$" || fail "the page around msg 07 does not show msg 05 above it"
+    echo "tui-test: /search found Korean and Latin text and opened a result's room around it"
+}
+check_search
 
 # 5. Ctrl-C quits cleanly.
 T send-keys -t alice C-c

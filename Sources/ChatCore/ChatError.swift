@@ -19,6 +19,8 @@ public enum ChatError: Error, Hashable, Sendable, CustomStringConvertible {
     case cannotMessageSelf
     /// A frame of a type this handler does not take.
     case unexpectedType(PayloadType)
+    /// `/search` text that cannot be looked for (empty, too long).
+    case invalidSearch(reason: String)
 
     public var description: String {
         switch self {
@@ -31,6 +33,7 @@ public enum ChatError: Error, Hashable, Sendable, CustomStringConvertible {
         case .noPendingRequest(let peer): "no DM request from \(peer) to answer"
         case .cannotMessageSelf: "you cannot DM yourself"
         case .unexpectedType(let type): "unexpected frame type \(type)"
+        case .invalidSearch(let reason): reason
         }
     }
 }

@@ -58,6 +58,10 @@ public enum ScreenEvent: Hashable, Sendable {
     /// stayed. Only this moves the read marker, over messages shown in full
     /// for `ScreenReducer.dwell`, so a burst flashing past is not read.
     case drawn(at: Duration)
+    /// A page of `/search` results; `first` numbers its first item (1: a new search).
+    case searchResults(query: String, items: [SearchList.Item], hasMore: Bool, first: Int)
+    /// A search result's room, opened on the page around it (`.openAround`).
+    case openedAround(HistoryPage, title: String, at: HistoryCursor)
 }
 
 /// What the reducer asks the session to do against the node.
@@ -76,5 +80,7 @@ public enum ScreenEffect: Hashable, Sendable {
     case ring
     /// A `/command` line for the CommandExecutor.
     case command(String)
+    /// Open a room on the page around a message (-> `.openedAround`).
+    case openAround(RoomID, HistoryCursor)
     case quit
 }

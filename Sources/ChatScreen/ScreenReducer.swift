@@ -24,6 +24,7 @@ public enum ScreenReducer {
         var effects: [ScreenEffect] = []
         switch event {
         case .key(let key):
+            if let handled = searchKey(key, &state) { effects += handled; break }
             if state.panel != nil, key != .enter || state.input.text.isEmpty {
                 state.panel = nil  // any key closes the panel; Enter still sends typed text
                 if key == .escape { break }
@@ -43,6 +44,7 @@ public enum ScreenReducer {
             }, grouping: state.grouping, filter: state.filter, keep: state.view?.room)
         case .opened(let page, let title):
             state.opening = nil
+            state.searchHit = nil
             let shown = state.shown(page) { $0.senderNickname }
             state.view = RoomView(page: page, title: title, me: state.me, shown: shown)
             state.view?.hiddenByFilter = page.messages.count - shown.count
@@ -80,6 +82,10 @@ public enum ScreenReducer {
             state.panel = lines.map(TerminalText.sanitize)
         case .drawn:
             break  // handled above
+        case .searchResults(let query, let items, let hasMore, let first):
+            searchLoaded(query: query, items: items, hasMore: hasMore, first: first, &state)
+        case .openedAround(let page, let title, let cursor):
+            openedAround(page, title: title, at: cursor, &state)
         }
         // Only arrivals push messages up; a key that scrolls is the reader's own move.
         switch event {
@@ -158,7 +164,7 @@ public enum ScreenReducer {
     /// and fetch the next page when the reader reached the loaded edge.
     private static func settle(_ state: inout ScreenState) -> [ScreenEffect] {
         state.settledLayout = nil
-        guard var view = state.view, state.panel == nil, state.messageRows > 0 else { return [] }
+        guard var view = state.view, state.panel == nil, state.search == nil, state.messageRows > 0 else { return [] }
         let arrived = view.unsettledArrivals
         view.unsettledArrivals = false
         var effects: [ScreenEffect] = []
@@ -193,7 +199,7 @@ public enum ScreenReducer {
     /// `dwell` were seen. The marker moves over them only if none unseen
     /// lies before the first (it never jumps a gap the reader was not shown).
     private static func drawn(_ state: inout ScreenState, at now: Duration) -> [ScreenEffect] {
-        guard var view = state.view, state.panel == nil, ScreenRenderer.drawsRoom(state),
+        guard var view = state.view, state.panel == nil, state.search == nil, ScreenRenderer.drawsRoom(state),
               let layout = state.layout, let first = layout.firstFull, let last = layout.lastSeen, first <= last else {
             state.view?.shownSince = [:]  // nothing in view: sight starts over
             return []

@@ -92,6 +92,10 @@ public enum ScreenRenderer {
         if room(state) == .publicRoom { title += " · \(state.peers.count) linked" }
         if state.opening != nil { title += " · loading…" }
         grid.put(title, row: 0, column: x, limit: width, style: header)
+        if let search = state.search {
+            SearchResultsView.draw(search, state: state, into: &grid)
+            return
+        }
         if let panel = state.panel {
             // Long lines wrap, continuing under their own indentation.
             var y = 1
@@ -122,6 +126,7 @@ public enum ScreenRenderer {
                 drawMessage(view.messages[index], line: line, body: layout.bodies[index] ?? [], row: y, state: state, into: &grid)
             }
         }
+        SearchResultsView.markHit(state, layout: layout, into: &grid)
         if view.newBelow > 0 {
             let text = state.language == .korean ? " 새 메시지 \(view.newBelow) ↓ " : " \(view.newBelow) new ↓ "
             grid.put(text, row: state.messageRows, column: x + width - DisplayWidth.of(text) - 1, style: indicator)

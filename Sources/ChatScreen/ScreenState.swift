@@ -24,6 +24,13 @@ public struct ScreenState: Sendable {
     public var notice: String?
     /// Lines shown over the room until the next key.
     public var panel: [String]?
+    /// `/search` results shown over the room (ScreenReducer+Search.swift);
+    /// `lastSearch` is the list Ctrl-R shows again once it was closed.
+    public var search: SearchList?
+    public var lastSearch: SearchList?
+    /// The result a room was opened around, marked in the room until
+    /// another room opens.
+    public var searchHit: HistoryCursor?
     public var quitting = false
     /// Ring the terminal bell for messages that want attention.
     public var bell = true

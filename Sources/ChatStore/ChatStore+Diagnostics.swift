@@ -36,3 +36,27 @@ extension ChatStore {
     /// every allocation a global mutex; `SQLiteDatabase` turns them off).
     static var keepsMemoryStatistics: Bool { sqlite3_memory_used() != 0 }
 }
+
+/// Looks at the `/search` index, for tests that check it follows the table.
+extension ChatStore {
+    /// Messages the search index holds: the first varint of FTS5's
+    /// "averages" record (row 1 of its data table), its total row count.
+    func searchIndexCount() throws(StoreError) -> Int {
+        let bytes = try db().withStatement("SELECT block FROM messages_search_data WHERE id = 1") { statement throws(StoreError) in
+            try statement.step() ? statement.bytes(0) : []
+        }
+        var value = 0
+        for (index, byte) in bytes.prefix(9).enumerated() {
+            if index == 8 { return value << 8 | Int(byte) }
+            value = value << 7 | Int(byte & 0x7F)
+            if byte & 0x80 == 0 { break }
+        }
+        return value
+    }
+
+    /// FTS5's integrity check with rank 1: the index is sound and holds
+    /// exactly what the messages table's text says. Throws if it does not.
+    func checkSearchIndex() throws(StoreError) {
+        try db().execute("INSERT INTO messages_search (messages_search, rank) VALUES ('integrity-check', 1)")
+    }
+}

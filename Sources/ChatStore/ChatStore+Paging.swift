@@ -77,7 +77,7 @@ extension ChatStore {
     }
 
     /// Runs one of the page queries: `?1` room, `?2 ?3` cursor, then limit.
-    private func fetch(_ sql: String, room: RoomID, cursor: HistoryCursor?, limit: Int) throws(StoreError) -> [Message] {
+    func fetch(_ sql: String, room: RoomID, cursor: HistoryCursor?, limit: Int) throws(StoreError) -> [Message] {
         try db().withStatement(sql) { statement throws(StoreError) in
             try statement.bind(room.description, at: 1)
             if let cursor {
@@ -103,13 +103,13 @@ extension ChatStore {
     }
 
     /// Which way a page was fetched, for reading an empty result.
-    private enum Direction { case older, newer }
+    enum Direction { case older, newer }
 
     /// Wraps messages in a page, asking the index whether anything lies
     /// beyond either end (two seeks). An empty page means the request fell
     /// past the end it was heading for, so whatever the room has lies on
     /// the other side.
-    private func historyPage(_ room: RoomID, messages: [Message], fetched direction: Direction) throws(StoreError) -> HistoryPage {
+    func historyPage(_ room: RoomID, messages: [Message], fetched direction: Direction) throws(StoreError) -> HistoryPage {
         let marker = try summary(of: room)?.readMarker
         guard let first = messages.first?.cursor, let last = messages.last?.cursor else {
             let any = try newestCursor(room) != nil

@@ -205,7 +205,10 @@ public actor ChatStore {
                     try statement.bind(seq + 1, at: 9)
                     try statement.run()
                     let isNew = database.changes == 1
-                    if isNew { seq += 1 }
+                    if isNew {
+                        seq += 1
+                        try Self.indexForSearch(message, seq: seq, in: database)
+                    }
                     inserted.append(isNew)
                 }
                 return inserted

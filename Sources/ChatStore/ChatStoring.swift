@@ -31,6 +31,10 @@ public protocol ChatStoring: Actor {
     func lastSeq() async throws(StoreError) -> Int64
     func publicMessages(afterSeq seq: Int64, limit: Int) async throws(StoreError) -> [(seq: Int64, message: Message)]
     func value(forKey key: String) async throws(StoreError) -> String?
+    /// `/search`: messages of any room containing `query`, newest stored first.
+    func search(_ query: SearchQuery, before: Int64?, limit: Int) async throws(StoreError) -> SearchResults
+    /// The page of `room` around one message (a search result).
+    func page(_ room: RoomID, around cursor: HistoryCursor, limit: Int) async throws(StoreError) -> HistoryPage
 }
 
 extension ChatStore: ChatStoring {}

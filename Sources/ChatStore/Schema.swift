@@ -68,6 +68,8 @@ enum Schema {
         unreadCoveringIndex,
         // 8: catch-up pages read in arrival order (Schema+Indexes.swift).
         roomSequenceIndex,
+        // 9: the /search index, FTS5 trigram (Schema+Search.swift).
+        searchIndex,
     ]
 
     static var currentVersion: Int32 { Int32(migrations.count) }

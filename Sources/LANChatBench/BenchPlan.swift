@@ -4,7 +4,7 @@ import Foundation
 enum BenchPlan {
     /// Row keys for `--only`, in table order.
     static let allKeys = ["latency", "handshake", "dm", "receive", "send", "throughput", "mesh", "discovery", "store", "grouping", "idle",
-                          "flood", "codec", "json", "screen", "crypto"]
+                          "flood", "codec", "json", "screen", "crypto", "search", "search-receive"]
 
     static func run(_ options: Options) async -> Int32 {
         let machine = Machine.describe()
@@ -47,6 +47,8 @@ enum BenchPlan {
                 case "json": rows.append(JSONEventsRow.run(quick: quick))
                 case "screen": rows.append(ScreenRow.run(quick: quick))
                 case "crypto": rows += try CryptoRows.run(quick: quick)
+                case "search": rows += try await SearchRows.run(quick: quick)
+                case "search-receive": rows.append(try await SearchRows.receiving(quick: quick))
                 default: break
                 }
             } catch {

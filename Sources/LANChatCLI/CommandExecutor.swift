@@ -17,6 +17,9 @@ public enum CommandResult: Sendable {
     case history(HistoryPage, sections: [DaySection])
     case read(RoomID, unread: Int)
     case filter(ChatFilter)
+    /// A page of `/search` results; `first` is the number of its first
+    /// result (1 on a new search, counting on for the next pages).
+    case search(SearchResults, first: Int)
     case stats(NodeCounters, transport: [String: Int])
     case help
     case quit
@@ -57,6 +60,9 @@ public actor CommandExecutor {
     /// The loaded history range of the room being read, once a page was shown.
     public private(set) var window: HistoryWindow?
     public private(set) var filter = ChatFilter.all
+    /// The last `/search`: its query, every result shown so far (what
+    /// `/jump N` opens) and where its next page starts.
+    public private(set) var lastSearch: SearchResults?
     /// Whether showing a page moves the read marker across it (the console,
     /// where results are printed); `--json` moves it only on `read`.
     public let marksShownRead: Bool
@@ -173,6 +179,12 @@ public actor CommandExecutor {
                 filter = parsed
             }
             return .filter(filter)
+        case .search(let text, let before, let limit):
+            return try await search(text, before: before, limit: limit)
+        case .jump(let number):
+            guard let hits = lastSearch?.hits, !hits.isEmpty else { throw .chat(.invalidSearch(reason: "no search results to jump to: /search WORDS first")) }
+            guard number >= 1, number <= hits.count else { throw .chat(.invalidSearch(reason: "no result \(number); the last search has \(hits.count)")) }
+            return try await openPage(around: hits[number - 1].message)
         case .stats:
             return .stats(await node.statistics(), transport: await node.transportDiagnostics())
         case .help:
@@ -197,6 +209,38 @@ public actor CommandExecutor {
     /// The page around `room`'s read marker, which becomes the window.
     private func openPage(_ room: RoomID) async throws(NodeError) -> CommandResult {
         let page = try await node.openHistory(room)
+        window = HistoryWindow(page: page)
+        await markShown(page)
+        return historyResult(page)
+    }
+
+    /// Runs `/search`: new text starts a new search; nil text asks for the
+    /// next page of the last one (an empty page once it is exhausted).
+    private func search(_ text: String?, before: Int64?, limit: Int?) async throws(NodeError) -> CommandResult {
+        let limit = limit ?? SearchQuery.defaultLimit
+        guard let text else {
+            guard let last = lastSearch else { throw .chat(.invalidSearch(reason: "nothing to search for: /search WORDS")) }
+            let first = last.hits.count + 1
+            guard let next = last.continueBefore else {
+                return .search(SearchResults(query: last.query, hits: [], continueBefore: nil), first: first)
+            }
+            let page = try await node.search(last.query.text, before: next, limit: limit)
+            // Kept only if no other search replaced the last one meanwhile.
+            if lastSearch?.query == last.query, lastSearch?.continueBefore == next {
+                lastSearch?.hits += page.hits
+                lastSearch?.continueBefore = page.continueBefore
+            }
+            return .search(page, first: first)
+        }
+        let page = try await node.search(text, before: before, limit: limit)
+        lastSearch = page
+        return .search(page, first: 1)
+    }
+
+    /// Opens `message`'s room on the page around it (a search result), as
+    /// the read window: `/more` pages both ways from there.
+    private func openPage(around message: Message) async throws(NodeError) -> CommandResult {
+        let page = try await node.openHistory(message.room, around: message.cursor)
         window = HistoryWindow(page: page)
         await markShown(page)
         return historyResult(page)

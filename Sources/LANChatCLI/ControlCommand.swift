@@ -23,6 +23,11 @@ public enum ControlCommand: Hashable, Sendable {
     case read
     /// Show or set the filter: "all", "none" (no stage), or a stage.
     case filter(String?)
+    /// Search every room's history for text (nil: the next page of the
+    /// last search); `before` continues from a result page's cursor.
+    case search(String?, before: Int64?, limit: Int?)
+    /// Open the history around result N (from 1) of the last search.
+    case jump(Int)
     case stats
     case help
     case quit
@@ -44,6 +49,8 @@ public enum ControlCommand: Hashable, Sendable {
         case .more: "more"
         case .read: "read"
         case .filter: "filter"
+        case .search: "search"
+        case .jump: "jump"
         case .stats: "stats"
         case .help: "help"
         case .quit: "quit"
@@ -56,6 +63,7 @@ public enum ControlCommand: Hashable, Sendable {
 public enum ConsoleCommandParser {
     public static func parse(_ line: String) throws(UsageError) -> ControlCommand? {
         if line.hasPrefix("//") { return .say(String(line.dropFirst()), room: nil, automatic: false) }
+        if let search = searchCommand(line) { return search }
         guard line.hasPrefix("/") else {
             return line.trimmingWhitespace().isEmpty ? nil : .say(line, room: nil, automatic: false)
         }
@@ -86,10 +94,23 @@ public enum ConsoleCommandParser {
             }
         case "read": return .read
         case "filter": return .filter(words.count >= 2 ? words.dropFirst().joined(separator: " ") : nil)
+        case "jump":
+            guard words.count == 2, let number = Int(words[1]), number >= 1 else { throw UsageError("usage: /jump N (a /search result's number)") }
+            return .jump(number)
         case "stats": return .stats
         case "help", "?": return .help
         case "quit", "exit", "q": return .quit
         default: throw UsageError("unknown command /\(verb); /help lists them")
         }
+    }
+
+    /// `/search WORDS`: the text after the verb exactly as typed (spaces
+    /// inside it count; it is literal), or nil text for the next page.
+    private static func searchCommand(_ line: String) -> ControlCommand? {
+        guard line.hasPrefix("/") else { return nil }
+        let verb = line.dropFirst().prefix { $0 != " " && $0 != "\t" }
+        guard verb.lowercased() == "search" else { return nil }
+        let text = String(line.dropFirst(1 + verb.count)).trimmingWhitespace()
+        return .search(text.isEmpty ? nil : text, before: nil, limit: nil)
     }
 }

@@ -44,6 +44,10 @@ extension FullScreenSession {
                     await apply(.notice("\(await name(of: peer)) is offline; queued"))
                 }
             }
+        case .openAround(let room, let cursor):
+            let page = try await node.openHistory(room, around: cursor, limit: ScreenReducer.pageSize)
+            let title = room.peer == nil ? "public" : state.side[room]?.title ?? "\(room)"
+            await apply(.openedAround(page, title: title, at: cursor))
         case .command(let line):
             await run(line)
         case .ring:
@@ -97,6 +101,8 @@ extension FullScreenSession {
                 await apply(.notice("filter: \(filter)"))
             case .stats(let counters, let transport):
                 await apply(.panel(renderer.stats(counters, transport: transport)))
+            case .search(let results, let first):
+                await apply(searchEvent(results, first: first))
             }
         } catch {
             await apply(.notice(await describe(error)))
@@ -122,6 +128,8 @@ extension FullScreenSession {
         "keys: Enter sends · Tab/Ctrl-N next room · Shift-Tab/Ctrl-P previous",
         "      PgUp/PgDn/arrows scroll · End newest · Ctrl-L redraws · Ctrl-C or Ctrl-D quits",
         "      /log shows the log (warnings also on the status line)",
+        "search: /search WORDS lists matches in all rooms, newest first; arrows choose,",
+        "      Enter opens the room there, Esc closes, Ctrl-R lists them again",
         "reading: a message is read once it has been on screen in full for half a",
         "      second; the ── unread ── line marks the first you have not seen",
         "attention: DMs and messages naming you ring the bell (--no-bell), count in",

@@ -20,6 +20,11 @@ public enum HelpText {
       /filter [all|none|STAGE|stage:NAME]  which stages /peers and #public show
                       (stage:NAME names a stage called "all" or "none")
       /nick NAME      change nickname (no spaces)  /stats  frame counters
+      /search WORDS   find text in every room's history (public and DMs),
+                      newest first, 50 at a time; literal, any case for
+                      Latin letters; /search alone shows the next 50
+      /jump N         open result N's room on the page around it (full
+                      screen: arrows choose, Enter opens, Ctrl-R lists again)
       /quit           leave (also Ctrl-D)
       NAME is a nickname, nickname#tag when two peers share it, #tag, or a node
       number. Messages count as read once shown here (or by /read); a room you
@@ -98,6 +103,7 @@ public enum HelpText {
       /dm NAME TEXT   /accept NAME   /decline NAME   /open ROOM   /peers
       /whois NAME   /rooms   /unread   /history [ROOM]   /more [up|down]   /read
       /filter [all|none|STAGE|stage:NAME]   /nick NAME   /stats   /help   /quit
+      /search WORDS   /jump N   (find text in all history; open a result)
       The prompt names the open room; only /open changes it. A room opens at
       its "── unread ──" line, and messages count as read once shown.
 

@@ -133,6 +133,12 @@ public actor InteractiveSession: FrontEnd {
             return [renderer.notice("filter: \(renderer.safe(filter.description))")]
         case .stats(let counters, let transport):
             return renderer.stats(counters, transport: transport)
+        case .search(let results, let first):
+            var labels: [RoomID: String] = [:]
+            for hit in results.hits where labels[hit.message.room] == nil { labels[hit.message.room] = await roomLabel(hit.message.room) }
+            return renderer.searchResults(results, first: first, room: { labels[$0] ?? $0.description }) {
+                node.displayName(for: $0.senderNumber, nickname: $0.senderNickname)
+            }
         }
     }
 

@@ -5,6 +5,7 @@ import Foundation
 ///
 ///     {"cmd":"send","text":"hi"}            {"cmd":"dm","to":"bob","text":"hi"}
 ///     {"cmd":"accept","peer":"bob"}         {"cmd":"open","room":"public"}
+///     {"cmd":"search","text":"안녕"}         {"cmd":"search","text":"안녕","before":1234}
 ///
 /// An optional "id" (string or number) is echoed back as "re" in the reply.
 public enum JSONCommandParser {
@@ -33,6 +34,13 @@ public enum JSONCommandParser {
             if let number = object[key] as? NSNumber, isNotBoolean(number) { return number.stringValue }
             return try string(key)
         }
+        func integer(_ key: String) throws(UsageError) -> Int64? {
+            guard let value = object[key] else { return nil }
+            guard let number = value as? NSNumber, isNotBoolean(number), let exact = Int64(exactly: number.doubleValue) else {
+                throw UsageError("\(verb): \"\(key)\" is a whole number")
+            }
+            return exact
+        }
         let automatic = (object["automatic"] as? Bool) ?? false
         let command: ControlCommand
         switch verb {
@@ -55,6 +63,11 @@ public enum JSONCommandParser {
             }
         case "read": command = .read
         case "filter": command = .filter(object["filter"] as? String)
+        case "search":
+            command = .search(try string("text"), before: try integer("before"), limit: try integer("limit").map { Int(clamping: $0) })
+        case "jump":
+            guard let number = try integer("result"), number >= 1 else { throw UsageError("jump: \"result\" is a number from 1") }
+            command = .jump(Int(number))
         case "stats": command = .stats
         case "help": command = .help
         case "quit": command = .quit

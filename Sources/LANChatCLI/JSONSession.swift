@@ -144,6 +144,20 @@ public actor JSONSession: FrontEnd {
                 reply["days"] = sections.map { section in
                     ["date": String(format: "%04d-%02d-%02d", section.year, section.month, section.day), "count": section.messageCount] as [String: Any]
                 }
+            case .search(let results, let first):
+                let me = await node.identity.number
+                reply["text"] = results.query.text
+                reply["results"] = results.hits.enumerated().map { offset, hit in
+                    let name = node.displayName(for: hit.message.senderNumber, nickname: hit.message.senderNickname)
+                    var object = JSONEventEncoder.message(hit.message, localNumber: me, name: name)
+                    object.removeValue(forKey: "event")
+                    object["seq"] = hit.seq
+                    object["result"] = first + offset
+                    return object
+                }
+                // Pass back as "before" for the next page; absent when done.
+                if let next = results.continueBefore { reply["before"] = next }
+                if results.scanned > 0 { reply["scanned"] = results.scanned }
             case .read(let room, let unread):
                 reply["room"] = room.description
                 reply["unread"] = unread
@@ -155,7 +169,7 @@ public actor JSONSession: FrontEnd {
                 reply["filter"] = filter.description
             case .help:
                 reply["commands"] = ["send", "dm", "accept", "decline", "open", "peers", "rooms", "unread", "nick",
-                                     "history", "more", "read", "filter", "stats", "help", "quit"]
+                                     "history", "more", "read", "filter", "search", "jump", "stats", "help", "quit"]
             }
         } catch {
             await out.write(JSONEventEncoder.line(JSONEventEncoder.error(error.description, re: parsed.requestID)))

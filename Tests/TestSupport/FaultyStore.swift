@@ -120,4 +120,10 @@ public actor FaultyStore: ChatStoring {
         try await inner.publicMessages(afterSeq: seq, limit: limit)
     }
     public func value(forKey key: String) async throws(StoreError) -> String? { try await inner.value(forKey: key) }
+    public func search(_ query: SearchQuery, before: Int64?, limit: Int) async throws(StoreError) -> SearchResults {
+        try await inner.search(query, before: before, limit: limit)
+    }
+    public func page(_ room: RoomID, around cursor: HistoryCursor, limit: Int) async throws(StoreError) -> HistoryPage {
+        try await inner.page(room, around: cursor, limit: limit)
+    }
 }

@@ -1,0 +1,74 @@
+/// What `/search` looks for: one literal piece of text, found anywhere in
+/// a message (a substring), Latin letters in either case.
+///
+/// Literal on purpose: people type what they remember of a line, and a
+/// quote, an asterisk or the word NEAR are text to find, never syntax.
+/// `ftsTrigrams` quotes each piece for SQLite's FTS5, the only escaping
+/// FTS5 has (a double quote is doubled inside a quoted string).
+public struct SearchQuery: Hashable, Sendable, CustomStringConvertible {
+    /// The text to find, trimmed of surrounding whitespace.
+    public let text: String
+
+    /// Results on one page of `/search` unless asked otherwise.
+    public static let defaultLimit = 50
+    /// The shortest text the trigram index can look up: it indexes every
+    /// run of three Unicode scalars, so shorter text takes the scan path.
+    public static let indexedScalars = 3
+
+    /// Refuses empty text, and text longer than any message can hold
+    /// (nothing could match it).
+    public init(_ raw: String) throws(ChatError) {
+        let trimmed = raw.trimmingWhitespace()
+        if trimmed.isEmpty { throw .invalidSearch(reason: "nothing to search for: /search WORDS") }
+        if trimmed.utf8.count > ChatLimits.maxMessageBytes || trimmed.count > ChatLimits.maxMessageCharacters {
+            throw .invalidSearch(reason: "search text is longer than a message can be (\(ChatLimits.maxMessageCharacters) characters)")
+        }
+        // SQLite reads a MATCH string up to its first NUL, which would end
+        // the quoted phrase early: refused here rather than half-searched.
+        if trimmed.unicodeScalars.contains("\u{0}") { throw .invalidSearch(reason: "search text contains a NUL character") }
+        text = trimmed
+    }
+
+    /// Whether the trigram index can answer this query (3 or more scalars).
+    public var usesIndex: Bool { text.unicodeScalars.count >= Self.indexedScalars }
+
+    /// An FTS5 query for rows holding every trigram (three Unicode scalars)
+    /// of the text: `"hel" AND "ell" AND "llo"`. The index keeps no
+    /// positions (`detail=none`, see Schema+Search.swift), so it finds the
+    /// candidates and the store checks the text itself holds the substring.
+    public var ftsTrigrams: String {
+        let scalars = Array(text.unicodeScalars)
+        guard scalars.count >= Self.indexedScalars else { return "" }
+        var seen = Set<String>()
+        var terms: [String] = []
+        for start in 0...(scalars.count - Self.indexedScalars) {
+            var trigram = ""
+            trigram.unicodeScalars.append(contentsOf: scalars[start..<(start + Self.indexedScalars)])
+            guard seen.insert(trigram).inserted else { continue }
+            terms.append("\"" + trigram.replacingAll("\"", with: "\"\"") + "\"")
+        }
+        return terms.joined(separator: " AND ")
+    }
+
+    /// The text with ASCII capitals made small, as SQLite's `lower()` does,
+    /// for the check on the text itself (both paths).
+    public var asciiLowercased: String {
+        String(String.UnicodeScalarView(text.unicodeScalars.map { scalar in
+            (65...90).contains(scalar.value) ? Unicode.Scalar(scalar.value + 32)! : scalar
+        }))
+    }
+
+    public var description: String { text }
+}
+
+extension String {
+    /// Every occurrence of `target` replaced (Foundation-free).
+    fileprivate func replacingAll(_ target: Character, with replacement: String) -> String {
+        var result = ""
+        result.reserveCapacity(utf8.count)
+        for character in self {
+            if character == target { result += replacement } else { result.append(character) }
+        }
+        return result
+    }
+}

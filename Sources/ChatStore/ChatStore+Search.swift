@@ -1,0 +1,82 @@
+import ChatCore
+
+/// `/search` over every room's history (Schema+Search.swift).
+///
+/// Text of three or more characters (Unicode scalars) goes through the
+/// trigram index: a page costs about the same at any history size. ASCII
+/// letters match in either case (the check on the text uses SQLite's
+/// `lower()`).
+///
+/// Shorter text (Korean words are often two syllables: 안녕) has no
+/// trigram to look up, and FTS5's own fallback for it reads every row. It
+/// takes a bounded scan instead: newest first, `searchScanBudget` messages
+/// a call at most, and the result says where it stopped, so the next call
+/// goes on from there (`ChatNode.search` makes several). Honest (never a
+/// silent partial answer) and bounded (a call never holds the store's
+/// queue for long), at the price that a rare two-letter word deep in a
+/// large history takes more than one page to reach.
+extension ChatStore {
+    /// Messages one scan page looks at, at most (short queries only).
+    /// Sized so a stretch stays within the index's p99 target (about 20 ms
+    /// for 20k messages on the README's machine); `ChatNode.search` runs
+    /// several stretches per call.
+    public static let searchScanBudget = 20_000
+
+    /// Up to `limit` messages of any room whose text contains `query`,
+    /// newest stored first, stored before arrival `before` (nil: from the
+    /// newest). Quotes, asterisks and FTS5 keywords in the text are literal.
+    public func search(_ query: SearchQuery, before: Int64? = nil, limit: Int = SearchQuery.defaultLimit) throws(StoreError) -> SearchResults {
+        guard let limit = Self.clamped(limit) else { return SearchResults(query: query, hits: [], continueBefore: nil) }
+        let top = min(before ?? Int64.max, try lastSeq() + 1)
+        if query.usesIndex {
+            var hits = try searchRows(SQL.searchIndexed) { statement throws(StoreError) in
+                try statement.bind(query.ftsTrigrams, at: 1)
+                try statement.bind(top, at: 2)
+                try statement.bind(limit + 1, at: 3)
+                try statement.bind(query.asciiLowercased, at: 4)
+            }
+            let more = hits.count > limit
+            if more { hits.removeLast(hits.count - limit) }
+            return SearchResults(query: query, hits: hits, continueBefore: more ? hits.last?.seq : nil)
+        }
+        let floor = max(top - Int64(Self.searchScanBudget), 1)  // seq counts from 1
+        var hits = try searchRows(SQL.searchScan) { statement throws(StoreError) in
+            try statement.bind(top, at: 1)
+            try statement.bind(floor, at: 2)
+            try statement.bind(query.asciiLowercased, at: 3)
+            try statement.bind(limit + 1, at: 4)
+        }
+        let scanned = Int(max(0, top - floor))
+        if hits.count > limit {
+            hits.removeLast(hits.count - limit)
+            return SearchResults(query: query, hits: hits, continueBefore: hits.last?.seq, scanned: scanned)
+        }
+        // Older messages left to scan, unless the window reached the first.
+        let first = try db().withStatement(SQL.firstSeq) { statement throws(StoreError) -> Int64? in
+            try statement.step() && !statement.isNull(0) ? statement.int64(0) : nil
+        }
+        return SearchResults(query: query, hits: hits, continueBefore: first.map { floor > $0 } == true ? floor : nil, scanned: scanned)
+    }
+
+    /// Adds a just-inserted message to the search index, in the caller's
+    /// transaction (see `Schema.searchIndex` for why not a trigger).
+    static func indexForSearch(_ message: Message, seq: Int64, in database: SQLiteDatabase) throws(StoreError) {
+        try database.withStatement(SQL.indexForSearch) { statement throws(StoreError) in
+            try statement.bind(seq, at: 1)
+            try statement.bind(message.content, at: 2)
+            try statement.run()
+        }
+    }
+
+    /// Runs a search statement whose rows are `messageColumns` then `seq`.
+    private func searchRows(_ sql: String, bind: (Statement) throws(StoreError) -> Void) throws(StoreError) -> [SearchResults.Hit] {
+        try db().withStatement(sql) { statement throws(StoreError) in
+            try bind(statement)
+            var hits: [SearchResults.Hit] = []
+            while try statement.step() {
+                hits.append(SearchResults.Hit(seq: statement.int64(SQL.messageColumnCount), message: try Self.message(from: statement)))
+            }
+            return hits
+        }
+    }
+}
