@@ -110,13 +110,14 @@ struct AnnouncementTable: Sendable {
     }
 
     /// Forgets one unlinked announcement that never led to a handshake: the
-    /// one whose dials failed most, then the one heard fewest times, then
-    /// the one heard least recently. False if there is none (every
-    /// candidate has proven itself).
+    /// one heard fewest times (a flood's inventions are heard once; a real
+    /// node repeats itself, even while a dial to it fails), then the one
+    /// whose dials failed most, then the one heard least recently. False if
+    /// there is none (every candidate has proven itself).
     private mutating func evictUnproven(where matches: @escaping (Announcement) -> Bool) -> Bool {
         let victim = entries.values.lazy
             .filter { !$0.hasLinked && $0.unlinkedSince != nil && matches($0) }
-            .max { ($0.backoff.failures, $1.heardCount, $1.lastSeen) < ($1.backoff.failures, $0.heardCount, $0.lastSeen) }
+            .max { ($1.heardCount, $0.backoff.failures, $1.lastSeen) < ($0.heardCount, $1.backoff.failures, $0.lastSeen) }
         guard let victim else { return false }
         entries[victim.number] = nil
         evictions += 1
