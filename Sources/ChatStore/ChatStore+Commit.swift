@@ -10,6 +10,7 @@ extension ChatStore {
     public func commit(_ changes: StoreChanges) throws(StoreError) -> StoreCommitResult {
         if changes.isEmpty { return StoreCommitResult() }
         let database = try db()
+        defer { if !changes.messages.isEmpty { foldSearchIndex() } }
         return try database.transaction { () throws(StoreError) -> StoreCommitResult in
             var result = StoreCommitResult()
             result.added = try insertNew(changes.messages)

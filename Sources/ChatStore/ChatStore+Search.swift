@@ -21,6 +21,10 @@ extension ChatStore {
     /// for 20k messages on the README's machine); `ChatNode.search` runs
     /// several stretches per call.
     public static let searchScanBudget = 20_000
+    /// Messages left out of the index before a fold writes them in, and
+    /// most a fold's transaction takes (`Schema.searchIndex`).
+    public static let searchFoldThreshold = 512
+    public static let searchFoldBatch = 8_192
 
     /// Up to `limit` messages of any room whose text contains `query`,
     /// newest stored first, stored before arrival `before` (nil: from the
@@ -29,11 +33,25 @@ extension ChatStore {
         guard let limit = Self.clamped(limit) else { return SearchResults(query: query, hits: [], continueBefore: nil) }
         let top = min(before ?? Int64.max, try lastSeq() + 1)
         if query.usesIndex {
-            var hits = try searchRows(SQL.searchIndexed) { statement throws(StoreError) in
-                try statement.bind(query.ftsTrigrams, at: 1)
-                try statement.bind(top, at: 2)
-                try statement.bind(limit + 1, at: 3)
-                try statement.bind(query.asciiLowercased, at: 4)
+            // The newest, not folded into the index yet (a few hundred at
+            // most): scanned, newest first; then the index below them.
+            let indexed = try indexedUpTo()
+            var hits: [SearchResults.Hit] = []
+            if top > indexed + 1 {
+                hits = try searchRows(SQL.searchScan) { statement throws(StoreError) in
+                    try statement.bind(top, at: 1)
+                    try statement.bind(indexed + 1, at: 2)
+                    try statement.bind(query.asciiLowercased, at: 3)
+                    try statement.bind(limit + 1, at: 4)
+                }
+            }
+            if hits.count <= limit {
+                hits += try searchRows(SQL.searchIndexed) { statement throws(StoreError) in
+                    try statement.bind(query.ftsTrigrams, at: 1)
+                    try statement.bind(min(top, indexed + 1), at: 2)
+                    try statement.bind(limit + 1 - hits.count, at: 3)
+                    try statement.bind(query.asciiLowercased, at: 4)
+                }
             }
             let more = hits.count > limit
             if more { hits.removeLast(hits.count - limit) }
@@ -58,13 +76,47 @@ extension ChatStore {
         return SearchResults(query: query, hits: hits, continueBefore: first.map { floor > $0 } == true ? floor : nil, scanned: scanned)
     }
 
-    /// Adds a just-inserted message to the search index, in the caller's
-    /// transaction (see `Schema.searchIndex` for why not a trigger).
-    static func indexForSearch(_ message: Message, seq: Int64, in database: SQLiteDatabase) throws(StoreError) {
-        try database.withStatement(SQL.indexForSearch) { statement throws(StoreError) in
-            try statement.bind(seq, at: 1)
-            try statement.bind(message.content, at: 2)
-            try statement.run()
+    /// Up to which arrival number the index holds every message.
+    func indexedUpTo() throws(StoreError) -> Int64 {
+        if let searchIndexedUpTo { return searchIndexedUpTo }
+        let upto = try db().withStatement(SQL.searchIndexedUpTo) { statement throws(StoreError) in
+            try statement.step() ? statement.int64(0) : 0
+        }
+        searchIndexedUpTo = upto
+        return upto
+    }
+
+    /// Folds the messages the index does not hold yet into it, a batch a
+    /// transaction, once `searchFoldThreshold` wait (`all`: every one).
+    /// Called after writes commit; a fold that fails (a full disk) leaves
+    /// the mark where it was, and the next write tries again. Searches are
+    /// complete either way: they scan what is not folded.
+    func foldSearchIndex(all: Bool = false) {
+        do {
+            let database = try db()
+            let last = try lastSeq()
+            var indexed = try indexedUpTo()
+            while last - indexed >= (all ? 1 : Int64(Self.searchFoldThreshold)) {
+                let upTo = min(last, indexed + Int64(Self.searchFoldBatch))
+                let from = indexed
+                try database.transaction { () throws(StoreError) in
+                    try database.withStatement(SQL.foldIntoSearchIndex) { statement throws(StoreError) in
+                        try statement.bind(from, at: 1)
+                        try statement.bind(upTo, at: 2)
+                        try statement.run()
+                    }
+                    try database.withStatement(SQL.setSearchIndexedUpTo) { statement throws(StoreError) in
+                        try statement.bind(upTo, at: 1)
+                        try statement.run()
+                    }
+                }
+                // Memory follows the disk: the mark moves once committed.
+                indexed = upTo
+                searchIndexedUpTo = upTo
+            }
+        } catch {
+            searchIndexedUpTo = nil  // read again from the file next time
+            logger.notice("search index: could not fold new messages in (they are still found, by a scan): \(error)")
         }
     }
 

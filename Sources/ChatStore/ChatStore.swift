@@ -38,6 +38,8 @@ public actor ChatStore {
     public static let inMemoryWindow = 10_000
     /// Messages per room since the last trim (in-memory stores only).
     var untrimmed: [RoomID: Int] = [:]
+    /// `search_indexed.upto` as last committed (nil: not read yet).
+    var searchIndexedUpTo: Int64?
     /// Off the cooperative pool for a file, on it in memory (see `StoreExecutor`).
     private let executor: StoreExecutor
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.unowned }
@@ -178,7 +180,8 @@ public actor ChatStore {
     /// how many were new. All or nothing: on error none are stored.
     @discardableResult
     public func insert(contentsOf messages: [Message]) throws(StoreError) -> Int {
-        try insertNew(messages).count
+        defer { foldSearchIndex() }
+        return try insertNew(messages).count
     }
 
     /// Stores `messages` in one transaction (one commit, so one fsync with
@@ -205,10 +208,7 @@ public actor ChatStore {
                     try statement.bind(seq + 1, at: 9)
                     try statement.run()
                     let isNew = database.changes == 1
-                    if isNew {
-                        seq += 1
-                        try Self.indexForSearch(message, seq: seq, in: database)
-                    }
+                    if isNew { seq += 1 }
                     inserted.append(isNew)
                 }
                 return inserted

@@ -21,6 +21,9 @@ extension SQL {
         ORDER BY seq DESC LIMIT ?4
         """
     static let firstSeq = "SELECT min(seq) FROM messages"
-    /// Indexes one new message: ?1 its `seq`, ?2 its text.
-    static let indexForSearch = "INSERT INTO messages_search (rowid, content) VALUES (?1, ?2)"
+    /// Up to where the index holds every message.
+    static let searchIndexedUpTo = "SELECT upto FROM search_indexed"
+    /// Folds the messages with arrival numbers in (?1, ?2] into the index.
+    static let foldIntoSearchIndex = "INSERT INTO messages_search (rowid, content) SELECT seq, content FROM messages WHERE seq > ?1 AND seq <= ?2"
+    static let setSearchIndexedUpTo = "UPDATE search_indexed SET upto = ?1"
 }

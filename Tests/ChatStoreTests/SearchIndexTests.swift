@@ -34,6 +34,42 @@ import TestSupport
         }
     }
 
+    /// The index is written behind the messages (`searchFoldThreshold` at
+    /// a time): what waits is found by a scan, what is folded by the index,
+    /// in one newest-first list with no gap and no repeat at the seam.
+    @Test func messagesWaitingForTheIndexAreFoundAndTheSeamIsExact() async throws {
+        let store = try ChatStore(path: nil, localNumber: Fixtures.me)
+        let total = ChatStore.searchFoldThreshold * 3 + 100
+        for index in 0..<total {
+            try await store.insert(Fixtures.message(at: Fixtures.base + Int64(index), idBits: UInt64(index), text: "zebra \(index)"))
+        }
+        let indexed = try await store.indexedUpTo()
+        #expect(indexed > 0 && indexed < Int64(total), "some folded, some waiting: \(indexed) of \(total)")
+        var seen: [String] = []
+        var before: Int64?
+        repeat {
+            let page = try await store.search(SearchQuery("zebra"), before: before, limit: 50)
+            seen += page.messages.map(\.content)
+            before = page.continueBefore
+        } while before != nil
+        #expect(seen == (0..<total).reversed().map { "zebra \($0)" })
+        try await store.checkSearchIndex()
+    }
+
+    /// An external-content index must never be told to delete a row it
+    /// does not hold: trimming rows that were not folded yet leaves it sound.
+    @Test func trimmingRowsNotFoldedYetLeavesTheIndexSound() async throws {
+        let store = try ChatStore(path: nil, localNumber: Fixtures.me)
+        let total = ChatStore.inMemoryWindow * 2  // past the window and its tenth: a trim
+        let all = (0..<total).map { Fixtures.message(at: Fixtures.base + Int64($0), idBits: UInt64($0), text: "row \($0) ends") }
+        try await store.insert(contentsOf: Array(all.prefix(ChatStore.searchFoldThreshold / 4)))
+        #expect(try await store.indexedUpTo() == 0, "too few to fold")
+        try await store.insert(contentsOf: Array(all.dropFirst(ChatStore.searchFoldThreshold / 4)))
+        try await store.checkSearchIndex()
+        #expect(try await store.search(SearchQuery("row 3 ends")).messages.isEmpty, "trimmed")
+        #expect(try await store.search(SearchQuery("row \(total - 1) ends")).messages.count == 1)
+    }
+
     @Test func duplicatesAreIndexedOnce() async throws {
         let store = try ChatStore(path: nil, localNumber: Fixtures.me)
         let message = Fixtures.message(at: Fixtures.base, idBits: 1, text: "only once")
