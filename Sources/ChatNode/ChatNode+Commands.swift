@@ -91,6 +91,12 @@ extension ChatNode {
         names.displayName(for: number, nickname: nickname)
     }
 
+    /// Another name a linked peer's nickname looks like (`аlice` → `alice`):
+    /// what a person might take it for. Nil when none.
+    public nonisolated func looksLike(_ number: NodeNumber) -> String? {
+        names.looksLike(number)
+    }
+
     /// Rooms held in memory, public first (the store's list is `roomList()`).
     public func rooms() -> [RoomOverview] {
         var rooms = [RoomOverview(room: .publicRoom, title: "public", unread: router.publicChat.unreadCount,

@@ -29,4 +29,12 @@ final class NameBook: Sendable {
         if number == current.identity.number { return current.identity.nickname }
         return current.directory.displayName(for: number, nickname: nickname, localIdentity: current.identity)
     }
+
+    /// The name `number`'s nickname looks like without being it (UTS #39
+    /// skeletons: Cyrillic `аlice` beside `alice`), if any.
+    func looksLike(_ number: NodeNumber) -> String? {
+        let current = entries.withLock { $0 }
+        if number == current.identity.number { return nil }
+        return current.directory.looksLike(number, localIdentity: current.identity)
+    }
 }

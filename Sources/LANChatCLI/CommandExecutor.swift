@@ -31,11 +31,14 @@ public struct Whois: Hashable, Sendable {
     public var number: NodeNumber
     public var displayName: String
     public var linked: PeerInfo?
+    /// A name this one looks like without being it (UTS #39), if any.
+    public var looksLike: String?
 
-    public init(number: NodeNumber, displayName: String, linked: PeerInfo?) {
+    public init(number: NodeNumber, displayName: String, linked: PeerInfo?, looksLike: String? = nil) {
         self.number = number
         self.displayName = displayName
         self.linked = linked
+        self.looksLike = looksLike
     }
 }
 
@@ -140,7 +143,8 @@ public actor CommandExecutor {
             } else {
                 nickname = await node.rooms().first { $0.room == .direct(number) }?.title ?? String(number.rawValue)
             }
-            return .whois(Whois(number: number, displayName: node.displayName(for: number, nickname: nickname), linked: linked))
+            return .whois(Whois(number: number, displayName: node.displayName(for: number, nickname: nickname), linked: linked,
+                                looksLike: node.looksLike(number)))
         case .rooms:
             let rooms = try await node.roomList()
             return .roomGroups(grouping.group(rooms) { $0.lastActivity })

@@ -106,6 +106,9 @@ public struct ConsoleRenderer: Sendable {
         } else {
             lines[0] += "  not linked now (its key is shown while it is linked)"
         }
+        if let other = whois.looksLike {
+            lines.append("  looks like \(safe(other)) but is another name: check the key before trusting it")
+        }
         return lines
     }
 

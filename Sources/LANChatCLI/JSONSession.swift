@@ -118,6 +118,7 @@ public actor JSONSession: FrontEnd {
                 var peer = whois.linked.map { JSONEventEncoder.peer($0, name: whois.displayName) }
                     ?? ["number": whois.number.rawValue, "name": whois.displayName]
                 peer["linked"] = whois.linked != nil
+                if let other = whois.looksLike { peer["looksLike"] = other }
                 reply["peer"] = peer
             case .rooms(let rooms):
                 reply["rooms"] = rooms.map(JSONEventEncoder.room)
