@@ -69,5 +69,15 @@ public struct Cell: Hashable, Sendable {
         hasher.combine(isContinuation)
     }
 
+    /// Terminals disagree on this character's width: any cluster of more
+    /// than one scalar (skin tones, ZWJ sequences, flags, VS16, combining
+    /// marks: tmux 3.3 draws 👋🏽 in 4 columns and ❤️ in 1), emoji (widths
+    /// changed between Unicode versions), and symbols that became emoji.
+    /// `ScreenDiff` draws rows holding one so that a wrong guess cannot
+    /// leave a stray cell.
+    public var hasUncertainWidth: Bool {
+        code == Self.multiScalar || code >= 0x1F000 || ((0x2190...0x2BFF).contains(code) && DisplayWidth.isWide(code))
+    }
+
     public static let blank = Cell()
 }

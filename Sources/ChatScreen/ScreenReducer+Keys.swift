@@ -1,37 +1,52 @@
 import ChatCore
 
+/// Keys, as weechat lays them out: the input line edits like readline,
+/// PgUp/PgDn (and Alt/Ctrl variants) scroll the room, Alt/Ctrl keys move
+/// between conversations. `KeyLegend` lists them for the reader.
 extension ScreenReducer {
     static func handle(_ key: ScreenKey, _ state: inout ScreenState) -> [ScreenEffect] {
+        if key != .tab && key != .backTab { state.memory.completion = nil }
+        if !isKill(key) { state.memory.kill.interrupt() }
+        if let handled = edit(key, &state) { return handled }
         switch key {
-        case .text(let typed):
-            let clean = TerminalText.sanitize(typed)
-            var refused = false
-            for character in clean where !state.input.insert(String(character)) { refused = true; break }
-            if refused { state.notice = "message limit is \(InputLine.limit) characters" }
-        case .backspace:
-            state.input.deleteBackward()
         case .enter:
             return submit(&state)
-        case .tab, .control("n"):
-            return move(by: 1, &state)
-        case .backTab, .control("p"):
-            return move(by: -1, &state)
-        case .control("c"), .control("d"):
+        case .tab:
+            return state.input.text.isEmpty ? move(by: 1, &state) : complete(by: 1, &state)
+        case .backTab:
+            return state.input.text.isEmpty ? move(by: -1, &state) : complete(by: -1, &state)
+        case .control("n"), .alt(.right): return move(by: 1, &state)
+        case .control("p"), .alt(.left): return move(by: -1, &state)
+        case .alt(.text(let letter)) where letter.count == 1 && ("0"..."9").contains(letter):
+            // Alt-1 is the first conversation of the list, Alt-0 the tenth.
+            let number = letter == "0" ? 10 : Int(letter)!
+            return open(number: number, &state)
+        case .alt(.text("a")): return nextActivity(&state)
+        case .control("c"):
+            state.quitting = true
+            return [.quit]
+        case .control("d"):
+            // On an empty line Ctrl-D is end of input, as at a shell.
+            guard state.input.text.isEmpty else { state.input.deleteForward(); return [] }
             state.quitting = true
             return [.quit]
         case .control("l"):
             break  // the session redraws everything
-        case .up: return scroll(by: -1, &state)
-        case .down: return scroll(by: 1, &state)
+        case .function(1):
+            state.panel = KeyLegend.lines
         case .pageUp: return scroll(by: -max(1, pageStep(state)), &state)
         case .pageDown: return scroll(by: max(1, pageStep(state)), &state)
-        case .home:
+        case .alt(.up), .alt(.pageUp), .ctrl(.pageUp), .ctrl(.up): return scroll(by: -1, &state)
+        case .alt(.down), .alt(.pageDown), .ctrl(.pageDown), .ctrl(.down): return scroll(by: 1, &state)
+        case .alt(.home), .ctrl(.home):
             if var view = state.view, !view.messages.isEmpty { view.leftBottom(top: 0); state.view = view }
             return scroll(by: -1, &state)
-        case .end:
+        case .alt(.end), .ctrl(.end):
             if var view = state.view, !view.window.hasMoreAfter { view.reachedBottom(); state.view = view }
             else { return scroll(by: pageStep(state) * 4, &state) }
-        case .escape, .left, .right, .control(_):
+        case .mouse(let event):
+            return mouse(event, &state)
+        default:
             break
         }
         return []
@@ -47,6 +62,7 @@ extension ScreenReducer {
         let line = state.input.take()
         let trimmed = line.trimmingWhitespace()
         guard !trimmed.isEmpty else { return [] }
+        state.memory.history.record(trimmed, room: historyRoom(state))
         state.notice = nil
         if trimmed.hasPrefix("/") && !trimmed.hasPrefix("//") {
             if trimmed == "/quit" { state.quitting = true; return [.quit] }
@@ -75,11 +91,51 @@ extension ScreenReducer {
         return [.send(text, to: room)]
     }
 
+    /// The room whose input history Up/Down walk.
+    static func historyRoom(_ state: ScreenState) -> RoomID {
+        state.opening ?? state.view?.room ?? .publicRoom
+    }
+
     static func move(by step: Int, _ state: inout ScreenState) -> [ScreenEffect] {
         guard let next = state.side.room(after: state.opening ?? state.view?.room, step: step) else { return [] }
-        state.opening = next
-        state.side.reveal(next, height: state.sideRows)
-        return [.open(next)]
+        return open(next, &state)
+    }
+
+    /// Opens `room`, showing it selected in the list at once.
+    static func open(_ room: RoomID, _ state: inout ScreenState) -> [ScreenEffect] {
+        state.opening = room
+        state.memory.history.stopBrowsing()
+        state.side.reveal(room, height: state.sideRows)
+        return [.open(room)]
+    }
+
+    /// The conversations of the list, in its order.
+    static func listedRooms(_ state: ScreenState) -> [RoomID] {
+        state.side.rows.compactMap { if case .room(let id) = $0 { id } else { nil } }
+    }
+
+    static func open(number: Int, _ state: inout ScreenState) -> [ScreenEffect] {
+        let rooms = listedRooms(state)
+        guard number >= 1, number <= rooms.count else {
+            state.notice = "no conversation \(number) (the list has \(rooms.count))"
+            return []
+        }
+        return open(rooms[number - 1], &state)
+    }
+
+    /// Alt-A: the next conversation after this one with unread messages,
+    /// direct ones first (weechat puts private buffers before the rest).
+    static func nextActivity(_ state: inout ScreenState) -> [ScreenEffect] {
+        let rooms = listedRooms(state)
+        let current = state.opening ?? state.view?.room
+        let start = current.flatMap { rooms.firstIndex(of: $0) }.map { $0 + 1 } ?? 0
+        let order = Array(rooms[min(start, rooms.count)...] + rooms[..<min(start, rooms.count)])
+        let active = order.filter { $0 != current && (state.side[$0]?.unread ?? 0) > 0 }
+        guard let next = active.first(where: { $0.peer != nil }) ?? active.first else {
+            state.notice = "no other conversation has unread messages"
+            return []
+        }
+        return open(next, &state)
     }
 
     /// Scrolls by whole messages. Reaching the top of the loaded run asks

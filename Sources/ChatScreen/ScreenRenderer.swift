@@ -204,24 +204,4 @@ public enum ScreenRenderer {
         let parts = [(publicUnread, "#"), (directUnread, "@"), (highlights, "!")].filter { $0.0 > 0 }.map { "\($0.1)\($0.0)" }
         return "unread " + parts.joined(separator: " ")
     }
-
-    /// The input line: room label, the text (its tail when long), and the
-    /// live count. Returns the cursor column.
-    static func drawInput(_ state: ScreenState, into grid: inout ScreenGrid) -> Int {
-        let row = state.height - 1
-        let label = "[" + (room(state).map { state.label($0) } ?? "-") + "] "
-        let counter = " \(state.input.count)/\(InputLine.limit)"
-        let labelWidth = grid.put(label, row: row, column: 0, limit: state.width / 2, style: CellStyle(bold: true))
-        let space = max(1, state.width - labelWidth - counter.count - 1)
-        var visible = Substring(state.input.text)
-        var width = DisplayWidth.of(String(visible))
-        while width > space, let first = visible.first {
-            width -= DisplayWidth.of(first)
-            visible = visible.dropFirst()
-        }
-        grid.put(String(visible), row: row, column: labelWidth, limit: space)
-        let counterStyle = state.input.count >= InputLine.limit ? CellStyle(foreground: .red, bold: true) : dim
-        grid.put(counter, row: row, column: state.width - counter.count, style: counterStyle)
-        return labelWidth + width
-    }
 }

@@ -18,6 +18,8 @@ public struct ScreenState: Sendable {
     /// A room asked for with `.open`, not loaded yet.
     public var opening: RoomID?
     public var input = InputLine()
+    /// Kill buffer, per-room history, Tab completion (ScreenReducer+Editing).
+    public var memory = InputMemory()
     public var filter = ChatFilter.all
     /// Linked peers and their stages.
     public var peers: [NodeNumber: String?] = [:]

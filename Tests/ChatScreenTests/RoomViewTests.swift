@@ -82,7 +82,7 @@ import Testing
         #expect(effects.isEmpty)  // not seen, not read
         #expect(state.view?.messages.count == 31)  // newest loaded: kept in order
         #expect(ScreenFixture.roomLines(state)[21].contains("1 new ↓"))
-        state.feed(.key(.end))
+        state.feed(.key(.alt(.end)))
         #expect(ScreenFixture.roomLines(state)[21].hasSuffix("bob: message 31"))
         #expect(!ScreenFixture.roomLines(state)[21].contains("new ↓"))
     }
@@ -155,9 +155,9 @@ import Testing
         state.feed(.opened(ScreenFixture.page(1001...1030, before: true, after: false, marker: 1030), title: "public"))
         var eye = Eye()
         for n in 1031...(1000 + 2 * kept - 1) { state.feed(.message(ScreenFixture.message(n), name: "bob")); _ = eye.glance(&state) }
-        state.feed(.key(.home))
+        state.feed(.key(.alt(.home)))
         #expect(state.view?.pending == .older)
-        state.feed(.key(.end))
+        state.feed(.key(.alt(.end)))
         state.feed(.message(ScreenFixture.message(1000 + 2 * kept), name: "bob"))
         state.feed(.pageLoaded(ScreenFixture.page(971...1000, before: true, after: true), .older))
         let ids = state.view?.messages.map(\.message.id) ?? []

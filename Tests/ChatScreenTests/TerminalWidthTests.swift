@@ -1,0 +1,131 @@
+import ChatCore
+import ChatScreen
+import Testing
+
+/// The grid, the diff and a terminal that disagrees with `DisplayWidth`
+/// (tmux 3.3: 👋🏽 in 4 columns, ❤️ in 1) must end up showing the same
+/// thing: no stray cell survives an edit, nothing leaves its row.
+@Suite struct TerminalWidthTests {
+    /// Drives a state frame by frame through the diff into a terminal.
+    struct Screen {
+        var state: ScreenState
+        var terminal: VirtualTerminal
+        var shown: ScreenGrid?
+        /// Every byte written, for checks on the stream itself.
+        var written: [String] = []
+
+        init(width: Int = 80, height: Int = 24, glyphs: @escaping (Character) -> [(String, Int)] = VirtualTerminal.tmux33) {
+            state = ScreenFixture().state(width: width, height: height)
+            state.feed(
+                .rooms([RoomEntry(room: .publicRoom, title: "public", lastActivity: ScreenFixture.noon)]),
+                .opened(ScreenFixture.page(1...3, before: false, after: false, marker: 3), title: "public"))
+            terminal = VirtualTerminal(width: width, height: height, glyphs: glyphs)
+            draw()
+        }
+
+        mutating func press(_ keys: ScreenKey...) {
+            for key in keys {
+                state.feed(.key(key))
+                draw()
+            }
+        }
+
+        mutating func draw(full: Bool = false) {
+            let frame = ScreenRenderer.render(state)
+            let output = ScreenDiff.output(from: full ? nil : shown, to: frame.grid, cursorRow: frame.cursorRow, cursorColumn: frame.cursorColumn)
+            terminal.run(output)
+            written.append(output)
+            shown = frame.grid
+        }
+
+        var gridLines: [String] { shown!.lines }
+    }
+
+    static let wave = "👋🏽"
+
+    @Test func skinTonesTypedThenDeletedLeaveAnEmptyInputRow() {
+        var screen = Screen()
+        for _ in 0..<10 { screen.press(.text(Self.wave)) }
+        #expect(screen.state.input.count == 10)
+        for _ in 0..<10 { screen.press(.backspace) }
+        let empty = "[#public]" + String(repeating: " ", count: 80 - 9 - 6) + " 0/240"
+        #expect(screen.gridLines[23] == empty)
+        #expect(screen.terminal.text(23) == empty)  // no stray hands on the terminal either
+        #expect(screen.terminal.lines == screen.gridLines)
+    }
+
+    @Test func everyUncertainClusterKindIsErasedCleanly() {
+        for cluster in ["👋🏽", "❤️", "👨‍👩‍👧", "🇰🇷", "e\u{301}", "\u{1100}\u{1161}\u{11A8}", "🟠"] {
+            var screen = Screen()
+            for _ in 0..<7 { screen.press(.text(cluster)) }
+            screen.press(.left, .left, .text("x"), .home, .delete)
+            #expect(screen.terminal.text(23).hasSuffix("7/240"), "\(cluster)")
+            for _ in 0..<7 { screen.press(.end, .backspace) }
+            #expect(screen.terminal.lines == screen.gridLines, "\(cluster)")
+            #expect(screen.gridLines[23].hasPrefix("[#public]      "), "\(cluster)")
+        }
+    }
+
+    @Test func twoHundredFortyWideClustersNeverTouchTheStatusRow() {
+        var screen = Screen()
+        let status = screen.gridLines[22]
+        for _ in 0..<240 { screen.press(.text(Self.wave)) }
+        #expect(screen.state.input.count == 240)
+        #expect(screen.gridLines[22] == status)
+        #expect(screen.terminal.text(22) == status)
+        #expect(screen.terminal.lines[0..<23] == screen.gridLines[0..<23])
+        // The input row holds the window around the cursor, within the width.
+        #expect(DisplayWidth.of(screen.gridLines[23]) <= 80)
+        #expect(screen.gridLines[23].hasSuffix("240/240"))
+        // After the first frame no byte addresses rows other than the input.
+        for output in screen.written.dropFirst() {
+            #expect(!output.contains("\u{1B}[23;"))
+        }
+        for _ in 0..<240 { screen.press(.backspace) }
+        #expect(screen.terminal.lines == screen.gridLines)
+        #expect(screen.terminal.text(23).hasSuffix(" 0/240"))
+    }
+
+    @Test func aFullRedrawRepairsAnyScreen() {
+        var screen = Screen()
+        screen.terminal.run("\u{1B}[24;1Hgarbage 👋🏽👋🏽 \u{1B}[23;5Hlog line written over the status")
+        #expect(screen.terminal.lines != screen.gridLines)
+        screen.state.feed(.key(.control("l")))
+        screen.draw(full: true)  // what the session does on Ctrl-L
+        #expect(screen.terminal.lines == screen.gridLines)
+    }
+
+    @Test func roomRowsWithEmojiStayInStepOnATerminalThatDisagrees() {
+        var screen = Screen()
+        for n in 4...12 {
+            screen.state.feed(.message(ScreenFixture.message(n, text: "wave \(Self.wave)\(Self.wave) ❤️ and 🇰🇷 \(n)"), name: "bob"))
+            screen.draw()
+        }
+        screen.press(.pageUp)
+        screen.press(.pageDown)
+        // Every ASCII character sits in the column the grid gave it: a wide
+        // guess gone wrong never shifts what follows it.
+        let grid = screen.shown!
+        var checked = 0
+        for row in 0..<grid.height {
+            for column in 0..<grid.width {
+                let cell = grid[row, column]
+                guard !cell.isContinuation, cell.character.isASCII, cell.character != " " else { continue }
+                #expect(screen.terminal.cells[row][column] == String(cell.character), "row \(row) column \(column)")
+                checked += 1
+            }
+        }
+        #expect(checked > 200)
+        #expect(screen.gridLines.contains { $0.contains("wave 👋🏽👋🏽 ❤️ and 🇰🇷 12") })
+    }
+
+    @Test func certainRowsAreStillDiffedCellByCell() {
+        var screen = Screen()
+        screen.press(.text("안녕"))
+        screen.press(.text("x"))
+        // One cell and the counter: no erase of the whole row.
+        #expect(!screen.written.last!.contains("\u{1B}[2K"))
+        screen.press(.text(Self.wave))
+        #expect(screen.written.last!.contains("\u{1B}[24;1H\u{1B}[0m\u{1B}[2K"))
+    }
+}
