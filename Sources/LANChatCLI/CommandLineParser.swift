@@ -42,6 +42,7 @@ public struct CommandLineParser {
             case "--json": options.mode = .json
             case "--plain": options.plain = true
             case "--no-bell": options.bell = false
+            case "--no-mouse": options.mouse = false
             case "-n", "--nick", "--nickname": options.nickname = try Self.name(try value(), for: name, nickname: true)
             case "--stage": options.stage = try Self.name(try value(), for: name)
             case "-p", "--port": options.listenPort = try Self.port(try value(), for: name, allowZero: true)

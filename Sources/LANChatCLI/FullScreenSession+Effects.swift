@@ -125,8 +125,7 @@ extension FullScreenSession {
     }
 
     static let keyHelp = [
-        "keys: Enter sends · Tab/Ctrl-N next room · Shift-Tab/Ctrl-P previous",
-        "      PgUp/PgDn/arrows scroll · End newest · Ctrl-L redraws · Ctrl-C or Ctrl-D quits",
+        "keys: F1 (or ? on an empty line) lists them · Enter sends · Ctrl-C quits",
         "      /log shows the log (warnings also on the status line)",
         "search: /search WORDS lists matches in all rooms, newest first; arrows choose,",
         "      Enter opens the room there, Esc closes, Ctrl-R lists them again",

@@ -28,10 +28,13 @@ public actor FullScreenSession: FrontEnd {
     /// The log the node writes here instead of stderr (`/log`, status line).
     let log: LogBook?
     let bell: Bool
+    /// Ask the terminal for mouse reports (`--no-mouse` says no).
+    let mouse: Bool
 
     public init(node: ChatNode, identity: NodeIdentity, locale: Locale, timeZone: TimeZone = .current, clock: any ChatClock = SystemClock(),
-                log: LogBook? = nil, bell: Bool = true, quit: @escaping @Sendable () -> Void) {
+                log: LogBook? = nil, bell: Bool = true, mouse: Bool = true, quit: @escaping @Sendable () -> Void) {
         self.node = node
+        self.mouse = mouse
         self.locale = locale
         self.quit = quit
         self.log = log
@@ -50,11 +53,11 @@ public actor FullScreenSession: FrontEnd {
     public func started(port: Int) async {
         // Warnings and errors are a person's business: on the status line.
         log?.onAttention { text in Task { await self.apply(.notice(text + " · /log")) } }
-        terminal = TerminalScreen.enter()
+        terminal = TerminalScreen.enter(mouse: mouse)
         // The terminal's own title is saved, to come back on exit.
         terminal?.write(Self.saveTitle)
         if let size = terminal?.size() { state.width = size.width; state.height = size.height }
-        state.notice = "TCP port \(port) · Tab next room · PgUp/PgDn scroll · /help · Ctrl-C quits"
+        state.notice = "TCP port \(port) · F1 keys · Tab next room · PgUp/PgDn scroll · /help · Ctrl-C quits"
         await refreshPeers()
         await refreshRooms()
         await apply(.identity(name: state.myName, fingerprint: nil, groupSecret: nil))

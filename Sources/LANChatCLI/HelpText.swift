@@ -68,6 +68,8 @@ public enum HelpText {
                                --max-history, at most 64)
           --beacon-interval S  seconds between beacons (default: 2)
           --locale en|ko       language of dates and group labels (default: en)
+          --no-mouse           full screen: no mouse reports, so the terminal's own
+                               selection works (the wheel and clicks do nothing)
           --log-level LEVEL    trace, debug, info, notice, warning, error
                                (default: notice; logs go to stderr, or in the
                                full-screen client to lanchat.log in the data
@@ -106,6 +108,15 @@ public enum HelpText {
       /search WORDS   /jump N   (find text in all history; open a result)
       The prompt names the open room; only /open changes it. A room opens at
       its "── unread ──" line, and messages count as read once shown.
+
+    FULL-SCREEN KEYS (F1, or ? on an empty line, shows them in the client):
+      move      Left/Right, Home/End, Ctrl-A/E, Alt-B/F, Ctrl-Left/Right
+      delete    Backspace, Delete, Ctrl-K/U/W, Alt-D; Ctrl-Y puts it back
+      Up/Down   this room's earlier lines   Tab  complete a name or /command
+      scroll    PgUp/PgDn, Alt-Up/Down (a message), Alt-Home/End
+      rooms     Alt-Left/Right, Ctrl-P/N, Alt-1..9, Tab on an empty line
+      Alt-A     next room with unread   Ctrl-L  redraw   Ctrl-C  quit
+      A paste stays in the input (line breaks shown as ↵) until Enter.
 
     EXAMPLES:
       lanchat --nick alice                      # terminal 1

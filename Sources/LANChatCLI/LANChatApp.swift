@@ -98,7 +98,7 @@ public enum LANChatApp {
         let console: ConsoleScreen? = options.mode == .interactive && !fullScreen ? .standard() : nil
         let frontEnd: any FrontEnd = switch options.mode {
         case .interactive where fullScreen:
-            FullScreenSession(node: node, identity: identity, locale: locale, log: logBook, bell: options.bell) { quit.yield() }
+            FullScreenSession(node: node, identity: identity, locale: locale, log: logBook, bell: options.bell, mouse: options.mouse) { quit.yield() }
         case .interactive:
             InteractiveSession(node: node, screen: console ?? .plain(), renderer: ConsoleRenderer(
                 useColor: ConsoleRenderer.wantsColor(environment: environment, isTerminal: isatty(STDOUT_FILENO) == 1)),

@@ -46,6 +46,9 @@ public struct LaunchOptions: Hashable, Sendable {
     /// `--no-bell`: the full-screen client does not ring the terminal bell
     /// for DMs and mentions (they are still highlighted and counted).
     public var bell = true
+    /// `--no-mouse`: the full-screen client asks for no mouse reports, so
+    /// the terminal's own selection and paste keep working.
+    public var mouse = true
 
     public init() {}
 }

@@ -10,8 +10,10 @@ import Glibc
 /// globals that an `atexit` hook and fatal-signal handlers can use; only
 /// async-signal-safe calls (write, tcsetattr) run there.
 final class TerminalScreen: Sendable {
-    /// Enters raw mode and the alternate screen; nil when stdin is not a terminal.
-    static func enter() -> TerminalScreen? {
+    /// Enters raw mode and the alternate screen, with bracketed paste and
+    /// (unless `mouse` is false) SGR mouse reports; nil when stdin is not a
+    /// terminal.
+    static func enter(mouse: Bool = true) -> TerminalScreen? {
         var settings = termios()
         guard tcgetattr(STDIN_FILENO, &settings) == 0 else { return nil }
         savedSettings = settings
@@ -36,12 +38,18 @@ final class TerminalScreen: Sendable {
             }
         }
         let screen = TerminalScreen()
-        screen.write(enterSequence)
+        screen.write(enterSequence + (mouse ? mouseSequence : ""))
         return screen
     }
 
-    /// Alternate screen, hidden cursor, cleared.
-    static let enterSequence = "\u{1B}[?1049h\u{1B}[?25l\u{1B}[2J"
+    /// Alternate screen, hidden cursor, cleared; autowrap off, so a glyph
+    /// the terminal draws wider than `DisplayWidth` says is clipped at the
+    /// right edge instead of wrapping (and scrolling, on the last row);
+    /// bracketed paste on, so a pasted text arrives as one `.paste` key.
+    static let enterSequence = "\u{1B}[?1049h\u{1B}[?25l\u{1B}[?7l\u{1B}[?2004h\u{1B}[2J"
+    /// Button presses and the wheel (1000), reported in SGR form (1006),
+    /// which has no column limit and tells press from release.
+    static let mouseSequence = "\u{1B}[?1000h\u{1B}[?1006h"
 
     /// Columns and rows, from the kernel (80x24 if it will not say).
     func size() -> (width: Int, height: Int) {
@@ -89,7 +97,8 @@ nonisolated(unsafe) private var rawModeActive: Int32 = 0
 private func restoreTerminalNow() {
     guard rawModeActive == 1 else { return }
     rawModeActive = 0
-    let leave = "\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l"
+    // Every mode `enter` may have turned on goes off (harmless when it was not).
+    let leave = "\u{1B}[0m\u{1B}[?1006l\u{1B}[?1000l\u{1B}[?2004l\u{1B}[?7h\u{1B}[?25h\u{1B}[?1049l"
     _ = leave.withCString { Glibc.write(STDOUT_FILENO, $0, strlen($0)) }
     _ = tcsetattr(STDIN_FILENO, TCSAFLUSH, &savedSettings)
 }

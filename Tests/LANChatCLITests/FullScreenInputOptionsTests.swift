@@ -1,0 +1,32 @@
+import ChatScreen
+import LANChatCLI
+import Testing
+
+/// The command line and help side of the full-screen client's input:
+/// `--no-mouse`, the key list in --help, and Tab's command list.
+@Suite struct FullScreenInputOptionsTests {
+    @Test func noMouseTurnsMouseReportsOff() throws {
+        #expect(try CommandLineParser().parse([]).mouse)
+        #expect(try !CommandLineParser().parse(["--no-mouse"]).mouse)
+    }
+
+    @Test func helpNamesTheOptionAndTheKeys() {
+        #expect(HelpText.usage.contains("--no-mouse"))
+        for key in ["Ctrl-K/U/W", "Alt-A", "PgUp/PgDn", "Alt-1..9", "F1"] { #expect(HelpText.usage.contains(key), "\(key)") }
+    }
+
+    /// Tab offers only commands the console's parser knows, and every one
+    /// it knows: a command added there must be added to Tab's list too.
+    @Test func tabCompletesExactlyTheParsersCommands() throws {
+        for command in TabCompletion.commands {
+            do {
+                _ = try ConsoleCommandParser.parse(command + " bob hello")
+            } catch {
+                #expect(!error.message.contains("unknown command"), "\(command)")
+            }
+        }
+        for verb in ["dm", "accept", "decline", "open", "peers", "whois", "rooms", "unread", "nick", "history", "more", "read", "filter", "stats", "help", "quit"] {
+            #expect(TabCompletion.commands.contains("/" + verb), "/\(verb)")
+        }
+    }
+}
