@@ -6,9 +6,13 @@
 #
 #   scripts/tui-test.sh            (builds first; LANCHAT_BIN=path skips that)
 #
-# Checks: a typed message appears on both screens; a room with unread
-# messages opens at the unread line; resizing keeps the layout; Ctrl-C quits
-# with status 0; /search finds a Korean word and opens a result's room.
+# Checks: a typed message appears on both screens; editing keys produce
+# the text the peer receives; skin-toned emoji typed and deleted leave an
+# empty input row; a multi-line paste waits in the input; a click on the
+# list opens a conversation; a room with unread messages opens at the
+# unread line; resizing keeps the layout; Ctrl-C quits with status 0 and
+# turns the terminal's modes back off; /search finds a Korean word and
+# opens a result's room.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if ! command -v tmux >/dev/null; then echo "tui-test: tmux not installed; skipped" >&2; exit 0; fi
@@ -62,6 +66,87 @@ start() {
     T set-option -t "$name" remain-on-exit on >/dev/null
 }
 
+# The input line's checks (readline keys, wide clusters, paste, mouse).
+# Each starts and ends with alice in #public and an empty input line.
+
+# "helo", Left, "l", Enter reaches bob as "hello"; Home/End, Ctrl-W/Y and
+# Up (history) edit before sending too.
+check_editing_keys() {
+    T send-keys -t alice "helo" Left "l" Enter
+    wait_for bob 10 "alice: hello$"
+    T send-keys -t alice "world" Home "big " End "!" C-a C-k C-y Enter
+    wait_for bob 10 "alice: big world!$"
+    T send-keys -t alice "one two three" C-w C-w "2 3" C-a Delete "O" Enter
+    wait_for bob 10 "alice: One 2 3$"
+    T send-keys -t alice Up
+    wait_for alice 5 "^\[#public\] One 2 3 +7/240$"
+    T send-keys -t alice BSpace "4" Enter
+    wait_for bob 10 "alice: One 2 4$"
+    echo "tui-test: editing keys give the text the peer receives"
+}
+
+# Ten waving hands with a skin tone (tmux 3.3 draws each in 4 columns, the
+# client counts 2), deleted one by one: the input row must end up empty,
+# with no hand left anywhere on the screen. Then 240 of them: the status
+# line and the room stay where they are.
+check_emoji_erase() {
+    local hands="" i
+    for i in 1 2 3 4 5 6 7 8 9 10; do hands+="👋🏽"; done
+    T send-keys -t alice -l "$hands"
+    wait_for alice 5 " 10/240$"
+    for i in 1 2 3 4 5 6 7 8 9 10; do T send-keys -t alice BSpace; done
+    wait_for alice 5 "^\[#public\] +0/240$"
+    screen alice | grep -q "👋" && fail "a deleted hand is still on the screen"
+    hands=""
+    for i in $(seq 240); do hands+="👋🏽"; done
+    T send-keys -t alice -l "$hands"
+    wait_for alice 10 " 240/240$"
+    local text
+    text=$(screen alice)
+    [ "$(echo "$text" | wc -l)" -eq 30 ] || fail "the screen lost its shape with 240 hands typed"
+    echo "$text" | tail -2 | head -1 | grep -q "alice#" || fail "240 hands reached the status line"
+    echo "$text" | head -1 | grep -q "│ #public" || fail "240 hands moved the header"
+    echo "$text" | head -n 29 | grep -q "👋" && fail "a hand is drawn outside the input row"
+    T send-keys -t alice C-u
+    wait_for alice 5 "^\[#public\] +0/240$"
+    screen alice | grep -q "👋" && fail "a hand outlived Ctrl-U"
+    echo "tui-test: emoji typed and deleted leave an empty input row"
+}
+
+# A bracketed paste of two lines stays in the input (shown with ↵) until
+# Enter sends it as one message; bob sees nothing before that.
+check_paste() {
+    T set-buffer -b lanchat-paste "$(printf 'pasted one\npasted two')"
+    T paste-buffer -p -d -b lanchat-paste -t alice
+    wait_for alice 5 "^\[#public\] pasted one↵pasted two "
+    screen bob | grep -q "pasted one" && fail "the first pasted line was sent before Enter"
+    T send-keys -t alice Enter
+    wait_for bob 10 "alice: pasted one pasted two$"
+    echo "tui-test: a multi-line paste waits for Enter and goes as one message"
+}
+
+# An SGR click on bob's row of the list opens that conversation; one on
+# public's row comes back. tmux passes the report through as typed bytes.
+check_mouse_click() {
+    local row
+    row=$(screen alice | grep -n "^ *○ bob\|^ *● bob" | head -1 | cut -d: -f1)
+    [ -n "$row" ] || fail "no row for bob in the list"
+    T send-keys -t alice -l $'\e[<0;6;'"$row"'M'$'\e[<0;6;'"$row"'m'
+    wait_for alice 10 "^\[@bob\] "
+    row=$(screen alice | grep -n "^ *# public" | head -1 | cut -d: -f1)
+    T send-keys -t alice -l $'\e[<0;6;'"$row"'M'
+    wait_for alice 10 "^\[#public\] "
+    [ "$(T display -p -t alice '#{mouse_sgr_flag}')" = 1 ] || fail "SGR mouse mode is not on"
+    echo "tui-test: a click on the list opens a conversation"
+}
+
+# After the client quits: mouse reports off, autowrap back on.
+check_terminal_restored() {
+    [ "$(T display -p -t alice '#{mouse_any_flag}#{mouse_sgr_flag}')" = 00 ] || fail "mouse modes left on after quitting"
+    [ "$(T display -p -t alice '#{wrap_flag}#{alternate_on}')" = 10 ] || fail "autowrap or the alternate screen not restored"
+    echo "tui-test: terminal modes restored on exit"
+}
+
 start alice
 start bob
 wait_for alice 20 "1 linked"
@@ -73,6 +158,10 @@ T send-keys -t alice "hello from alice 안녕 😀" Enter
 wait_for alice 10 "alice: hello from alice 안녕 😀"
 wait_for bob 10 "alice: hello from alice 안녕 😀"
 echo "tui-test: typed message shown on both screens"
+check_editing_keys
+check_emoji_erase
+check_paste
+check_mouse_click
 
 # 2. Alice looks at bob's conversation while bob writes 40 public messages;
 #    the public room's badge counts them, and opening it shows the unread line.
@@ -177,6 +266,7 @@ done
 status=$(cat "$LOGS/alice.rc")
 [ "$status" = 0 ] || fail "alice exited with status $status"
 echo "tui-test: Ctrl-C quit with status 0"
+check_terminal_restored
 
 # The checks below run their own nodes with a data directory each, on a
 # discovery port of their own, so alice and bob above are not involved.
