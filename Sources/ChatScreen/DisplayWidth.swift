@@ -16,7 +16,8 @@ public enum DisplayWidth {
     public static func of(_ character: Character) -> Int {
         let scalars = character.unicodeScalars
         guard let base = scalars.first else { return 0 }
-        if base.value < 0x7F { return base.value < 0x20 ? 0 : 1 }  // ASCII fast path
+        // ASCII fast path; a keycap ("1️⃣": digit, VS16, U+20E3) is an emoji.
+        if base.value < 0x7F && scalars.count == 1 { return base.value < 0x20 ? 0 : 1 }
         let width = of(base)
         if width == 1, scalars.contains(where: { $0.value == 0xFE0F }), base.properties.isEmoji { return 2 }
         return width

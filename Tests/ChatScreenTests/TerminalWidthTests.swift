@@ -129,3 +129,31 @@ import Testing
         #expect(screen.written.last!.contains("\u{1B}[24;1H\u{1B}[0m\u{1B}[2K"))
     }
 }
+
+@Suite struct ClusterWidthTests {
+    @Test func clustersTakeTheWidthOfTheirBaseOrOfTheirEmoji() {
+        #expect(DisplayWidth.of("1\u{FE0F}\u{20E3}") == 2)  // keycap: an emoji, though its base is ASCII
+        #expect(DisplayWidth.of("#\u{FE0F}\u{20E3}") == 2)
+        #expect(DisplayWidth.of("a\u{301}\u{302}") == 1)  // two marks on a letter
+        #expect(DisplayWidth.of("👋🏽👋🏽") == 4)
+        #expect(DisplayWidth.of("🏳️‍🌈") == 2)  // flag built with VS16 and ZWJ
+        #expect(DisplayWidth.of("👩🏽‍💻") == 2)  // skin tone inside a ZWJ sequence
+        #expect(DisplayWidth.of("각") == 2 && DisplayWidth.of("\u{1100}\u{1161}\u{11A8}") == 2)  // precomposed and conjoining
+    }
+
+    @Test func theCellsTerminalsDisagreeOnAreKnown() {
+        func cell(_ text: String) -> Cell { Cell(Character(text)) }
+        for uncertain in ["👋🏽", "❤️", "👨‍👩‍👧", "🇰🇷", "e\u{301}", "😀", "⌚", "1️⃣"] { #expect(cell(uncertain).hasUncertainWidth, "\(uncertain)") }
+        for certain in ["a", "한", "漢", "─", "│", "●", "→", "↵", "é"] { #expect(!cell(certain).hasUncertainWidth, "\(certain)") }
+    }
+
+    @Test func typedKeycapsAndFamiliesAreDeletedWhole() {
+        var state = InputEditingTests.opened()
+        state.feed(.key(.text("1️⃣👨‍👩‍👧🇰🇷")))
+        #expect(state.input.count == 3)
+        state.feed(.key(.backspace))
+        #expect(state.input.text == "1️⃣👨‍👩‍👧")
+        state.feed(.key(.left), .key(.backspace))
+        #expect(state.input.text == "👨‍👩‍👧")
+    }
+}
