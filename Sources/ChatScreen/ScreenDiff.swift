@@ -4,11 +4,14 @@
 ///
 /// The terminal may not agree with `DisplayWidth` about a cluster (tmux 3.3
 /// draws 👋🏽 in 4 columns, ❤️ in 1). So that a wrong guess never leaves a
-/// stray cell, a changed row that holds (or held) such a cluster is erased
-/// (`ESC[2K`) and written whole, and after each such cluster the cursor is
-/// put back in step by column (`ESC[nG`): a wider glyph is overwritten by
-/// what follows, a narrower one leaves a blank. The session also turns
-/// autowrap off, so nothing drawn past the right edge reaches another row.
+/// stray cell, a changed row is written cell by cell only up to its first
+/// such cluster (old or new: everything left of it sits where the grid
+/// says); from there, if anything there changed, the rest of the row is
+/// erased (`ESC[K`) and written again, and after each such cluster the
+/// cursor is put back in step by column (`ESC[nG`): a wider glyph is
+/// overwritten by what follows, a narrower one leaves a blank. The session
+/// also turns autowrap off, so nothing drawn past the right edge reaches
+/// another row.
 public enum ScreenDiff {
     /// `previous` nil (or another size) redraws everything.
     public static func output(from previous: ScreenGrid?, to next: ScreenGrid, cursorRow: Int, cursorColumn: Int) -> String {
@@ -20,28 +23,17 @@ public enum ScreenDiff {
         var current: CellStyle? = nil
         next.cells.withUnsafeBufferPointer { new in
             old.withUnsafeBufferPointer { old in
-                for row in 0..<next.height {
+                /// Writes columns `from..<to` of `row`: every cell (`all`)
+                /// or the changed ones, plain blanks skipped when the row was
+                /// just erased there.
+                func write(row: Int, from: Int, to: Int, all: Bool, erased: Bool) {
                     let base = row * width
-                    var column = 0
-                    var rewrite = false
-                    if !full {
-                        while column < width && old[base + column] == new[base + column] { column += 1 }
-                        if column == width { continue }  // unchanged row
-                        rewrite = hasUncertainWidth(old, base, width) || hasUncertainWidth(new, base, width)
-                    }
-                    var cursorAt = -1
-                    if rewrite {
-                        out += "\u{1B}[\(row + 1);1H"
-                        if current != .plain { out += "\u{1B}[0m"; current = .plain }
-                        out += "\u{1B}[2K"
-                        column = 0
-                        cursorAt = 0
-                    }
-                    while column < width {
+                    var column = from
+                    var cursorAt = erased ? from : -1
+                    while column < to {
                         let cell = new[base + column]
-                        let changed = full || rewrite || old[base + column] != cell
-                        // After ESC[2K a plain blank is already there.
-                        if !changed || cell.isContinuation || (rewrite && cell == .blank) { column += 1; continue }
+                        let changed = all || old[base + column] != cell
+                        if !changed || cell.isContinuation || (erased && cell == .blank) { column += 1; continue }
                         if cursorAt != column { out += "\u{1B}[\(row + 1);\(column + 1)H" }
                         if current != cell.style { out += sgr(cell.style); current = cell.style }
                         out.append(cell.character)
@@ -52,16 +44,29 @@ public enum ScreenDiff {
                         cursorAt = after
                     }
                 }
+                for row in 0..<next.height {
+                    if full { write(row: row, from: 0, to: width, all: true, erased: false); continue }
+                    let base = row * width
+                    var first = 0
+                    while first < width && old[base + first] == new[base + first] { first += 1 }
+                    if first == width { continue }  // unchanged row
+                    var last = width - 1
+                    while old[base + last] == new[base + last] { last -= 1 }
+                    // Only a cluster at or before the last change matters.
+                    var uncertain = 0
+                    while uncertain <= last && !old[base + uncertain].hasUncertainWidth && !new[base + uncertain].hasUncertainWidth { uncertain += 1 }
+                    write(row: row, from: first, to: min(uncertain, last + 1), all: false, erased: false)
+                    guard last >= uncertain else { continue }
+                    out += "\u{1B}[\(row + 1);\(uncertain + 1)H"
+                    if current != .plain { out += "\u{1B}[0m"; current = .plain }
+                    out += "\u{1B}[K"
+                    write(row: row, from: uncertain, to: width, all: true, erased: true)
+                }
             }
         }
         if current != nil { out += "\u{1B}[0m" }
         out += "\u{1B}[\(cursorRow + 1);\(cursorColumn + 1)H"
         return out
-    }
-
-    private static func hasUncertainWidth(_ cells: UnsafeBufferPointer<Cell>, _ base: Int, _ width: Int) -> Bool {
-        for index in base..<(base + width) where cells[index].hasUncertainWidth { return true }
-        return false
     }
 
     /// Select Graphic Rendition for `style`, from a reset.
