@@ -69,13 +69,11 @@ public struct KeyDecoder: Sendable {
     }
 
     /// A lone ESC left in the buffer once input paused: the Escape key.
-    /// A paste whose end never came is given as it is.
+    /// A paste stays open across pauses (a slow link may stall mid-paste,
+    /// and ending it early would type its next line ends as Enter).
     public mutating func flush() -> [ScreenKey] {
+        if paste != nil { return [] }
         defer { buffer.removeAll() }
-        if let pasted = paste {
-            paste = nil
-            return [.paste(Self.pasteText(pasted + buffer))]
-        }
         return buffer == [0x1B] ? [.escape] : []
     }
 

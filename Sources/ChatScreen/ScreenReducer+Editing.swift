@@ -6,8 +6,6 @@ extension ScreenReducer {
     /// Performs `key` if it edits the line; nil for any other key.
     static func edit(_ key: ScreenKey, _ state: inout ScreenState) -> [ScreenEffect]? {
         switch key {
-        case .text("?") where state.input.text.isEmpty:
-            state.panel = KeyLegend.lines
         case .text(let typed):
             insert(TerminalText.sanitize(typed), &state)
         case .paste(let pasted):

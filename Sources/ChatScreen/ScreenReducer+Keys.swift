@@ -7,6 +7,16 @@ extension ScreenReducer {
     static func handle(_ key: ScreenKey, _ state: inout ScreenState) -> [ScreenEffect] {
         if key != .tab && key != .backTab { state.memory.completion = nil }
         if !isKill(key) { state.memory.kill.interrupt() }
+        // `reduce` closes a panel on any key before this runs.
+        let legendJustClosed = state.memory.legendOpen && state.panel == nil
+        state.memory.legendOpen = false
+        if key == .function(1) || (key == .text("?") && state.input.text.isEmpty && !legendJustClosed) {
+            if !legendJustClosed {
+                state.panel = KeyLegend.lines
+                state.memory.legendOpen = true
+            }
+            return []
+        }
         if let handled = edit(key, &state) { return handled }
         switch key {
         case .enter:
@@ -32,8 +42,6 @@ extension ScreenReducer {
             return [.quit]
         case .control("l"):
             break  // the session redraws everything
-        case .function(1):
-            state.panel = KeyLegend.lines
         case .pageUp: return scroll(by: -max(1, pageStep(state)), &state)
         case .pageDown: return scroll(by: max(1, pageStep(state)), &state)
         case .alt(.up), .alt(.pageUp), .ctrl(.pageUp), .ctrl(.up): return scroll(by: -1, &state)

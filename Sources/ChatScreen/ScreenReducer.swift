@@ -27,7 +27,7 @@ public enum ScreenReducer {
             if let handled = searchKey(key, &state) { effects += handled; break }
             if state.panel != nil, key != .enter || state.input.text.isEmpty {
                 state.panel = nil  // any key closes the panel; Enter still sends typed text
-                if key == .escape { break }
+                if key == .escape { state.memory.legendOpen = false; break }
             }
             effects += handle(key, &state)
             // `/read` moved the marker: the screen's own idea of it follows.

@@ -130,5 +130,12 @@ import Testing
         #expect(state.panel == KeyLegend.lines && state.input.text.isEmpty)
         Editing.press(&state, .escape, .text("why?"))
         #expect(state.input.text == "why?" && state.panel == nil)
+        // The key that opened the legend closes it: "??" types one "?".
+        Editing.press(&state, .control("u"), .text("?"), .text("?"))
+        #expect(state.panel == nil && state.input.text == "?")
+        Editing.press(&state, .control("u"), .text("?"))
+        #expect(state.panel == KeyLegend.lines)
+        Editing.press(&state, .function(1))
+        #expect(state.panel == nil)
     }
 }

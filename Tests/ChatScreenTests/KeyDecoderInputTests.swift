@@ -48,10 +48,11 @@ import Testing
         #expect(keys == [.paste("안녕\nhi"), .text("x")])
     }
 
-    @Test func anUnendedPasteIsGivenOnFlushAndAHugeOneIsCapped() {
+    @Test func aPasteOutlivesAPauseAndAHugeOneIsCapped() {
         var decoder = KeyDecoder()
-        #expect(decoder.decode(Array("\u{1B}[200~half".utf8)) == [])
-        #expect(decoder.flush() == [.paste("half")])
+        #expect(decoder.decode(Array("\u{1B}[200~half\r\u{1B}".utf8)) == [])
+        #expect(decoder.flush() == [])  // a pause is no end of the paste
+        #expect(decoder.decode(Array("[201~".utf8)) == [.paste("half\n")])
         let huge = "\u{1B}[200~" + String(repeating: "x", count: 100_000) + "\u{1B}[201~y"
         let keys = Self.decode(huge)
         #expect(keys.count == 2 && keys.last == .text("y"))
