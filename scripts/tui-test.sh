@@ -11,8 +11,8 @@
 # empty input row; a multi-line paste waits in the input; a click on the
 # list opens a conversation; a room with unread messages opens at the
 # unread line; resizing keeps the layout; Ctrl-C quits with status 0 and
-# turns the terminal's modes back off; /search finds a Korean word and
-# opens a result's room.
+# turns the terminal's modes back off; --no-mouse asks for no mouse
+# reports; /search finds a Korean word and opens a result's room.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if ! command -v tmux >/dev/null; then echo "tui-test: tmux not installed; skipped" >&2; exit 0; fi
@@ -145,6 +145,27 @@ check_terminal_restored() {
     [ "$(T display -p -t alice '#{mouse_any_flag}#{mouse_sgr_flag}')" = 00 ] || fail "mouse modes left on after quitting"
     [ "$(T display -p -t alice '#{wrap_flag}#{alternate_on}')" = 10 ] || fail "autowrap or the alternate screen not restored"
     echo "tui-test: terminal modes restored on exit"
+}
+
+# --no-mouse: the client asks for no mouse reports (the terminal keeps its
+# own selection) but still turns autowrap off, and back on when it quits.
+# A discovery port no other check uses, so no node ever sees it.
+check_no_mouse() {
+    T new-session -d -s loner -x 80 -y 24 \
+        "TERM=xterm-256color LANG=C.UTF-8 '$LANCHAT_BIN' --nick loner --in-memory --no-mouse -b 127.255.255.255 \
+         --discovery-port $((PORT + 3)) 2>'$LOGS/loner.err'; echo \$? >'$LOGS/loner.rc'"
+    T set-option -t loner remain-on-exit on >/dev/null
+    wait_for loner 20 "^\[#public\] "
+    [ "$(T display -p -t loner '#{mouse_any_flag}#{wrap_flag}')" = 00 ] || fail "--no-mouse: mouse reports asked for, or autowrap left on"
+    T send-keys -t loner C-c
+    local deadline=$((SECONDS + 15))
+    until [ -s "$LOGS/loner.rc" ]; do
+        [ $SECONDS -lt $deadline ] || fail "loner did not quit on Ctrl-C"
+        sleep 0.1
+    done
+    [ "$(T display -p -t loner '#{wrap_flag}#{alternate_on}')" = 10 ] || fail "--no-mouse: terminal not restored"
+    T kill-session -t loner
+    echo "tui-test: --no-mouse leaves the mouse to the terminal"
 }
 
 start alice
@@ -407,4 +428,5 @@ check_a_mention_wants_attention() {
 check_catch_up_keeps_the_marker
 check_log_leaves_the_screen_intact
 check_a_mention_wants_attention
+check_no_mouse
 echo "tui-test: passed"
