@@ -3,7 +3,7 @@
 /// under 57 columns so the legend reads unwrapped at 80x24.
 public enum KeyLegend {
     public static let lines = [
-        "keys (any key closes this)",
+        "keys (/help lists the commands)",
         "Enter        send (a paste, ↵ and all, as one message)",
         "Left/Right   a character (with Ctrl, or Alt-B/F: a word)",
         "Home/End     start/end of the line (also Ctrl-A/E)",
@@ -21,6 +21,6 @@ public enum KeyLegend {
         "Alt-A        next conversation with unread messages",
         "mouse        wheel scrolls, a click opens a conversation",
         "Ctrl-L       redraw   Esc  close   Ctrl-C  quit",
-        "F1, or ? on an empty line: this legend   /help: commands",
+        "F1, or ? on an empty line: this legend (again: closes)",
     ]
 }

@@ -45,7 +45,11 @@ public struct ScreenGrid: Hashable, Sendable {
             let w = DisplayWidth.of(character)
             if w == 0 { continue }
             if x + w > end {
-                if x < end { cells[row * width + x] = Cell(" ", style: style) ; x += 1 }
+                if x < end {
+                    clearWide(row: row, column: x)  // no half of an older wide character may stay
+                    cells[row * width + x] = Cell(" ", style: style)
+                    x += 1
+                }
                 break
             }
             clearWide(row: row, column: x)

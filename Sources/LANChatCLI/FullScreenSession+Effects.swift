@@ -85,7 +85,10 @@ extension FullScreenSession {
             case .done:
                 await apply(.notice("done: \(line)"))
             case .help:
-                await apply(.panel(Self.keyHelp + HelpText.consoleHelp.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)))
+                // The commands first, as a short terminal cuts the panel's
+                // end; the keys have a legend of their own (F1).
+                await apply(.panel(["commands (F1, or ? on an empty line, lists the keys):"]
+                    + HelpText.consoleHelp.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) + [""] + Self.keyHelp))
             case .peers(let listings):
                 await apply(.panel(listings.isEmpty ? ["no peers linked"] : renderer.peers(listings)))
             case .whois(let whois):

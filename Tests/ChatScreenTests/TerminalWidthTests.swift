@@ -157,3 +157,18 @@ import Testing
         #expect(state.input.text == "👨‍👩‍👧")
     }
 }
+
+@Suite struct GridOverwriteTests {
+    /// A wide character cut at the limit becomes a space, and the wide
+    /// character it lands on loses its other half too (no orphan
+    /// continuation cell, which the diff would never write).
+    @Test func aCutWideCharacterLeavesNoOrphanHalf() {
+        var grid = ScreenGrid(width: 6, height: 1)
+        grid.put("ab한글", row: 0, column: 0)
+        grid.put("x한", row: 0, column: 1, limit: 2)
+        #expect(grid.text(row: 0) == "ax  글")
+        for column in 0..<6 where grid[0, column].isContinuation {
+            #expect(column > 0 && DisplayWidth.of(grid[0, column - 1].character) == 2, "orphan at \(column)")
+        }
+    }
+}
