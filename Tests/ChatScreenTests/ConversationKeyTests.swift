@@ -76,4 +76,19 @@ import Testing
         state.feed(.key(.mouse(MouseEvent(.press(0), row: 23, column: 70))))
         #expect(state.input.cursor == 6)
     }
+
+    @Test func theWheelOverTheListScrollsTheList() {
+        var state = ScreenFixture().state(width: 80, height: 12)
+        state.feed(.rooms((0..<30).map { n in
+            RoomEntry(room: .direct(NodeNumber(rawValue: UInt64(0x5000 + n))!), title: "peer\(n)", lastActivity: ScreenFixture.noon.addingTimeInterval(-Double(n) * 60))
+        }))
+        #expect(ScreenFixture.sideLines(state)[2].contains("peer0"))
+        state.feed(.key(.mouse(MouseEvent(.wheelDown, row: 3, column: 2))))
+        #expect(state.side.top == 3)
+        #expect(ScreenFixture.sideLines(state)[1].contains("peer2"))
+        for _ in 0..<20 { state.feed(.key(.mouse(MouseEvent(.wheelDown, row: 3, column: 2)))) }
+        #expect(state.side.top == state.side.rows.count - state.sideRows)  // not past the end
+        for _ in 0..<20 { state.feed(.key(.mouse(MouseEvent(.wheelUp, row: 3, column: 2)))) }
+        #expect(state.side.top == 0)
+    }
 }
