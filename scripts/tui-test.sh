@@ -79,7 +79,7 @@ check_editing_keys() {
     T send-keys -t alice "one two three" C-w C-w "2 3" C-a Delete "O" Enter
     wait_for bob 10 "alice: One 2 3$"
     T send-keys -t alice Up
-    wait_for alice 5 "^\[#public\] One 2 3 +7/240$"
+    wait_for alice 10 "^\[#public\] One 2 3 +7/240$"
     T send-keys -t alice BSpace "4" Enter
     wait_for bob 10 "alice: One 2 4$"
     echo "tui-test: editing keys give the text the peer receives"
@@ -93,9 +93,9 @@ check_emoji_erase() {
     local hands="" i
     for i in 1 2 3 4 5 6 7 8 9 10; do hands+="👋🏽"; done
     T send-keys -t alice -l "$hands"
-    wait_for alice 5 " 10/240$"
+    wait_for alice 10 " 10/240$"
     for i in 1 2 3 4 5 6 7 8 9 10; do T send-keys -t alice BSpace; done
-    wait_for alice 5 "^\[#public\] +0/240$"
+    wait_for alice 10 "^\[#public\] +0/240$"
     screen alice | grep -q "👋" && fail "a deleted hand is still on the screen"
     hands=""
     for i in $(seq 240); do hands+="👋🏽"; done
@@ -108,7 +108,7 @@ check_emoji_erase() {
     echo "$text" | head -1 | grep -q "│ #public" || fail "240 hands moved the header"
     echo "$text" | head -n 29 | grep -q "👋" && fail "a hand is drawn outside the input row"
     T send-keys -t alice C-u
-    wait_for alice 5 "^\[#public\] +0/240$"
+    wait_for alice 10 "^\[#public\] +0/240$"
     screen alice | grep -q "👋" && fail "a hand outlived Ctrl-U"
     echo "tui-test: emoji typed and deleted leave an empty input row"
 }
@@ -118,7 +118,7 @@ check_emoji_erase() {
 check_paste() {
     T set-buffer -b lanchat-paste "$(printf 'pasted one\npasted two')"
     T paste-buffer -p -d -b lanchat-paste -t alice
-    wait_for alice 5 "^\[#public\] pasted one↵pasted two "
+    wait_for alice 10 "^\[#public\] pasted one↵pasted two "
     screen bob | grep -q "pasted one" && fail "the first pasted line was sent before Enter"
     T send-keys -t alice Enter
     wait_for bob 10 "alice: pasted one pasted two$"
