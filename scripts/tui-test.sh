@@ -9,10 +9,11 @@
 # Checks: a typed message appears on both screens; editing keys produce
 # the text the peer receives; skin-toned emoji typed and deleted leave an
 # empty input row; a multi-line paste waits in the input; a click on the
-# list opens a conversation; a room with unread messages opens at the
-# unread line; resizing keeps the layout; Ctrl-C quits with status 0 and
-# turns the terminal's modes back off; --no-mouse asks for no mouse
-# reports; /search finds a Korean word and opens a result's room.
+# list opens a conversation; Ctrl-L repairs a screen written over; a room
+# with unread messages opens at the unread line; resizing keeps the layout;
+# Ctrl-C quits with status 0 and turns the terminal's modes back off;
+# --no-mouse asks for no mouse reports; /search finds a Korean word and
+# opens a result's room.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if ! command -v tmux >/dev/null; then echo "tui-test: tmux not installed; skipped" >&2; exit 0; fi
@@ -168,6 +169,23 @@ check_no_mouse() {
     echo "tui-test: --no-mouse leaves the mouse to the terminal"
 }
 
+# Bytes that reach the terminal behind the client's back (written to the
+# pane's tty here, as a stray log line would be) are gone after Ctrl-L.
+check_ctrl_l_repairs() {
+    local tty
+    tty=$(T display -p -t alice '#{pane_tty}')
+    printf '\033[5;30HSTRAY-BYTES 👋🏽👋🏽\033[29;1HSTRAY-STATUS' >"$tty"
+    wait_for alice 5 "STRAY-BYTES"
+    T send-keys -t alice C-l
+    local deadline=$((SECONDS + 10))
+    while screen alice | grep -q "STRAY"; do
+        [ $SECONDS -lt $deadline ] || fail "Ctrl-L left stray bytes on the screen"
+        sleep 0.1
+    done
+    echo "$(screen alice)" | tail -2 | head -1 | grep -q "alice#" || fail "status line not redrawn by Ctrl-L"
+    echo "tui-test: Ctrl-L clears what was written behind the client's back"
+}
+
 start alice
 start bob
 wait_for alice 20 "1 linked"
@@ -183,6 +201,7 @@ check_editing_keys
 check_emoji_erase
 check_paste
 check_mouse_click
+check_ctrl_l_repairs
 
 # 2. Alice looks at bob's conversation while bob writes 40 public messages;
 #    the public room's badge counts them, and opening it shows the unread line.
