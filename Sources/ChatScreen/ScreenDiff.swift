@@ -55,6 +55,9 @@ public enum ScreenDiff {
                     // Only a cluster at or before the last change matters.
                     var uncertain = 0
                     while uncertain <= last && !old[base + uncertain].hasUncertainWidth && !new[base + uncertain].hasUncertainWidth { uncertain += 1 }
+                    // The erase starts where a character starts in both frames:
+                    // from the right half of a wide one it would take it away.
+                    while uncertain > 0 && uncertain < width && (old[base + uncertain].isContinuation || new[base + uncertain].isContinuation) { uncertain -= 1 }
                     write(row: row, from: first, to: min(uncertain, last + 1), all: false, erased: false)
                     guard last >= uncertain else { continue }
                     out += "\u{1B}[\(row + 1);\(uncertain + 1)H"

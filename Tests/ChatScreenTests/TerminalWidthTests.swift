@@ -172,3 +172,26 @@ import Testing
         }
     }
 }
+
+@Suite struct UncertainRowEdgeTests {
+    /// The erase before a rewritten tail starts where a character starts
+    /// in both frames: erasing from the right half of a new wide character
+    /// would take that character away on a real terminal.
+    @Test func theRewriteNeverStartsInsideAWideCharacter() {
+        for glyphs in [VirtualTerminal.tmux33, VirtualTerminal.agreeing] {
+            var old = ScreenGrid(width: 10, height: 1)
+            old.put("abcde👋🏽z", row: 0, column: 0)
+            var new = ScreenGrid(width: 10, height: 1)
+            new.put("abcd한", row: 0, column: 0)
+            var terminal = VirtualTerminal(width: 10, height: 1, glyphs: glyphs)
+            terminal.run(ScreenDiff.output(from: nil, to: old, cursorRow: 0, cursorColumn: 0))
+            terminal.run(ScreenDiff.output(from: old, to: new, cursorRow: 0, cursorColumn: 0))
+            #expect(terminal.text(0) == "abcd한")
+            // And back.
+            terminal.run(ScreenDiff.output(from: new, to: old, cursorRow: 0, cursorColumn: 0))
+            #expect(terminal.text(0).hasPrefix("abcde"))
+            #expect(terminal.cells[0][5].unicodeScalars.first == "👋")
+            #expect(terminal.cells[0][7] == "z")
+        }
+    }
+}
