@@ -9,10 +9,11 @@
 # Checks: a typed message appears on both screens; editing keys produce
 # the text the peer receives; skin-toned emoji typed and deleted leave an
 # empty input row; a multi-line paste waits in the input; a click on the
-# list opens a conversation; Ctrl-L repairs a screen written over; a room
-# with unread messages opens at the unread line; resizing keeps the layout;
-# Ctrl-C quits with status 0 and turns the terminal's modes back off;
-# --no-mouse asks for no mouse reports; /search finds a Korean word and
+# list opens a conversation; Ctrl-L repairs a screen written over; Alt-A
+# and Alt-Left switch conversations; a room with unread messages opens at
+# the unread line; resizing keeps the layout; Ctrl-C quits with status 0
+# and turns the terminal's modes back off; --no-mouse asks for no mouse
+# reports; /search finds a Korean word and
 # opens a result's room.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -186,6 +187,21 @@ check_ctrl_l_repairs() {
     echo "tui-test: Ctrl-L clears what was written behind the client's back"
 }
 
+# weechat's conversation keys: a DM from bob badges his row; Alt-A jumps
+# to it, Alt-Left goes back to public (two conversations: it wraps).
+check_conversation_keys() {
+    T send-keys -t bob "/dm alice psst" Enter
+    wait_for alice 10 "bob +1 "
+    T send-keys -t bob "/open public" Enter
+    wait_for bob 10 "^\[#public\] "
+    T send-keys -t alice M-a
+    wait_for alice 10 "^\[@bob\] "
+    wait_for alice 10 "bob: psst"
+    T send-keys -t alice M-Left
+    wait_for alice 10 "^\[#public\] "
+    echo "tui-test: Alt-A opens the conversation with unread messages, Alt-Left goes back"
+}
+
 start alice
 start bob
 wait_for alice 20 "1 linked"
@@ -202,6 +218,7 @@ check_emoji_erase
 check_paste
 check_mouse_click
 check_ctrl_l_repairs
+check_conversation_keys
 
 # 2. Alice looks at bob's conversation while bob writes 40 public messages;
 #    the public room's badge counts them, and opening it shows the unread line.
