@@ -21,6 +21,6 @@ public enum KeyLegend {
         "Alt-A        next conversation with unread messages",
         "mouse        wheel scrolls, a click opens a conversation",
         "Ctrl-L       redraw   Esc  close   Ctrl-C  quit",
-        "F1, or ? on an empty line: this legend (again: closes)",
+        "F1, or ? on an empty line: this legend (?? types a ?)",
     ]
 }
