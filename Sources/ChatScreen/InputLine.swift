@@ -79,6 +79,21 @@ public struct InputLine: Hashable, Sendable {
     /// Removes to the end of the word after the cursor (Alt-D).
     public mutating func killWordForward() -> String { remove(cursor..<wordEnd(after: cursor)) }
 
+    /// Swaps the grapheme before the cursor with the one under it and moves
+    /// on (Ctrl-T); at the end of the line, swaps the last two.
+    public mutating func transpose() {
+        guard count >= 2, cursor > 0 else { return }
+        var chars = characters
+        let at = min(cursor, count - 1)
+        chars.swapAt(at - 1, at)
+        let swapped = String(chars)
+        // Swapping can join graphemes (a mark moved after a letter): only
+        // keep a swap that leaves the count as it was.
+        guard swapped.count == count else { return }
+        text = swapped
+        cursor = at + 1
+    }
+
     /// Replaces the whole line (history recall), the cursor at its end.
     /// Text past the limit is cut at it.
     public mutating func set(_ newText: String) {

@@ -11,6 +11,7 @@ public enum KeyLegend {
         "Ctrl-K/U     cut to the end / to the start of the line",
         "Ctrl-W       cut a word back   Alt-D  a word forward",
         "Ctrl-Y       put back what was cut  Alt-Enter  new line",
+        "Alt-R        cut the whole line  Ctrl-T  swap characters",
         "Up/Down      earlier lines typed in this conversation",
         "Tab          complete a name or /command (again: next)",
         "PgUp/PgDn    scroll a page   Alt-Up/Down  one message",

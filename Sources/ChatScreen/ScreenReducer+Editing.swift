@@ -26,6 +26,11 @@ extension ScreenReducer {
         case .alt(.backspace): state.memory.kill.kill(state.input.killWordBackward(), backward: true)
         case .alt(.text("d")): state.memory.kill.kill(state.input.killWordForward(), backward: false)
         case .control("y"): insert(state.memory.kill.text, &state)
+        case .control("t"): state.input.transpose()
+        case .alt(.text("r")):
+            // weechat's "delete the whole line"; what goes can be put back.
+            state.input.moveEnd()
+            state.memory.kill.kill(state.input.killToStart(), backward: true)
         case .up:
             if let line = state.memory.history.older(room: historyRoom(state), current: state.input.text) { state.input.set(line) }
         case .down:
@@ -38,7 +43,7 @@ extension ScreenReducer {
 
     static func isKill(_ key: ScreenKey) -> Bool {
         switch key {
-        case .control("k"), .control("u"), .control("w"), .alt(.backspace), .alt(.text("d")): true
+        case .control("k"), .control("u"), .control("w"), .alt(.backspace), .alt(.text("d")), .alt(.text("r")): true
         default: false
         }
     }

@@ -110,6 +110,20 @@ import Testing
         #expect(state.memory.kill.text == "baz")
     }
 
+    @Test func controlTSwapsAndAltRCutsTheLine() {
+        var state = Self.opened()
+        Self.press(&state, .text("teh"), .left, .control("t"))
+        #expect(state.input.text == "the" && state.input.cursor == 3)
+        Self.press(&state, .control("t"))  // at the end: the last two
+        #expect(state.input.text == "teh")
+        Self.press(&state, .text(" 한👋🏽"), .control("t"))
+        #expect(state.input.text == "teh 👋🏽한")
+        Self.press(&state, .home, .alt(.text("r")))
+        #expect(state.input.text.isEmpty)
+        Self.press(&state, .control("y"))
+        #expect(state.input.text == "teh 👋🏽한")
+    }
+
     @Test func controlDDeletesUnlessTheLineIsEmpty() {
         var state = Self.opened()
         Self.press(&state, .text("ab"), .home)

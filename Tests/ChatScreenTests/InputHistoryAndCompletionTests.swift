@@ -139,3 +139,16 @@ import Testing
         #expect(state.panel == nil)
     }
 }
+
+@Suite struct KeyLegendFitTests {
+    /// The legend is read at the smallest usual terminal without wrapping
+    /// or losing a line: 80x24.
+    @Test func theLegendFitsAnEightyByTwentyFourScreen() {
+        var state = InputEditingTests.opened()
+        state.feed(.key(.function(1)))
+        let rows = ScreenFixture.roomLines(state)
+        for line in KeyLegend.lines {
+            #expect(rows.contains { $0.hasSuffix(" " + line) || $0 == " " + line }, "\(line)")
+        }
+    }
+}
