@@ -132,14 +132,16 @@ extension ScreenReducer {
     }
 
     /// Alt-A: the next conversation after this one with unread messages,
-    /// direct ones first (weechat puts private buffers before the rest).
+    /// in weechat's order: those wanting attention (a mention or a DM:
+    /// "!N" in the list) first, then direct ones, then the rest.
     static func nextActivity(_ state: inout ScreenState) -> [ScreenEffect] {
         let rooms = listedRooms(state)
         let current = state.opening ?? state.view?.room
         let start = current.flatMap { rooms.firstIndex(of: $0) }.map { $0 + 1 } ?? 0
         let order = Array(rooms[min(start, rooms.count)...] + rooms[..<min(start, rooms.count)])
         let active = order.filter { $0 != current && (state.side[$0]?.unread ?? 0) > 0 }
-        guard let next = active.first(where: { $0.peer != nil }) ?? active.first else {
+        let next = active.first { state.highlights(in: $0) > 0 } ?? active.first { $0.peer != nil } ?? active.first
+        guard let next else {
             state.notice = "no other conversation has unread messages"
             return []
         }

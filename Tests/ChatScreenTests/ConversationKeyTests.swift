@@ -26,6 +26,22 @@ import Testing
         #expect(state.notice?.contains("no other conversation") == true)
     }
 
+    @Test func altAPutsAMentionInPublicOnAParWithDirectMessages() {
+        var state = Editing.opened()
+        state.feed(.opened(ScreenFixture.page(1...2, room: .direct(ScreenFixture.carol), before: false, after: false, marker: 2), title: "carol"))
+        state.feed(.message(ScreenFixture.message(10, text: "alice, look at this"), name: "bob"))
+        state.feed(.unread(.direct(ScreenFixture.bob), 1))
+        #expect(state.highlights(in: .publicRoom) == 1)
+        // After carol comes public (a mention), then bob (a DM): the list's order.
+        #expect(state.feed(.key(.alt(.text("a")))) == [.open(.publicRoom)])
+        // Plain unread in public waits behind a DM.
+        var plain = Editing.opened()
+        plain.feed(.opened(ScreenFixture.page(1...2, room: .direct(ScreenFixture.carol), before: false, after: false, marker: 2), title: "carol"))
+        plain.feed(.message(ScreenFixture.message(10, text: "just chatting"), name: "bob"))
+        plain.feed(.unread(.direct(ScreenFixture.bob), 1))
+        #expect(plain.feed(.key(.alt(.text("a")))) == [.open(.direct(ScreenFixture.bob))])
+    }
+
     @Test func homeAndEndEditWhilePageKeysScroll() {
         var state = ScreenFixture().state()
         state.feed(.opened(ScreenFixture.page(1...60, before: false, after: false, marker: 60), title: "public"))
