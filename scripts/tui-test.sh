@@ -13,8 +13,7 @@
 # and Alt-Left switch conversations; a room with unread messages opens at
 # the unread line; resizing keeps the layout; Ctrl-C quits with status 0
 # and turns the terminal's modes back off; --no-mouse asks for no mouse
-# reports; /search finds a Korean word and
-# opens a result's room.
+# reports; /search finds a Korean word and opens a result's room.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if ! command -v tmux >/dev/null; then echo "tui-test: tmux not installed; skipped" >&2; exit 0; fi
