@@ -12,11 +12,11 @@ public struct TabCompletion: Hashable, Sendable {
     /// starts over.
     var result: InputLine
 
-    /// The commands `/help` lists (the session's executor knows them; a
-    /// LANChatCLI test keeps the two lists the same).
+    /// The commands `/help` lists (the console's parser knows them, the
+    /// session `/log`; a LANChatCLI test keeps the lists the same).
     public static let commands = [
-        "/accept", "/decline", "/dm", "/filter", "/help", "/history", "/more", "/nick", "/open",
-        "/peers", "/quit", "/read", "/rooms", "/stats", "/unread", "/whois",
+        "/accept", "/decline", "/dm", "/filter", "/help", "/history", "/jump", "/log", "/more", "/nick", "/open",
+        "/peers", "/quit", "/read", "/rooms", "/search", "/stats", "/unread", "/whois",
     ]
 
     /// Starts completing `line` at its cursor; nil when nothing matches.
