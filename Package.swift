@@ -46,7 +46,7 @@ let package = Package(
         .testTarget(name: "ChatNodeTests", dependencies: ["ChatCore", "ChatNode", "ChatStore", "ChatCrypto", "TestSupport"]),
         .testTarget(name: "ChatScreenTests", dependencies: ["ChatCore", "ChatScreen", "TestSupport"]),
         // Runs the built `lanchat` binary end to end.
-        .testTarget(name: "LANChatCLITests", dependencies: ["ChatCore", "ChatNode", "LANChatCLI", "ChatStore", "ChatCrypto", "P2PTransport", "TestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "LANChatCLITests", dependencies: ["ChatCore", "ChatNode", "LANChatCLI", "ChatStore", "ChatCrypto", "P2PTransport", "ChatScreen", "TestSupport"], exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )
