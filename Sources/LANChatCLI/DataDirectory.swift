@@ -35,13 +35,20 @@ public final class DataDirectory: Sendable {
         return "\(base)/lanchat/\(safe)"
     }
 
-    /// Creates the directory if needed and takes its lock.
+    /// Creates the directory if needed (mode 0700: the history, the log
+    /// and the key inside are nobody else's business; SQLite creates its
+    /// files 0644) and takes its lock. An existing directory keeps the
+    /// mode its owner gave it.
     public init(path: String) throws(Failure) {
         self.path = path
+        let existed = FileManager.default.fileExists(atPath: path)
         do {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         } catch {
             throw Failure(description: "cannot create data directory \(path): \(error.localizedDescription)")
+        }
+        if !existed, chmod(path, 0o700) != 0 {
+            throw Failure(description: "cannot make data directory \(path) private: \(String(cString: strerror(errno)))")
         }
         let descriptor = open(path + "/lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {

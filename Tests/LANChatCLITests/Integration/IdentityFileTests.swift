@@ -54,6 +54,21 @@ import TestSupport
         _ = try directory.identityKey()
     }
 
+    /// A data directory lanchat creates is its owner's alone (the history
+    /// and log inside would otherwise be readable by every local user);
+    /// one that exists keeps the mode its owner chose.
+    @Test func aNewDataDirectoryIsPrivateAnExistingOneKeepsItsMode() throws {
+        let base = Self.temporaryDirectory()
+        let path = base + "/nested/node"
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        _ = try DataDirectory(path: path)
+        let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
+        #expect(mode == 0o700)
+        try FileManager.default.setAttributes([.posixPermissions: 0o750], ofItemAtPath: path)
+        _ = try DataDirectory(path: path)
+        #expect(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int == 0o750)
+    }
+
     @Test func malformedKeyFileIsRefused() throws {
         let path = Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: path) }
