@@ -85,16 +85,16 @@ struct LookAlikeTables: Sendable {
 
     init(confusables: String = LookAlikeData.confusables, scripts: String = LookAlikeData.scripts) {
         var prototypes: [UInt32: [Unicode.Scalar]] = [:]
-        for line in confusables.split(separator: "\n") {
-            let parts = line.split(separator: ">")
+        for item in confusables.split(whereSeparator: { $0 == " " || $0 == "\n" }) {
+            let parts = item.split(separator: ">")
             guard parts.count == 2, let source = UInt32(parts[0], radix: 16) else { continue }
             let target = parts[1].split(separator: ",").compactMap { UInt32($0, radix: 16).flatMap(Unicode.Scalar.init) }
             prototypes[source] = target
         }
         var starts: [UInt32] = []
         var ranges: [(end: UInt32, script: String)] = []
-        for line in scripts.split(separator: "\n") {
-            let parts = line.split(separator: " ")
+        for item in scripts.split(whereSeparator: { $0 == " " || $0 == "\n" }) {
+            let parts = item.split(whereSeparator: { $0 == "-" || $0 == "=" })
             guard parts.count == 3, let start = UInt32(parts[0], radix: 16), let end = UInt32(parts[1], radix: 16) else { continue }
             starts.append(start)
             ranges.append((end, String(parts[2])))

@@ -10,8 +10,7 @@ extension ChatStore {
     public func commit(_ changes: StoreChanges) throws(StoreError) -> StoreCommitResult {
         if changes.isEmpty { return StoreCommitResult() }
         let database = try db()
-        defer { if !changes.messages.isEmpty { foldSearchIndex() } }
-        return try database.transaction { () throws(StoreError) -> StoreCommitResult in
+        let result = try database.transaction { () throws(StoreError) -> StoreCommitResult in
             var result = StoreCommitResult()
             result.added = try insertNew(changes.messages)
             for (id, state) in changes.deliveries.sorted(by: { $0.key < $1.key }) {
@@ -30,5 +29,7 @@ extension ChatStore {
             }
             return result
         }
+        foldSearchIndex(added: result.added.count)
+        return result
     }
 }

@@ -88,10 +88,13 @@ extension ChatStore {
 
     /// Folds the messages the index does not hold yet into it, a batch a
     /// transaction, once `searchFoldThreshold` wait (`all`: every one).
-    /// Called after writes commit; a fold that fails (a full disk) leaves
-    /// the mark where it was, and the next write tries again. Searches are
-    /// complete either way: they scan what is not folded.
-    func foldSearchIndex(all: Bool = false) {
+    /// Called after writes commit with how many they `added`; a fold that
+    /// fails (a full disk) leaves the mark where it was, and the next write
+    /// tries again. Searches are complete either way: they scan what is
+    /// not folded.
+    func foldSearchIndex(added: Int = 0, all: Bool = false) {
+        searchUnfoldedHint = searchUnfoldedHint == .max ? .max : searchUnfoldedHint + added
+        guard all || searchUnfoldedHint >= Self.searchFoldThreshold else { return }
         do {
             let database = try db()
             let last = try lastSeq()
@@ -114,8 +117,10 @@ extension ChatStore {
                 indexed = upTo
                 searchIndexedUpTo = upTo
             }
+            searchUnfoldedHint = Int(last - indexed)
         } catch {
             searchIndexedUpTo = nil  // read again from the file next time
+            searchUnfoldedHint = .max  // and the next write tries again
             logger.notice("search index: could not fold new messages in (they are still found, by a scan): \(error)")
         }
     }

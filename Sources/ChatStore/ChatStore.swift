@@ -40,6 +40,10 @@ public actor ChatStore {
     var untrimmed: [RoomID: Int] = [:]
     /// `search_indexed.upto` as last committed (nil: not read yet).
     var searchIndexedUpTo: Int64?
+    /// Messages stored since the index was last looked at: a fold is only
+    /// considered once this reaches the threshold, so a commit costs no
+    /// extra query (a hint; the fold reads the truth from the file).
+    var searchUnfoldedHint = Int.max
     /// Off the cooperative pool for a file, on it in memory (see `StoreExecutor`).
     private let executor: StoreExecutor
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.unowned }
@@ -180,8 +184,9 @@ public actor ChatStore {
     /// how many were new. All or nothing: on error none are stored.
     @discardableResult
     public func insert(contentsOf messages: [Message]) throws(StoreError) -> Int {
-        defer { foldSearchIndex() }
-        return try insertNew(messages).count
+        let added = try insertNew(messages).count
+        foldSearchIndex(added: added)
+        return added
     }
 
     /// Stores `messages` in one transaction (one commit, so one fsync with

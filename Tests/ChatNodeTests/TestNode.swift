@@ -115,8 +115,8 @@ enum NodeFixture {
     static func retryUntil(_ what: String, clock: ManualClock, _ condition: () async throws -> Bool) async throws {
         try #require(await waitUntil(what, within: .seconds(20)) {
             if try await condition() { return true }
+            // The node's outbox tick waits on this clock: the advance fires it.
             clock.advance(by: .seconds(31))
-            try await Task.sleep(for: .milliseconds(120))  // one outbox tick; the condition is the assertion
             return false
         })
     }

