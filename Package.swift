@@ -28,7 +28,7 @@ let package = Package(
         // Sockets, discovery, peer links.
         .target(name: "P2PTransport", dependencies: ["ChatCore", "ChatCrypto", "CEpoll"]),
         // The node actor: transport -> router -> models -> store.
-        .target(name: "ChatNode", dependencies: ["ChatCore", "ChatStore"]),
+        .target(name: "ChatNode", dependencies: ["ChatCore", "ChatStore", "ChatCrypto"]),
         // The full-screen client's screen model: state -> grid of cells. No I/O.
         .target(name: "ChatScreen", dependencies: ["ChatCore"]),
         // Argument parsing, console, JSON-lines control, bots.

@@ -10,6 +10,13 @@ public protocol MessageAuthenticator: Sendable {
     /// `authorKey` must derive that number, and `signature` must verify
     /// over `PublicMessageSignature.canonicalBytes(of:)` with that key.
     func verify(_ payload: P2PPayload) -> SignatureVerdict
+    /// The public key this node signs with (base64, as `authorKey`): what
+    /// safety numbers are computed from. Nil when there is none.
+    var authorKey: String? { get }
+}
+
+extension MessageAuthenticator {
+    public var authorKey: String? { nil }
 }
 
 /// The outcome of checking a public message's signature. Every case but

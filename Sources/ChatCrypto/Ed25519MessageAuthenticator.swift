@@ -16,6 +16,8 @@ public struct Ed25519MessageAuthenticator: MessageAuthenticator {
         encodedKey = Data(key.publicKey.rawValue).base64EncodedString()
     }
 
+    public var authorKey: String? { encodedKey }
+
     /// Leaves the payload unsigned only if libcrypto fails to sign with a
     /// key it loaded (the node logs that; peers will refuse the message).
     public func sign(_ payload: inout P2PPayload) {

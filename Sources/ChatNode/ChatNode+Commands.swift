@@ -32,11 +32,16 @@ extension ChatNode {
     /// transaction, and it is written to the link only after that.
     @discardableResult
     public func sendDirect(_ text: String, to peer: NodeNumber, automatic: Bool = false) async throws(NodeError) -> Message {
-        try await submit(.sendDirect(text, to: peer, automatic: automatic)).get()!
+        try holdIfKeyChanged(text, to: peer, automatic: automatic)
+        let sent = try await submit(.sendDirect(text, to: peer, automatic: automatic)).get()!
+        if !automatic { await noteTalkedWith(peer) }
+        return sent
     }
 
     public func accept(_ name: String) async throws(NodeError) {
-        _ = try await submit(.answer(try lookUpAnyone(name), accepting: true)).get()
+        let peer = try lookUpAnyone(name)
+        _ = try await submit(.answer(peer, accepting: true)).get()
+        await noteTalkedWith(peer)
     }
 
     public func decline(_ name: String) async throws(NodeError) {

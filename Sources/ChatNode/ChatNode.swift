@@ -54,6 +54,10 @@ public actor ChatNode {
     var messageIDs = MessageIDGenerator()
     /// Peers told (once per run) that they reached their storage quota.
     var quotaReported = Set<NodeNumber>()
+    /// The key ledger and what it held or said this run (ChatNode+Keys.swift).
+    var keyContinuity = KeyContinuity()
+    /// Peers' trust as front ends read it without waiting (ChatNode+Keys.swift).
+    let trustBook = TrustBook()
     /// Signs our public messages and checks others' (ChatNode+Signatures.swift).
     let authenticator: (any MessageAuthenticator)?
     /// Stored messages whose signature was checked before relaying (ChatNode+Relay.swift).
@@ -121,6 +125,7 @@ public actor ChatNode {
     public func start() async throws {
         guard state == .idle else { return }
         try await restore()
+        try await restoreKeys()
         try await transport.start()
         state = .running
         let events = transport.events
@@ -211,13 +216,13 @@ public actor ChatNode {
         switch change {
         case .joined(let peer):
             directory.upsert(peer)
-            emit(.peerJoined(peer))
+            await noteKey(of: peer, reporting: .peerJoined(peer))
             outbox.peerReachable(peer.number, at: clock.uptime())
             await pumpOutbox()
             await catchUpPeerLinked(peer.number)
         case .updated(let peer):
             let previous = directory.upsert(peer)
-            emit(.peerUpdated(peer, previous: previous))
+            await noteKey(of: peer, reporting: .peerUpdated(peer, previous: previous))
         case .left(let number, let reason):
             linkLostAt[number] = lastHeard[number] ?? clock.nowMillis()
             if let peer = directory.remove(number) { emit(.peerLeft(peer, reason)) }

@@ -11,6 +11,11 @@ public enum NodeError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The history store failed; nothing was sent.
     case storage(String)
     case notRunning
+    /// A DM held, not sent: the verified key this nickname belongs to is not
+    /// the one the peer shows now (`count` DMs wait for `/verify NAME ok`).
+    case held(nickname: String, count: Int)
+    /// `/verify`: no identity key is known for this peer.
+    case noKey(String)
 
     public var description: String {
         switch self {
@@ -19,6 +24,9 @@ public enum NodeError: Error, Hashable, Sendable, CustomStringConvertible {
         case .invalidName(let error): error.description
         case .storage(let reason): "history store failed: \(reason)"
         case .notRunning: "the node is not running"
+        case .held(let nickname, let count):
+            "held, not sent: \(nickname)'s key is not the one you verified. It may be someone else. Compare safety numbers with /verify \(nickname), then /verify \(nickname) ok sends the \(count) held DM\(count == 1 ? "" : "s")"
+        case .noKey(let name): "no identity key is known for \(name)"
         }
     }
 

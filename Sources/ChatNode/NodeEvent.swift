@@ -30,6 +30,9 @@ public enum NodeEvent: Hashable, Sendable {
     /// A peer reached its storage quota (`NodeOptions.peerStorageQuota`):
     /// its new messages are not stored; said once per peer per run.
     case peerQuota(peer: NodeNumber, nickname: String, quotaBytes: Int)
+    /// A peer uses a nickname that belongs to another key (ChatNode+Keys.swift):
+    /// it may be someone else. After its `peerJoined` / `peerUpdated`.
+    case keyChanged(KeyChange)
 }
 
 extension NodeEvent {

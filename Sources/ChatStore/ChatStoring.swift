@@ -35,6 +35,10 @@ public protocol ChatStoring: Actor {
     func search(_ query: SearchQuery, before: Int64?, limit: Int) async throws(StoreError) -> SearchResults
     /// The page of `room` around one message (a search result).
     func page(_ room: RoomID, around cursor: HistoryCursor, limit: Int) async throws(StoreError) -> HistoryPage
+    /// Every row of the key ledger (ChatStore+Keys.swift).
+    func keyLedger() async throws(StoreError) -> KeyLedgerRows
+    /// Writes one key ledger change, all or nothing.
+    func commitKeys(_ changes: KeyChanges) async throws(StoreError)
 }
 
 extension ChatStore: ChatStoring {}

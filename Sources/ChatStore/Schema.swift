@@ -70,6 +70,8 @@ enum Schema {
         roomSequenceIndex,
         // 9: the /search index, FTS5 trigram (Schema+Search.swift).
         searchIndex,
+        // 10: identity keys seen, their trust, and nickname pins (Schema+Keys.swift).
+        keyLedger,
     ]
 
     static var currentVersion: Int32 { Int32(migrations.count) }

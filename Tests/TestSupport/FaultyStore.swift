@@ -126,4 +126,10 @@ public actor FaultyStore: ChatStoring {
     public func page(_ room: RoomID, around cursor: HistoryCursor, limit: Int) async throws(StoreError) -> HistoryPage {
         try await inner.page(room, around: cursor, limit: limit)
     }
+    public func keyLedger() async throws(StoreError) -> KeyLedgerRows { try await inner.keyLedger() }
+    /// Fails as `commit` does while the disk is full.
+    public func commitKeys(_ changes: KeyChanges) async throws(StoreError) {
+        if diskFull { throw .io(path: "history.sqlite", code: 13, message: "database or disk is full") }
+        try await inner.commitKeys(changes)
+    }
 }

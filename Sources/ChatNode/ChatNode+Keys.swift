@@ -1,0 +1,156 @@
+import ChatCore
+import ChatCrypto
+import ChatStore
+import Foundation
+
+/// Key continuity: every identity key a peer shows is recorded in the
+/// store's ledger (plan, commit, then memory, then events), a nickname
+/// showing another key than the one it belongs to is reported as
+/// `keyChanged` (also after a restart), `/verify` shows the safety number
+/// and marks a key verified, and a DM to a person whose verified key
+/// changed is held until the user confirms the new key.
+extension ChatNode {
+    /// Loads the ledger at start (before any peer links).
+    func restoreKeys() async throws {
+        let rows = try await store.keyLedger()
+        keyContinuity.ledger = KeyLedger(rows: rows)
+        for record in rows.keys { keyContinuity.numbers[record.key] = Self.number(of: record.key) }
+        publishTrust()
+    }
+
+    /// Records a peer's key under its nickname (a join or a rename), then
+    /// reports `event` (so front ends read the new trust with it), then a
+    /// change of key, the first time this run it is seen.
+    func noteKey(of peer: PeerInfo, reporting event: NodeEvent) async {
+        guard let key = peer.identityKey, Self.number(of: key) == peer.number else {
+            emit(event)
+            return
+        }
+        let now = clock.nowMillis()
+        await writeKeys { ledger in ledger.planSighting(key: key, nickname: peer.nickname, now: now) }
+        publishTrust()
+        emit(event)
+        let trust = keyContinuity.ledger.trust(key: key, nickname: peer.nickname)
+        guard trust.state == .changed, let previous = trust.previousKey, !keyContinuity.reported.contains(key) else { return }
+        if keyContinuity.reported.count >= KeyLedger.capacity { keyContinuity.reported.removeAll() }
+        keyContinuity.reported.insert(key)
+        logger.warning("\(peer.nickname) (node \(peer.number)) shows a key other than the one its nickname belongs to")
+        emit(.keyChanged(KeyChange(
+            peer: peer, fingerprint: Self.fingerprint(of: key), previousFingerprint: Self.fingerprint(of: previous),
+            previousFirstSeen: trust.previousFirstSeen, previousVerified: trust.previousVerified)))
+    }
+
+    /// The user talked with `number` (sent it a DM, accepted its request):
+    /// its key becomes known, kept by the ledger for good.
+    func noteTalkedWith(_ number: NodeNumber) async {
+        guard let key = directory[number]?.identityKey ?? storedKey(of: number),
+              keyContinuity.ledger.record(key)?.trust == .new else { return }
+        await writeKeys { ledger in ledger.planTalkedWith(key: key) }
+        publishTrust()
+    }
+
+    /// Each known node's trust, read without waiting for the node.
+    public nonisolated func trust(of number: NodeNumber) -> PeerTrust? {
+        trustBook.trust(of: number)
+    }
+
+    /// `/verify NAME`: the peer's key and the safety number; with
+    /// `confirm`, marks the key verified (stored), pins the nickname to it,
+    /// and sends the DMs held for its change.
+    public func verify(_ name: String, confirm: Bool) async throws(NodeError) -> KeyVerification {
+        let number = try lookUpAnyone(name)
+        guard let key = directory[number]?.identityKey ?? storedKey(of: number) else { throw .noKey(name) }
+        let nickname = directory[number]?.nickname ?? keyContinuity.ledger.record(key)?.nickname ?? name
+        if confirm {
+            let now = clock.nowMillis()
+            guard await writeKeys({ ledger in ledger.planVerify(key: key, nickname: nickname, now: now) }) else {
+                throw .storage("could not store the verification")
+            }
+            publishTrust()
+            keyContinuity.reported.remove(key)
+        }
+        var released = 0
+        if confirm, let held = keyContinuity.held.removeValue(forKey: number) {
+            for dm in held {
+                if (try? await sendDirect(dm.text, to: number, automatic: dm.automatic)) != nil { released += 1 }
+            }
+        }
+        let own = authenticator?.authorKey
+        return KeyVerification(
+            number: number, nickname: nickname, key: key, fingerprint: Self.fingerprint(of: key),
+            safetyNumber: own.flatMap { SafetyNumber.compute(encoded: $0, key) },
+            trust: keyContinuity.ledger.trust(key: key, nickname: nickname), confirmed: confirm,
+            released: released, held: keyContinuity.held[number]?.count ?? 0)
+    }
+
+    /// Holds a DM to `peer` if the verified key its nickname belongs to is
+    /// not the key it shows now: the DM waits (in memory) for `/verify NAME ok`.
+    func holdIfKeyChanged(_ text: String, to peer: NodeNumber, automatic: Bool) throws(NodeError) {
+        guard let info = directory[peer], let key = info.identityKey else { return }
+        let trust = keyContinuity.ledger.trust(key: key, nickname: info.nickname)
+        guard trust.state == .changed, trust.previousVerified else { return }
+        let count = keyContinuity.held[peer]?.count ?? 0
+        let total = keyContinuity.held.values.reduce(0) { $0 + $1.count }
+        if count < KeyContinuity.heldPerPeer, total < KeyContinuity.heldTotal {
+            // Checked as a send would be, so a held DM is one that can go.
+            do { _ = try MessageText.validated(text) } catch { throw .chat(.invalidText(error)) }
+            keyContinuity.held[peer, default: []].append(HeldDM(text: text, automatic: automatic))
+        }
+        throw .held(nickname: info.nickname, count: keyContinuity.held[peer]?.count ?? 0)
+    }
+
+    /// Plans on the committed ledger, commits, then applies: one write at
+    /// a time, so a verify and a sighting never overwrite each other's row.
+    /// False if the store refused (memory unchanged).
+    @discardableResult
+    func writeKeys(_ plan: (KeyLedger) -> KeyChanges?) async -> Bool {
+        while keyContinuity.writing { await withCheckedContinuation { keyContinuity.waiters.append($0) } }
+        keyContinuity.writing = true
+        defer {
+            keyContinuity.writing = false
+            if !keyContinuity.waiters.isEmpty { keyContinuity.waiters.removeFirst().resume() }
+        }
+        guard let changes = plan(keyContinuity.ledger), !changes.isEmpty else { return true }
+        do {
+            try await store.commitKeys(changes)
+        } catch {
+            logger.warning("key ledger not stored: \(error)")
+            return false
+        }
+        keyContinuity.ledger.apply(changes)
+        for key in changes.removedKeys { keyContinuity.numbers[key] = nil }
+        for record in changes.keys where keyContinuity.numbers[record.key] == nil {
+            keyContinuity.numbers[record.key] = Self.number(of: record.key)
+        }
+        return true
+    }
+
+    /// The key the ledger holds for `number`, when the peer is not linked.
+    func storedKey(of number: NodeNumber) -> String? {
+        keyContinuity.numbers.first { $0.value == number }?.key
+    }
+
+    /// Every ledger key's trust by its number, and linked peers' as they
+    /// show now (a changed key is flagged only while it uses the name).
+    func publishTrust() {
+        var trust: [NodeNumber: PeerTrust] = [:]
+        for (key, number) in keyContinuity.numbers {
+            if let record = keyContinuity.ledger.record(key) { trust[number] = keyContinuity.ledger.trust(key: key, nickname: record.nickname) }
+        }
+        for peer in directory.peers.values {
+            guard let key = peer.identityKey, keyContinuity.numbers[key] == peer.number || keyContinuity.ledger.record(key) == nil else { continue }
+            trust[peer.number] = keyContinuity.ledger.trust(key: key, nickname: peer.nickname)
+        }
+        trustBook.publish(trust)
+    }
+
+    static func number(of key: String) -> NodeNumber? {
+        guard let bytes = Data(base64Encoded: key), let publicKey = try? IdentityKey.Public(rawValue: Array(bytes)) else { return nil }
+        return publicKey.nodeNumber
+    }
+
+    static func fingerprint(of key: String) -> String {
+        guard let bytes = Data(base64Encoded: key), let publicKey = try? IdentityKey.Public(rawValue: Array(bytes)) else { return "?" }
+        return publicKey.fingerprint
+    }
+}
