@@ -54,6 +54,11 @@ extension ChatNode {
         trustBook.trust(of: number)
     }
 
+    /// The nodes whose keys the user verified (the ✓ front ends draw).
+    public nonisolated func verifiedNodes() -> Set<NodeNumber> {
+        trustBook.verified
+    }
+
     /// `/verify NAME`: the peer's key and the safety number; with
     /// `confirm`, marks the key verified (stored), pins the nickname to it,
     /// and sends the DMs held for its change.

@@ -15,4 +15,8 @@ final class TrustBook: Sendable {
     func trust(of number: NodeNumber) -> PeerTrust? {
         entries.withLock { $0[number] }
     }
+
+    var verified: Set<NodeNumber> {
+        entries.withLock { Set($0.filter { $0.value.isVerified }.keys) }
+    }
 }

@@ -62,6 +62,11 @@ public enum ScreenEvent: Hashable, Sendable {
     case searchResults(query: String, items: [SearchList.Item], hasMore: Bool, first: Int)
     /// A search result's room, opened on the page around it (`.openAround`).
     case openedAround(HistoryPage, title: String, at: HistoryCursor)
+    /// A peer's key is not the one its nickname belongs to: `notice` is
+    /// said now and again whenever its conversation opens (ScreenReducer+Trust).
+    case keyChanged(RoomID, notice: String)
+    /// The nodes whose keys the user verified: their names carry a ✓.
+    case verified(Set<NodeNumber>)
 }
 
 /// What the reducer asks the session to do against the node.

@@ -50,6 +50,7 @@ public enum ScreenReducer {
             state.view?.hiddenByFilter = page.messages.count - shown.count
             noteMentions(shown, in: page.room, &state)
             state.side.reveal(page.room, height: state.sideRows)
+            if let warning = state.keyNotices[page.room] { state.notice = warning }
         case .pageLoaded(let page, let direction):
             guard state.view?.room == page.room else { break }
             let shown = state.shown(page) { $0.senderNickname }
@@ -86,6 +87,10 @@ public enum ScreenReducer {
             searchLoaded(query: query, items: items, hasMore: hasMore, first: first, &state)
         case .openedAround(let page, let title, let cursor):
             openedAround(page, title: title, at: cursor, &state)
+        case .keyChanged(let room, let notice):
+            keyChanged(room, notice: notice, &state)
+        case .verified(let numbers):
+            state.verified = numbers
         }
         // Only arrivals push messages up; a key that scrolls is the reader's own move.
         switch event {

@@ -88,7 +88,11 @@ public enum ScreenRenderer {
         grid.fill(row: 0, from: x, style: header)
         let open = state.opening ?? state.view?.room
         var title = open.map { " " + state.label($0) } ?? " lanchat"
-        if let room = open, let peer = room.peer { title += state.peers[peer] != nil ? " · online" : " · offline" }
+        if let room = open, let peer = room.peer {
+            if state.verified.contains(peer) { title += " " + ScreenState.verifiedMark }
+            title += state.peers[peer] != nil ? " · online" : " · offline"
+            if state.keyNotices[room] != nil { title += " · ⚠ key changed" }
+        }
         if room(state) == .publicRoom { title += " · \(state.peers.count) linked" }
         if state.opening != nil { title += " · loading…" }
         grid.put(title, row: 0, column: x, limit: width, style: header)

@@ -39,6 +39,10 @@ public struct ScreenState: Sendable {
     /// Unread messages that name the reader, by room, in arrival order
     /// (DMs count all their unread instead); dropped once read.
     public var mentions: [RoomID: [HistoryCursor]] = [:]
+    /// Key-change warnings by DM room, sanitized (ScreenReducer+Trust.swift).
+    public var keyNotices: [RoomID: String] = [:]
+    /// Nodes whose keys the user verified: drawn with a ✓ after their name.
+    public var verified: Set<NodeNumber> = []
     /// The open room's layout as the reducer last worked it out (every
     /// event ends with it), so a frame does not lay the room out again.
     public internal(set) var settledLayout: RoomLayout?
@@ -50,6 +54,9 @@ public struct ScreenState: Sendable {
         self.myName = myName
         self.grouping = grouping
     }
+
+    /// What follows a verified peer's name.
+    public static let verifiedMark = "✓"
 
     public var language: ChatListGrouping.Language { grouping.language }
     public var calendar: Calendar { grouping.calendar }
@@ -85,7 +92,8 @@ public struct ScreenState: Sendable {
 
     /// One message ready to draw, highlighted when it names the reader.
     func shown(_ message: Message, name: String) -> ShownMessage {
-        var shown = ShownMessage(message, name: name, isOwn: message.senderNumber == me, calendar: calendar)
+        let marked = verified.contains(message.senderNumber) ? name + " " + ScreenState.verifiedMark : name
+        var shown = ShownMessage(message, name: marked, isOwn: message.senderNumber == me, calendar: calendar)
         shown.highlight = !shown.isOwn && AttentionRule.names(message.content, myName)
         return shown
     }

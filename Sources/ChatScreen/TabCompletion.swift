@@ -16,7 +16,7 @@ public struct TabCompletion: Hashable, Sendable {
     /// session `/log`; a LANChatCLI test keeps the lists the same).
     public static let commands = [
         "/accept", "/decline", "/dm", "/filter", "/help", "/history", "/jump", "/log", "/more", "/nick", "/open",
-        "/peers", "/quit", "/read", "/rooms", "/search", "/stats", "/unread", "/whois",
+        "/peers", "/quit", "/read", "/rooms", "/search", "/stats", "/unread", "/verify", "/whois",
     ]
 
     /// Starts completing `line` at its cursor; nil when nothing matches.

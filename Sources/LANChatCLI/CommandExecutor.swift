@@ -10,6 +10,8 @@ public enum CommandResult: Sendable {
     case peers([PeerListing])
     /// A peer by name: linked (with its key) or only known from history.
     case whois(Whois)
+    /// `/verify`: the safety number, and what confirming did.
+    case verification(KeyVerification, name: String)
     case rooms([RoomOverview])
     /// The stored room list, grouped Today / Yesterday / months / years.
     case roomGroups([ChatListGroup<RoomSummary>])
@@ -33,12 +35,15 @@ public struct Whois: Hashable, Sendable {
     public var linked: PeerInfo?
     /// A name this one looks like without being it (UTS #39), if any.
     public var looksLike: String?
+    /// How far its key is trusted (nil: no key known).
+    public var trust: PeerTrust?
 
-    public init(number: NodeNumber, displayName: String, linked: PeerInfo?, looksLike: String? = nil) {
+    public init(number: NodeNumber, displayName: String, linked: PeerInfo?, looksLike: String? = nil, trust: PeerTrust? = nil) {
         self.number = number
         self.displayName = displayName
         self.linked = linked
         self.looksLike = looksLike
+        self.trust = trust
     }
 }
 
@@ -46,6 +51,8 @@ public struct Whois: Hashable, Sendable {
 public struct PeerListing: Hashable, Sendable {
     public var info: PeerInfo
     public var displayName: String
+    /// How far its key is trusted (nil: it has no key).
+    public var trust: PeerTrust? = nil
 }
 
 /// Runs `ControlCommand`s against a node and keeps what the front ends
@@ -131,7 +138,8 @@ public actor CommandExecutor {
         case .peers:
             var listings: [PeerListing] = []
             for peer in filter.apply(to: await node.peers()) {
-                listings.append(PeerListing(info: peer, displayName: node.displayName(for: peer.number, nickname: peer.nickname)))
+                listings.append(PeerListing(info: peer, displayName: node.displayName(for: peer.number, nickname: peer.nickname),
+                                            trust: node.trust(of: peer.number)))
             }
             return .peers(listings)
         case .whois(let name):
@@ -144,7 +152,10 @@ public actor CommandExecutor {
                 nickname = await node.rooms().first { $0.room == .direct(number) }?.title ?? String(number.rawValue)
             }
             return .whois(Whois(number: number, displayName: node.displayName(for: number, nickname: nickname), linked: linked,
-                                looksLike: node.looksLike(number)))
+                                looksLike: node.looksLike(number), trust: node.trust(of: number)))
+        case .verify(let name, let confirm):
+            let result = try await node.verify(name, confirm: confirm)
+            return .verification(result, name: node.displayName(for: result.number, nickname: result.nickname))
         case .rooms:
             let rooms = try await node.roomList()
             return .roomGroups(grouping.group(rooms) { $0.lastActivity })

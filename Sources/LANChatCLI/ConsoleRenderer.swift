@@ -90,13 +90,14 @@ public struct ConsoleRenderer: Sendable {
         }
         return listings.map { listing in
             let stage = listing.info.stage.map { " [\(safe($0))]" } ?? ""
-            return "  \(bold(safe(listing.displayName)))\(stage)  \(dim(safe(listing.info.address)))"
+            let changed = listing.trust?.state == .changed ? "  ⚠ key changed: /verify \(safe(listing.displayName))" : ""
+            return "  \(bold(safe(Self.marked(listing.displayName, listing.trust))))\(stage)  \(dim(safe(listing.info.address)))\(changed)"
         }
     }
 
     /// `/whois`: who a name is, and the key to compare out of band.
     public func whois(_ whois: Whois) -> [String] {
-        var lines = ["  \(bold(safe(whois.displayName)))  node \(whois.number)"]
+        var lines = ["  \(bold(safe(Self.marked(whois.displayName, whois.trust))))  node \(whois.number)"]
         if let peer = whois.linked {
             let stage = peer.stage.map { " [\(safe($0))]" } ?? ""
             lines[0] += "  linked at \(dim(safe(peer.address)))\(stage)"
@@ -109,6 +110,7 @@ public struct ConsoleRenderer: Sendable {
         if let other = whois.looksLike {
             lines.append("  looks like \(safe(other)) but is another name: check the key before trusting it")
         }
+        if let trust = whois.trust { lines.append("  " + trustLine(trust)) }
         return lines
     }
 

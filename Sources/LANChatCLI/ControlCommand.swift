@@ -12,6 +12,8 @@ public enum ControlCommand: Hashable, Sendable {
     case peers
     /// A peer's number, key fingerprint and address.
     case whois(String)
+    /// A peer's safety number; `confirm` marks its key verified (`/verify NAME ok`).
+    case verify(String, confirm: Bool)
     case rooms
     case unread
     case nick(String)
@@ -42,6 +44,7 @@ public enum ControlCommand: Hashable, Sendable {
         case .open: "open"
         case .peers: "peers"
         case .whois: "whois"
+        case .verify: "verify"
         case .rooms: "rooms"
         case .unread: "unread"
         case .nick: "nick"
@@ -82,6 +85,12 @@ public enum ConsoleCommandParser {
         case "open": return .open(try argument("a ROOM (public, or a peer's name)"))
         case "peers", "who": return .peers
         case "whois": return .whois(try argument("a NAME"))
+        case "verify":
+            // The last word "ok" confirms; a name is one word (or name#tag).
+            let rest = try argument("a NAME (then /verify NAME ok to confirm)").split(separator: " ").map(String.init)
+            if rest.count == 2, rest[1].lowercased() == "ok" { return .verify(rest[0], confirm: true) }
+            guard rest.count == 1 else { throw UsageError("usage: /verify NAME, then /verify NAME ok") }
+            return .verify(rest[0], confirm: false)
         case "rooms": return .rooms
         case "unread": return .unread
         case "nick": return .nick(try argument("a NAME"))

@@ -93,6 +93,9 @@ extension FullScreenSession {
                 await apply(.panel(listings.isEmpty ? ["no peers linked"] : renderer.peers(listings)))
             case .whois(let whois):
                 await apply(.panel(renderer.whois(whois)))
+            case .verification(let result, let name):
+                if result.confirmed { await apply(.verified(node.verifiedNodes())) }
+                await apply(.panel(renderer.verification(result, name: name)))
             case .rooms(let rooms):
                 await apply(.panel(renderer.rooms(rooms, emptyText: "nothing unread")))
             case .roomGroups(let groups):

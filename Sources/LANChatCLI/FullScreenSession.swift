@@ -58,6 +58,7 @@ public actor FullScreenSession: FrontEnd {
         terminal?.write(Self.saveTitle)
         if let size = terminal?.size() { state.width = size.width; state.height = size.height }
         state.notice = "TCP port \(port) · F1 keys · Tab next room · PgUp/PgDn scroll · /help · Ctrl-C quits"
+        await apply(.verified(node.verifiedNodes()))
         await refreshPeers()
         await refreshRooms()
         await apply(.identity(name: state.myName, fingerprint: nil, groupSecret: nil))
@@ -79,6 +80,7 @@ public actor FullScreenSession: FrontEnd {
         case .delivery(let id, _, let delivery):
             await apply(.delivery(id, delivery))
         case .peerJoined(let peer):
+            await apply(.verified(node.verifiedNodes()))
             await refreshPeers()
             await refreshRooms()
             await apply(.notice("\(node.displayName(for: peer.number, nickname: peer.nickname)) joined"))
@@ -106,6 +108,9 @@ public actor FullScreenSession: FrontEnd {
         case .caughtUp(_, let count):
             await refreshRooms()
             await apply(.notice("caught up on \(count) missed message\(count == 1 ? "" : "s")"))
+        case .keyChanged(let change):
+            let name = node.displayName(for: change.peer.number, nickname: change.peer.nickname)
+            await apply(.keyChanged(.direct(change.peer.number), notice: ConsoleRenderer(useColor: false).keyChangedText(change, name: name)))
         case .stopped:
             restore()
         case .unread, .rejected, .started:
@@ -168,7 +173,8 @@ public actor FullScreenSession: FrontEnd {
         if !entries.contains(where: { $0.room == .publicRoom }) { entries.append(RoomEntry(room: .publicRoom, title: "public")) }
         // Linked peers with no conversation yet are listed too, so Tab reaches them.
         for peer in await node.peers() where !entries.contains(where: { $0.room == .direct(peer.number) }) {
-            entries.append(RoomEntry(room: .direct(peer.number), title: node.displayName(for: peer.number, nickname: peer.nickname), online: true, stage: peer.stage))
+            let title = ConsoleRenderer.marked(node.displayName(for: peer.number, nickname: peer.nickname), node.trust(of: peer.number))
+            entries.append(RoomEntry(room: .direct(peer.number), title: title, online: true, stage: peer.stage))
         }
         await apply(.rooms(entries))
     }

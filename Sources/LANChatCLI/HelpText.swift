@@ -13,7 +13,9 @@ public enum HelpText {
       /dm NAME TEXT   direct message; the first one asks NAME to accept
       /accept NAME    accept a DM request        /decline NAME  decline it
       /peers          who is linked              /rooms         conversations
-      /whois NAME     a peer's node number, address and key fingerprint
+      /whois NAME     a peer's node number, address, key fingerprint and trust
+      /verify NAME    the safety number to compare with NAME (same on both
+                      screens); /verify NAME ok marks the key verified (✓)
       /unread         rooms with unread messages /read          mark read up to here
       /history [ROOM] show a room from its read marker; never switches rooms
       /more [up|down] page older or newer in what /open or /history showed
@@ -103,7 +105,7 @@ public enum HelpText {
     AT THE PROMPT:
       a line of text goes to the open room (public at start)
       /dm NAME TEXT   /accept NAME   /decline NAME   /open ROOM   /peers
-      /whois NAME   /rooms   /unread   /history [ROOM]   /more [up|down]   /read
+      /whois NAME   /verify NAME [ok]   /rooms   /unread   /history [ROOM]   /more [up|down]   /read
       /filter [all|none|STAGE|stage:NAME]   /nick NAME   /stats   /help   /quit
       /search WORDS   /jump N   (find text in all history; open a result)
       The prompt names the open room; only /open changes it. A room opens at

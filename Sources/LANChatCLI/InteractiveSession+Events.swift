@@ -48,6 +48,8 @@ extension InteractiveSession {
         case .peerQuota(let peer, let nickname, let quota):
             let name = node.displayName(for: peer, nickname: nickname)
             screen.write(renderer.error("not storing more from \(renderer.safe(name)): it reached its share of the history (\(quota) bytes)"))
+        case .keyChanged(let change):
+            screen.write(renderer.keyChanged(change, name: node.displayName(for: change.peer.number, nickname: change.peer.nickname)))
         case .unread, .rejected, .started, .stopped:
             break
         }
@@ -84,7 +86,8 @@ extension InteractiveSession {
             }
             lateShown += 1
         }
-        let name = node.displayName(for: message.senderNumber, nickname: message.senderNickname)
+        let name = ConsoleRenderer.marked(node.displayName(for: message.senderNumber, nickname: message.senderNickname),
+                                          node.trust(of: message.senderNumber))
         screen.write(renderer.message(message, name: name, conversation: conversation, state: nil))
         await executor.markShown(message)
     }

@@ -106,6 +106,8 @@ public actor InteractiveSession: FrontEnd {
             return renderer.peers(listings, filter: filter, linked: linked)
         case .whois(let whois):
             return renderer.whois(whois)
+        case .verification(let result, let name):
+            return renderer.verification(result, name: name)
         case .rooms(let rooms):
             return renderer.rooms(rooms, emptyText: "nothing unread")
         case .roomGroups(let groups):

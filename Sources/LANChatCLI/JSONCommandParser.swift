@@ -50,7 +50,11 @@ public enum JSONCommandParser {
         case "decline": command = .decline(try peer("peer"))
         case "open": command = .open(try string("room"))
         case "peers": command = .peers
-        case "whois": command = .whois(try peer("peer"))
+        case "whois": command = .whois(try peer(object["name"] != nil ? "name" : "peer"))
+        case "verify":
+            // "accept" is the same as "confirm".
+            let confirm = (object["confirm"] as? Bool) ?? (object["accept"] as? Bool) ?? false
+            command = .verify(try peer(object["name"] != nil ? "name" : "peer"), confirm: confirm)
         case "rooms": command = .rooms
         case "unread": command = .unread
         case "nick": command = .nick(try string("nickname"))

@@ -16,7 +16,7 @@ public enum JSONEventEncoder {
         return text
     }
 
-    public static func message(_ message: Message, localNumber: NodeNumber, name: String) -> [String: Any] {
+    public static func message(_ message: Message, localNumber: NodeNumber, name: String, verified: Bool = false) -> [String: Any] {
         var object: [String: Any] = [
             "event": "message", "room": message.room.description, "id": message.id.description,
             "from": message.senderNumber.rawValue, "nickname": message.senderNickname, "name": name,
@@ -24,10 +24,12 @@ public enum JSONEventEncoder {
             "mine": message.senderNumber == localNumber, "automatic": message.automatic,
         ]
         if let stage = message.senderStage { object["stage"] = stage }
+        if verified { object["verified"] = true }
         return object
     }
 
-    public static func peer(_ info: PeerInfo, name: String) -> [String: Any] {
+    /// A peer; with `trust`, its `trust` state, `firstSeen` and `verified`.
+    public static func peer(_ info: PeerInfo, name: String, trust: PeerTrust? = nil) -> [String: Any] {
         var object: [String: Any] = [
             "number": info.number.rawValue, "nickname": info.nickname, "name": name,
             "address": info.address, "instanceId": info.instanceId,
@@ -35,6 +37,7 @@ public enum JSONEventEncoder {
         if let stage = info.stage { object["stage"] = stage }
         if let fingerprint = info.fingerprint { object["fingerprint"] = fingerprint }
         if let key = info.identityKey { object["identityKey"] = key }
+        if let trust { object.merge(Self.trust(trust)) { _, new in new } }
         return object
     }
 
@@ -74,6 +77,36 @@ public enum JSONEventEncoder {
     public static func error(_ message: String, re requestID: String?) -> [String: Any] {
         var object: [String: Any] = ["event": "error", "message": message]
         if let requestID { object["re"] = requestID }
+        return object
+    }
+
+    /// `trust`, `verified`, `firstSeen`, `verifiedAt` (docs/USAGE.md).
+    public static func trust(_ trust: PeerTrust) -> [String: Any] {
+        var object: [String: Any] = ["trust": trust.state.rawValue, "verified": trust.isVerified]
+        if let first = trust.firstSeen { object["firstSeen"] = first }
+        if let at = trust.verifiedAt { object["verifiedAt"] = at }
+        return object
+    }
+
+    /// The `keyChanged` event (docs/USAGE.md).
+    public static func keyChanged(_ change: KeyChange, name: String, trust: PeerTrust?) -> [String: Any] {
+        var object: [String: Any] = [
+            "event": "keyChanged", "peer": peer(change.peer, name: name, trust: trust), "nickname": change.peer.nickname,
+            "fingerprint": change.fingerprint, "previousFingerprint": change.previousFingerprint,
+            "previousVerified": change.previousVerified, "dmsHeld": change.previousVerified,
+        ]
+        if let first = change.previousFirstSeen { object["previousFirstSeen"] = first }
+        return object
+    }
+
+    /// The `verify` reply's fields.
+    public static func verification(_ result: KeyVerification, name: String) -> [String: Any] {
+        var object: [String: Any] = [
+            "number": result.number.rawValue, "nickname": result.nickname, "name": name, "fingerprint": result.fingerprint,
+            "identityKey": result.key, "confirmed": result.confirmed, "released": result.released, "held": result.held,
+        ]
+        object.merge(trust(result.trust)) { _, new in new }
+        if let number = result.safetyNumber { object["safetyNumber"] = number }
         return object
     }
 }

@@ -51,7 +51,8 @@ public actor JSONSession: FrontEnd {
             return ["event": "stopped"]
         case .message(let message):
             let name = node.displayName(for: message.senderNumber, nickname: message.senderNickname)
-            var object = JSONEventEncoder.message(message, localNumber: localNumber, name: name)
+            var object = JSONEventEncoder.message(message, localNumber: localNumber, name: name,
+                                                  verified: node.trust(of: message.senderNumber)?.isVerified == true)
             if message.senderNumber != localNumber, let placement = await executor.place(message) {
                 object["placement"] = "\(placement)"
             }
@@ -61,9 +62,11 @@ public actor JSONSession: FrontEnd {
         case .caughtUp(let peer, let count):
             return ["event": "caughtUp", "from": peer.rawValue, "count": count]
         case .peerJoined(let peer):
-            return ["event": "peerJoined", "peer": JSONEventEncoder.peer(peer, name: name(peer))]
+            return ["event": "peerJoined", "peer": JSONEventEncoder.peer(peer, name: name(peer), trust: node.trust(of: peer.number))]
         case .peerUpdated(let peer, _):
-            return ["event": "peerUpdated", "peer": JSONEventEncoder.peer(peer, name: name(peer))]
+            return ["event": "peerUpdated", "peer": JSONEventEncoder.peer(peer, name: name(peer), trust: node.trust(of: peer.number))]
+        case .keyChanged(let change):
+            return JSONEventEncoder.keyChanged(change, name: name(change.peer), trust: node.trust(of: change.peer.number))
         case .peerLeft(let peer, let reason):
             return ["event": "peerLeft", "peer": JSONEventEncoder.peer(peer, name: peer.nickname), "reason": reason.rawValue]
         case .dmRequest(let peer, let message):
@@ -113,13 +116,16 @@ public actor JSONSession: FrontEnd {
             case .done:
                 break
             case .peers(let listings):
-                reply["peers"] = listings.map { JSONEventEncoder.peer($0.info, name: $0.displayName) }
+                reply["peers"] = listings.map { JSONEventEncoder.peer($0.info, name: $0.displayName, trust: $0.trust) }
             case .whois(let whois):
                 var peer = whois.linked.map { JSONEventEncoder.peer($0, name: whois.displayName) }
                     ?? ["number": whois.number.rawValue, "name": whois.displayName]
                 peer["linked"] = whois.linked != nil
                 if let other = whois.looksLike { peer["looksLike"] = other }
+                if let trust = whois.trust { peer.merge(JSONEventEncoder.trust(trust)) { _, new in new } }
                 reply["peer"] = peer
+            case .verification(let result, let name):
+                reply.merge(JSONEventEncoder.verification(result, name: name)) { _, new in new }
             case .rooms(let rooms):
                 reply["rooms"] = rooms.map(JSONEventEncoder.room)
             case .stats(let counters, let transport):
@@ -133,7 +139,8 @@ public actor JSONSession: FrontEnd {
                 var messages: [[String: Any]] = []
                 for message in page.messages {
                     let name = node.displayName(for: message.senderNumber, nickname: message.senderNickname)
-                    var object = JSONEventEncoder.message(message, localNumber: me, name: name)
+                    var object = JSONEventEncoder.message(message, localNumber: me, name: name,
+                                                          verified: node.trust(of: message.senderNumber)?.isVerified == true)
                     object.removeValue(forKey: "event")
                     messages.append(object)
                 }
@@ -169,11 +176,14 @@ public actor JSONSession: FrontEnd {
                 }
                 reply["filter"] = filter.description
             case .help:
-                reply["commands"] = ["send", "dm", "accept", "decline", "open", "peers", "rooms", "unread", "nick",
+                reply["commands"] = ["send", "dm", "accept", "decline", "open", "peers", "whois", "verify", "rooms", "unread", "nick",
                                      "history", "more", "read", "filter", "search", "jump", "stats", "help", "quit"]
             }
         } catch {
-            await out.write(JSONEventEncoder.line(JSONEventEncoder.error(error.description, re: parsed.requestID)))
+            var object = JSONEventEncoder.error(error.description, re: parsed.requestID)
+            // A DM held for a changed verified key: scripts can tell it from a failure.
+            if case .held(_, let count) = error { object["held"] = count }
+            await out.write(JSONEventEncoder.line(object))
             return true
         }
         if let re = parsed.requestID { reply["re"] = re }
