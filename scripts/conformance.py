@@ -434,6 +434,32 @@ def signature_vectors():
 LIVE_TIMEOUT = 5.0  # seconds for any one answer from the node (its handshakeTimeout is 3 s)
 
 
+def safety_number_half(public):
+    d = hashlib.sha512(b"\x00\x00" + public + str(node_number(public)).encode()).digest()
+    for _ in range(5200):
+        d = hashlib.sha512(d + public).digest()
+    return "".join("%05d" % (int.from_bytes(d[i * 5:i * 5 + 5], "big") % 100000) for i in range(6))
+
+
+def safety_number_vectors():
+    """PROTOCOL.md "Safety numbers": the vector, from hashlib alone."""
+    text = open(os.path.join(ROOT, "docs", "PROTOCOL.md")).read()
+    block = re.search(r"<!-- lanchat-safety-number-vector:begin -->\s*```\w*\n(.*?)```\s*<!-- lanchat-safety-number-vector:end -->",
+                      text, re.S)
+    check(block is not None, "docs/PROTOCOL.md has the safety number vector")
+    if not block:
+        return
+    v = json.loads(block.group(1))
+    keys = [bytes.fromhex(k) for k in v["keys"]]
+    check([node_number(k) for k in keys] == v["numbers"], "safety number: node numbers of the two keys")
+    halves = [safety_number_half(k) for k in keys]
+    check(halves == v["halves"], "safety number: each side's 30 digits")
+    for a, b in ((0, 1), (1, 0)):
+        joined = halves[a] + halves[b] if halves[a] <= halves[b] else halves[b] + halves[a]
+        grouped = " ".join(joined[i:i + 5] for i in range(0, 60, 5))
+        check(grouped == v["safetyNumber"], f"safety number: the same from side {a + 1}")
+
+
 def frame(body):
     return struct.pack(">H", len(body)) + body
 
@@ -996,6 +1022,7 @@ def main():
     noise_vectors()
     protocol_vectors()
     signature_vectors()
+    safety_number_vectors()
     if args.node:
         host, port = args.node.rsplit(":", 1)
         live_node(host, int(port), args.secret_file)
