@@ -95,6 +95,9 @@ extension ChatNode {
         let trust = keyContinuity.ledger.trust(key: key, nickname: info.nickname)
         guard trust.state == .changed, trust.previousVerified else { return }
         let count = keyContinuity.held[peer]?.count ?? 0
+        // Released in order on confirmation: the first opens the DM request,
+        // so without an accepted conversation only one can wait, as when sending.
+        if count >= 1, router.directChat.state(with: peer) != .accepted { throw .chat(.awaitingAcceptance(peer: peer)) }
         let total = keyContinuity.held.values.reduce(0) { $0 + $1.count }
         if count < KeyContinuity.heldPerPeer, total < KeyContinuity.heldTotal {
             // Checked as a send would be, so a held DM is one that can go.

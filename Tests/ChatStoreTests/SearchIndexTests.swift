@@ -107,7 +107,8 @@ import TestSupport
     @Test func anOlderFileIsIndexedOnceWhenUpgraded() async throws {
         try await Fixtures.withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("history.sqlite").path
-            let previous = Schema.currentVersion - 1
+            // The version just before the search index (later migrations follow it).
+            let previous = Int32(try #require(Schema.migrations.firstIndex(of: Schema.searchIndex)))
             let old = try SQLiteDatabase(path: path)
             for migration in Schema.migrations.prefix(Int(previous)) { try old.execute(migration) }
             try old.execute("PRAGMA user_version = \(previous)")

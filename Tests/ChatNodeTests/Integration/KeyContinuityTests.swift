@@ -1,0 +1,135 @@
+import ChatCore
+import ChatCrypto
+import ChatNode
+import ChatStore
+import Foundation
+import Testing
+import TestSupport
+
+/// Key continuity with attackers holding their own valid keys: an impostor
+/// using a known nickname is flagged after the observer restarts on the
+/// same store file; verification persists; a DM to a verified person whose
+/// key changed is held until the new key is confirmed; the safety number
+/// is the same from both sides.
+@Suite(.realTime) struct KeyContinuityTests {
+    /// Bob, the observer, on the SQLite file at `path`.
+    static func observer(_ signer: TestSigner, on network: InMemoryNetwork, path: String) async throws -> TestNode {
+        try await TestNode(signer.identity, on: network, path: path, authenticator: signer.authenticator, identityKey: signer.encodedKey)
+    }
+
+    static func restart(_ node: TestNode, as signer: TestSigner, on network: InMemoryNetwork, path: String) async throws -> TestNode {
+        await node.node.stop()
+        await node.store.close()
+        return try await observer(signer, on: network, path: path)
+    }
+
+    static func keyChanges(_ node: TestNode) -> [KeyChange] {
+        node.log.events.compactMap { if case .keyChanged(let change) = $0 { change } else { nil } }
+    }
+
+    @Test func anImpostorAfterTheObserverRestartsIsFlagged() async throws {
+        let directory = try NodeFixture.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("history.sqlite").path
+        let network = InMemoryNetwork()
+        let bobKey = try TestSigner("bob"), aliceKey = try TestSigner("alice")
+        var bob = try await Self.observer(bobKey, on: network, path: path)
+        let alice = try await TestNode(aliceKey, on: network)
+        try await bob.waitForPeers(1)
+        #expect(bob.node.trust(of: alice.identity.number)?.state == .new)
+        await alice.node.stop()
+        try await bob.waitForPeers(0)
+
+        bob = try await Self.restart(bob, as: bobKey, on: network, path: path)
+        // The real alice comes back: same key, no warning.
+        let aliceAgain = try await TestNode(aliceKey, on: network)
+        try await bob.waitForPeers(1)
+        // An impostor with its own valid key and alice's nickname.
+        let impostorKey = try TestSigner("alice")
+        let impostor = try await TestNode(impostorKey, on: network)
+        let change = try await bob.log.first("keyChanged") { if case .keyChanged(let change) = $0 { change } else { nil } }
+        #expect(change.peer.number == impostor.identity.number)
+        #expect(change.peer.nickname == "alice")
+        #expect(change.previousFingerprint == Self.fingerprint(aliceKey.encodedKey))
+        #expect(change.fingerprint == Self.fingerprint(impostorKey.encodedKey))
+        #expect(change.previousFirstSeen != nil && !change.previousVerified)
+        #expect(Self.keyChanges(bob).count == 1, "the real alice raised none")
+        let trust = try #require(bob.node.trust(of: impostor.identity.number))
+        #expect(trust.state == .changed && trust.previousFirstSeen == change.previousFirstSeen)
+        #expect(bob.node.trust(of: aliceAgain.identity.number)?.state == .new)
+        // On disk: both keys, and "alice" still belongs to the first.
+        let rows = try await bob.store.keyLedger()
+        #expect(rows.keys.count == 2)
+        #expect(rows.pins.first { $0.name == "alice" }?.key == aliceKey.encodedKey)
+    }
+
+    @Test func verifiedKeyPersistsAndAChangedOneHoldsDMsUntilConfirmed() async throws {
+        let directory = try NodeFixture.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("history.sqlite").path
+        let network = InMemoryNetwork()
+        let bobKey = try TestSigner("bob"), aliceKey = try TestSigner("alice")
+        var bob = try await Self.observer(bobKey, on: network, path: path)
+        let alice = try await TestNode(aliceKey, on: network)
+        try await bob.waitForPeers(1)
+        try await alice.waitForPeers(1)
+
+        // The same safety number on both screens, the one the vector's code computes.
+        let atBob = try await bob.node.verify("alice", confirm: false)
+        let atAlice = try await alice.node.verify("bob", confirm: false)
+        let expected = try #require(SafetyNumber.compute(encoded: aliceKey.encodedKey, bobKey.encodedKey))
+        #expect(atBob.safetyNumber == expected && atAlice.safetyNumber == expected)
+        #expect(!atBob.confirmed && atBob.trust.state == .new)
+        let confirmed = try await bob.node.verify("alice", confirm: true)
+        #expect(confirmed.trust.state == .verified && confirmed.trust.verifiedAt != nil)
+        #expect(bob.node.verifiedNodes() == [alice.identity.number])
+        await alice.node.stop()
+        try await bob.waitForPeers(0)
+
+        bob = try await Self.restart(bob, as: bobKey, on: network, path: path)
+        #expect(bob.node.trust(of: alice.identity.number)?.state == .verified, "read back from the store")
+        let impostor = try await TestNode(try TestSigner("alice"), on: network)
+        let change = try await bob.log.first("keyChanged") { if case .keyChanged(let change) = $0 { change } else { nil } }
+        #expect(change.peer.number == impostor.identity.number && change.previousVerified)
+
+        // A DM to the changed key is held: nothing stored, nothing sent.
+        await #expect(throws: NodeError.held(nickname: "alice", count: 1)) {
+            try await bob.node.sendDirect("the secret", to: impostor.identity.number)
+        }
+        // A second waits as a send would: behind the request the first opens.
+        await #expect(throws: NodeError.chat(.awaitingAcceptance(peer: impostor.identity.number))) {
+            try await bob.node.sendDirect("the second", to: impostor.identity.number)
+        }
+        #expect(try await bob.store.page(.direct(impostor.identity.number), before: nil, limit: 10).isEmpty)
+        #expect(try await bob.node.verify("\(impostor.identity.number)", confirm: false).held == 1)
+
+        // Confirmed: the key is verified, "alice" belongs to it, the DM goes.
+        let accepted = try await bob.node.verify("\(impostor.identity.number)", confirm: true)
+        #expect(accepted.released == 1 && accepted.held == 0 && accepted.trust.state == .verified)
+        let request = try await impostor.log.first("the held DM") { if case .dmRequest(_, let message) = $0 { message } else { nil } }
+        #expect(request.content == "the secret")
+        try await impostor.node.accept("bob")
+        try await bob.log.first("accepted") { if case .dmState(_, _, .accepted) = $0 { true } else { nil } }
+        _ = try await bob.node.sendDirect("not held now", to: impostor.identity.number)
+        // The old alice, verified too, now shows as the changed one.
+        #expect(bob.node.trust(of: alice.identity.number)?.state == .changed)
+    }
+
+    @Test func aDMMakesAKeyKnown() async throws {
+        let network = InMemoryNetwork()
+        let alice = try await TestNode(try TestSigner("alice"), on: network)
+        let bob = try await TestNode(try TestSigner("bob"), on: network)
+        try await alice.waitForPeers(1)
+        try await bob.waitForPeers(1)
+        #expect(alice.node.trust(of: bob.identity.number)?.state == .new)
+        try await alice.node.sendDirect("hi", to: bob.identity.number)
+        #expect(alice.node.trust(of: bob.identity.number)?.state == .known)
+        try await bob.log.first("request") { if case .dmRequest = $0 { true } else { nil } }
+        try await bob.node.accept("alice")
+        #expect(bob.node.trust(of: alice.identity.number)?.state == .known)
+    }
+
+    static func fingerprint(_ key: String) -> String {
+        (try? IdentityKey.Public(rawValue: Array(Data(base64Encoded: key)!)))!.fingerprint
+    }
+}
