@@ -35,16 +35,13 @@ import TestSupport
         let bobKey = try TestSigner("bob"), aliceKey = try TestSigner("alice")
         var bob = try await Self.observer(bobKey, on: network, path: path)
         let alice = try await TestNode(aliceKey, on: network)
-        try await bob.waitForPeers(1)
+        try await Self.joined(alice, at: bob)
         #expect(bob.node.trust(of: alice.identity.number)?.state == .new)
         await alice.node.stop()
         try await bob.waitForPeers(0)
 
         bob = try await Self.restart(bob, as: bobKey, on: network, path: path)
-        // The real alice comes back: same key, no warning.
-        let aliceAgain = try await TestNode(aliceKey, on: network)
-        try await bob.waitForPeers(1)
-        // An impostor with its own valid key and alice's nickname.
+        // An impostor with its own valid key and alice's nickname, first.
         let impostorKey = try TestSigner("alice")
         let impostor = try await TestNode(impostorKey, on: network)
         let change = try await bob.log.first("keyChanged") { if case .keyChanged(let change) = $0 { change } else { nil } }
@@ -53,6 +50,9 @@ import TestSupport
         #expect(change.previousFingerprint == Self.fingerprint(aliceKey.encodedKey))
         #expect(change.fingerprint == Self.fingerprint(impostorKey.encodedKey))
         #expect(change.previousFirstSeen != nil && !change.previousVerified)
+        // The real alice comes back: same key, no warning.
+        let aliceAgain = try await TestNode(aliceKey, on: network)
+        try await Self.joined(aliceAgain, at: bob)
         #expect(Self.keyChanges(bob).count == 1, "the real alice raised none")
         let trust = try #require(bob.node.trust(of: impostor.identity.number))
         #expect(trust.state == .changed && trust.previousFirstSeen == change.previousFirstSeen)
@@ -71,8 +71,8 @@ import TestSupport
         let bobKey = try TestSigner("bob"), aliceKey = try TestSigner("alice")
         var bob = try await Self.observer(bobKey, on: network, path: path)
         let alice = try await TestNode(aliceKey, on: network)
-        try await bob.waitForPeers(1)
-        try await alice.waitForPeers(1)
+        try await Self.joined(alice, at: bob)
+        try await Self.joined(bob, at: alice)
 
         // The same safety number on both screens, the one the vector's code computes.
         let atBob = try await bob.node.verify("alice", confirm: false)
@@ -119,14 +119,20 @@ import TestSupport
         let network = InMemoryNetwork()
         let alice = try await TestNode(try TestSigner("alice"), on: network)
         let bob = try await TestNode(try TestSigner("bob"), on: network)
-        try await alice.waitForPeers(1)
-        try await bob.waitForPeers(1)
+        try await Self.joined(bob, at: alice)
+        try await Self.joined(alice, at: bob)
         #expect(alice.node.trust(of: bob.identity.number)?.state == .new)
         try await alice.node.sendDirect("hi", to: bob.identity.number)
         #expect(alice.node.trust(of: bob.identity.number)?.state == .known)
         try await bob.log.first("request") { if case .dmRequest = $0 { true } else { nil } }
         try await bob.node.accept("alice")
         #expect(bob.node.trust(of: alice.identity.number)?.state == .known)
+    }
+
+    /// `peer`'s join reported at `node`: its key is in the ledger by then.
+    static func joined(_ peer: TestNode, at node: TestNode) async throws {
+        let number = peer.identity.number
+        try await node.log.first("\(number) joined") { if case .peerJoined(let info) = $0, info.number == number { true } else { nil } }
     }
 
     static func fingerprint(_ key: String) -> String {
