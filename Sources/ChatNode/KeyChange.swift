@@ -41,6 +41,19 @@ public struct KeyVerification: Hashable, Sendable {
     public var released: Int
     /// DMs still held (until confirmed).
     public var held: Int
+
+    public init(number: NodeNumber, nickname: String, key: String, fingerprint: String, safetyNumber: String?, trust: PeerTrust,
+                confirmed: Bool, released: Int = 0, held: Int = 0) {
+        self.number = number
+        self.nickname = nickname
+        self.key = key
+        self.fingerprint = fingerprint
+        self.safetyNumber = safetyNumber
+        self.trust = trust
+        self.confirmed = confirmed
+        self.released = released
+        self.held = held
+    }
 }
 
 /// A DM held because its peer's verified key changed (`ChatNode+Keys.swift`).

@@ -52,7 +52,13 @@ public struct PeerListing: Hashable, Sendable {
     public var info: PeerInfo
     public var displayName: String
     /// How far its key is trusted (nil: it has no key).
-    public var trust: PeerTrust? = nil
+    public var trust: PeerTrust?
+
+    public init(info: PeerInfo, displayName: String, trust: PeerTrust? = nil) {
+        self.info = info
+        self.displayName = displayName
+        self.trust = trust
+    }
 }
 
 /// Runs `ControlCommand`s against a node and keeps what the front ends
