@@ -105,8 +105,9 @@ public enum HelpText {
     AT THE PROMPT:
       a line of text goes to the open room (public at start)
       /dm NAME TEXT   /accept NAME   /decline NAME   /open ROOM   /peers
-      /whois NAME   /verify NAME [ok]   /rooms   /unread   /history [ROOM]   /more [up|down]   /read
+      /whois NAME   /rooms   /unread   /history [ROOM]   /more [up|down]   /read
       /filter [all|none|STAGE|stage:NAME]   /nick NAME   /stats   /help   /quit
+      /verify NAME [ok]   (the safety number to compare; ok marks NAME verified)
       /search WORDS   /jump N   (find text in all history; open a result)
       The prompt names the open room; only /open changes it. A room opens at
       its "── unread ──" line, and messages count as read once shown.

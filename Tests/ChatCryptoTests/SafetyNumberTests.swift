@@ -19,7 +19,7 @@ import TestSupport
         let text = try ProjectDocument.wireProtocol.text()
         let section = try #require(text.components(separatedBy: "<!-- lanchat-safety-number-vector:begin -->").dropFirst().first?
             .components(separatedBy: "<!-- lanchat-safety-number-vector:end -->").first)
-        let json = try #require(section.components(separatedBy: "```json\n").dropFirst().first?.components(separatedBy: "```").first)
+        let json = try #require(section.components(separatedBy: "```text\n").dropFirst().first?.components(separatedBy: "```").first)
         return try JSONDecoder().decode(Vector.self, from: Data(json.utf8))
     }
 
