@@ -96,7 +96,11 @@ extension ScreenReducer {
     static func completionNames(_ state: ScreenState) -> [String] {
         var names: [String] = []
         if let view = state.view {
-            for shown in view.messages.reversed() where !shown.isOwn { names.append(shown.name) }
+            // A verified speaker's name carries " ✓": completed without it.
+            let mark = " " + ScreenState.verifiedMark
+            for shown in view.messages.reversed() where !shown.isOwn {
+                names.append(shown.name.hasSuffix(mark) ? String(shown.name.dropLast(mark.count)) : shown.name)
+            }
         }
         for room in listedRooms(state) where room.peer != nil {
             if let title = state.side[room]?.title { names.append(title) }

@@ -75,7 +75,8 @@ public enum ScreenRenderer {
                 let count = entry.unread > 999 ? "999+" : String(entry.unread)
                 let badgeText = entry.unread > 0 ? (highlighted ? " !\(count) " : " \(count) ") : ""
                 let nameLimit = width - 3 - badgeText.count
-                grid.put(entry.title, row: y, column: 3, limit: nameLimit, style: style)  // sanitized on entry
+                let verified = room.peer.map { state.verified.contains($0) } == true ? " " + ScreenState.verifiedMark : ""
+                grid.put(entry.title + verified, row: y, column: 3, limit: nameLimit, style: style)  // sanitized on entry
                 if !badgeText.isEmpty { grid.put(badgeText, row: y, column: width - badgeText.count, style: highlighted ? highlight : badge) }
             }
             y += 1

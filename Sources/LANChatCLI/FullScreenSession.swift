@@ -173,8 +173,7 @@ public actor FullScreenSession: FrontEnd {
         if !entries.contains(where: { $0.room == .publicRoom }) { entries.append(RoomEntry(room: .publicRoom, title: "public")) }
         // Linked peers with no conversation yet are listed too, so Tab reaches them.
         for peer in await node.peers() where !entries.contains(where: { $0.room == .direct(peer.number) }) {
-            let title = ConsoleRenderer.marked(node.displayName(for: peer.number, nickname: peer.nickname), node.trust(of: peer.number))
-            entries.append(RoomEntry(room: .direct(peer.number), title: title, online: true, stage: peer.stage))
+            entries.append(RoomEntry(room: .direct(peer.number), title: node.displayName(for: peer.number, nickname: peer.nickname), online: true, stage: peer.stage))
         }
         await apply(.rooms(entries))
     }

@@ -42,6 +42,10 @@ import Testing
         let rows = ScreenFixture.roomLines(state)
         #expect(rows.contains { $0.hasSuffix("bob ✓: message 3") })
         #expect(rows.contains { $0.hasSuffix("carol: message 4") }, "only the verified one")
+        // In the list too, and Tab still completes the bare name.
+        #expect(ScreenFixture.sideLines(state).contains { $0.contains("bob ✓") })
+        state.feed(.key(.text("b")), .key(.tab))
+        #expect(state.input.text == "bob: ")
         state.feed(.opened(ScreenFixture.page(1...2, room: room, before: false, after: false, marker: 2), title: "bob"))
         #expect(ScreenFixture.roomLines(state)[0].contains("@bob ✓ · offline"))
     }
