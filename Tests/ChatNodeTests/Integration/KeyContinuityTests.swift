@@ -115,6 +115,25 @@ import TestSupport
         #expect(bob.node.trust(of: alice.identity.number)?.state == .changed)
     }
 
+    @Test func aRenameIntoAKnownNicknameIsFlaggedAndAFullDiskStillSaysIt() async throws {
+        let network = InMemoryNetwork()
+        let bob = try await TestNode(try TestSigner("bob"), on: network)
+        let alice = try await TestNode(try TestSigner("alice"), on: network)
+        let mallory = try await TestNode(try TestSigner("mallory"), on: network)
+        try await Self.joined(alice, at: bob)
+        try await Self.joined(mallory, at: bob)
+        #expect(Self.keyChanges(bob).isEmpty)
+        // The store refuses writes: the sighting is not stored, but the
+        // change is still reported from what the ledger holds.
+        await bob.faults.setDiskFull(true)
+        try await mallory.node.rename(nickname: "ALICE")
+        let change = try await bob.log.first("keyChanged") { if case .keyChanged(let change) = $0 { change } else { nil } }
+        #expect(change.peer.number == mallory.identity.number && change.peer.nickname == "ALICE")
+        #expect(bob.node.trust(of: mallory.identity.number)?.state == .changed)
+        #expect(try await bob.store.keyLedger().keys.first { $0.nickname == "ALICE" } == nil, "nothing written while the disk is full")
+        await bob.faults.setDiskFull(false)
+    }
+
     @Test func aDMMakesAKeyKnown() async throws {
         let network = InMemoryNetwork()
         let alice = try await TestNode(try TestSigner("alice"), on: network)
