@@ -63,7 +63,12 @@ extension ChatNode {
     /// `confirm`, marks the key verified (stored), pins the nickname to it,
     /// and sends the DMs held for its change.
     public func verify(_ name: String, confirm: Bool) async throws(NodeError) -> KeyVerification {
-        let number = try lookUpAnyone(name)
+        let number: NodeNumber
+        do { number = try lookUpAnyone(name) } catch {
+            // A node the ledger holds, by number, also when it is gone.
+            guard let raw = UInt64(name), let known = NodeNumber(rawValue: raw), storedKey(of: known) != nil else { throw error }
+            number = known
+        }
         guard let key = directory[number]?.identityKey ?? storedKey(of: number) else { throw .noKey(name) }
         let nickname = directory[number]?.nickname ?? keyContinuity.ledger.record(key)?.nickname ?? name
         if confirm {
@@ -91,8 +96,11 @@ extension ChatNode {
     /// Holds a DM to `peer` if the verified key its nickname belongs to is
     /// not the key it shows now: the DM waits (in memory) for `/verify NAME ok`.
     func holdIfKeyChanged(_ text: String, to peer: NodeNumber, automatic: Bool) throws(NodeError) {
-        guard let info = directory[peer], let key = info.identityKey else { return }
-        let trust = keyContinuity.ledger.trust(key: key, nickname: info.nickname)
+        // Not linked: the ledger's key and last nickname, so a DM queued
+        // for a changed key's next link is held all the same.
+        guard let key = directory[peer]?.identityKey ?? storedKey(of: peer),
+              let nickname = directory[peer]?.nickname ?? keyContinuity.ledger.record(key)?.nickname else { return }
+        let trust = keyContinuity.ledger.trust(key: key, nickname: nickname)
         guard trust.state == .changed, trust.previousVerified else { return }
         let count = keyContinuity.held[peer]?.count ?? 0
         // Released in order on confirmation: the first opens the DM request,
@@ -104,7 +112,7 @@ extension ChatNode {
             do { _ = try MessageText.validated(text) } catch { throw .chat(.invalidText(error)) }
             keyContinuity.held[peer, default: []].append(HeldDM(text: text, automatic: automatic))
         }
-        throw .held(nickname: info.nickname, count: keyContinuity.held[peer]?.count ?? 0)
+        throw .held(nickname: nickname, count: keyContinuity.held[peer]?.count ?? 0)
     }
 
     /// Plans on the committed ledger, commits, then applies: one write at

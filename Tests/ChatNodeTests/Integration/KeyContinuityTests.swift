@@ -88,11 +88,15 @@ import TestSupport
 
         bob = try await Self.restart(bob, as: bobKey, on: network, path: path)
         #expect(bob.node.trust(of: alice.identity.number)?.state == .verified, "read back from the store")
-        let impostor = try await TestNode(try TestSigner("alice"), on: network)
+        let impostorKey = try TestSigner("alice")
+        let impostor = try await TestNode(impostorKey, on: network)
         let change = try await bob.log.first("keyChanged") { if case .keyChanged(let change) = $0 { change } else { nil } }
         #expect(change.peer.number == impostor.identity.number && change.previousVerified)
 
-        // A DM to the changed key is held: nothing stored, nothing sent.
+        // Gone from the LAN, its key is still the changed one (the ledger
+        // knows it): a DM is held, not queued in the outbox for its next link.
+        await impostor.node.stop()
+        try await bob.log.first("impostor left") { if case .peerLeft(let info, _) = $0, info.number == impostor.identity.number { true } else { nil } }
         await #expect(throws: NodeError.held(nickname: "alice", count: 1)) {
             try await bob.node.sendDirect("the secret", to: impostor.identity.number)
         }
@@ -100,15 +104,20 @@ import TestSupport
         await #expect(throws: NodeError.chat(.awaitingAcceptance(peer: impostor.identity.number))) {
             try await bob.node.sendDirect("the second", to: impostor.identity.number)
         }
-        #expect(try await bob.store.page(.direct(impostor.identity.number), before: nil, limit: 10).isEmpty)
+        #expect(try await bob.store.page(.direct(impostor.identity.number), before: nil, limit: 10).isEmpty, "nothing stored or queued")
         #expect(try await bob.node.verify("\(impostor.identity.number)", confirm: false).held == 1)
+        let impostorAgain = try await TestNode(impostorKey, on: network)
+        try await Self.joined(impostorAgain, at: bob)
+        await #expect(throws: NodeError.chat(.awaitingAcceptance(peer: impostor.identity.number))) {
+            try await bob.node.sendDirect("linked again", to: impostor.identity.number)
+        }
 
         // Confirmed: the key is verified, "alice" belongs to it, the DM goes.
         let accepted = try await bob.node.verify("\(impostor.identity.number)", confirm: true)
         #expect(accepted.released == 1 && accepted.held == 0 && accepted.trust.state == .verified)
-        let request = try await impostor.log.first("the held DM") { if case .dmRequest(_, let message) = $0 { message } else { nil } }
+        let request = try await impostorAgain.log.first("the held DM") { if case .dmRequest(_, let message) = $0 { message } else { nil } }
         #expect(request.content == "the secret")
-        try await impostor.node.accept("bob")
+        try await impostorAgain.node.accept("bob")
         try await bob.log.first("accepted") { if case .dmState(_, _, .accepted) = $0 { true } else { nil } }
         _ = try await bob.node.sendDirect("not held now", to: impostor.identity.number)
         // The old alice, verified too, now shows as the changed one.
