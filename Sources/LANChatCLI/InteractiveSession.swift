@@ -120,7 +120,8 @@ public actor InteractiveSession: FrontEnd {
             }
             var names: [NodeNumber: String] = [:]
             for message in page.messages where names[message.senderNumber] == nil {
-                names[message.senderNumber] = node.displayName(for: message.senderNumber, nickname: message.senderNickname)
+                names[message.senderNumber] = ConsoleRenderer.marked(node.displayName(for: message.senderNumber, nickname: message.senderNickname),
+                                                                     node.trust(of: message.senderNumber))
             }
             var lines: [String] = []
             if case .more = command {} else { lines.append(renderer.bold("── \(title) ──")) }
