@@ -90,7 +90,7 @@ public enum ScreenReducer {
         case .keyChanged(let room, let notice):
             keyChanged(room, notice: notice, &state)
         case .verified(let numbers):
-            state.verified = numbers
+            verified(numbers, &state)
         }
         // Only arrivals push messages up; a key that scrolls is the reader's own move.
         switch event {

@@ -28,6 +28,12 @@ import Testing
         // The public room's header says nothing of it.
         state.feed(.opened(ScreenFixture.page(1...3, before: false, after: false, marker: 3), title: "public"))
         #expect(!ScreenFixture.roomLines(state)[0].contains("key changed"))
+        // Verified (/verify bob ok): the warning is gone, the mark is there.
+        state.feed(.verified([ScreenFixture.bob]), .notice("done"))
+        state.feed(.opened(ScreenFixture.page(1...2, room: room, before: false, after: false, marker: 2), title: "bob"))
+        #expect(ScreenFixture.roomLines(state)[0].contains("@bob ✓ · offline"))
+        #expect(!ScreenFixture.roomLines(state)[0].contains("key changed"))
+        #expect(state.notice == "done")
     }
 
     @Test func verifiedPeersCarryTheMark() {
