@@ -24,6 +24,10 @@ public struct KeyLedger: Sendable {
     /// A key seen again this long after its first sighting counts as
     /// known, like one the user talked with (ms: 2 days).
     public static let knownAfter: Int64 = 2 * 24 * 3600 * 1000
+    /// A key seen again with nothing else new is written at most this
+    /// often (ms: an hour): a peer reconnecting in a loop costs no write
+    /// per link, and "last seen" is kept to the hour.
+    public static let lastSeenResolution: Int64 = 3600 * 1000
 
     public let capacity: Int
     public private(set) var keys: [String: KeyRecord] = [:]
@@ -79,12 +83,16 @@ public struct KeyLedger: Sendable {
             }
             record = KeyRecord(key: key, nickname: nickname, firstSeen: now, lastSeen: now)
         }
-        changes.keys.append(record)
         let name = LookAlike.key(nickname)
         if pins[name] == nil || changes.removedKeys.contains(where: { pins[name]?.key == $0 }) {
             changes.pins.append(KeyPin(name: name, key: key, pinnedAt: now))
             changes.removedPins += stalePins(of: key, adding: name)
         }
+        if let existing = keys[key], changes.pins.isEmpty, existing.nickname == record.nickname, existing.trust == record.trust,
+           record.lastSeen - existing.lastSeen < Self.lastSeenResolution {
+            return changes  // nothing worth a write
+        }
+        changes.keys.append(record)
         return changes
     }
 

@@ -56,6 +56,17 @@ import Testing
         #expect(ledger.record(Self.key(2))?.trust == .known)
     }
 
+    @Test func aKeySeenAgainSoonWithNothingNewCostsNoWrite() {
+        var ledger = KeyLedger()
+        Self.seen(Self.key(1), as: "alice", at: 0, in: &ledger)
+        #expect(ledger.planSighting(key: Self.key(1), nickname: "alice", now: KeyLedger.lastSeenResolution - 1).isEmpty)
+        #expect(ledger.planSighting(key: Self.key(1), nickname: "alice", now: KeyLedger.lastSeenResolution).keys.first?.lastSeen
+                == KeyLedger.lastSeenResolution)
+        // A new nickname is written at once.
+        let renamed = ledger.planSighting(key: Self.key(1), nickname: "alicia", now: 5)
+        #expect(renamed.keys.first?.nickname == "alicia" && renamed.pins.map(\.name) == ["alicia"])
+    }
+
     @Test func fullLedgerEvictsTheOldestNewKeyNeverAKnownOrVerifiedOne() {
         var ledger = KeyLedger(capacity: 3)
         Self.seen(Self.key(1), as: "alice", at: 1, in: &ledger)
