@@ -8,6 +8,7 @@
 #include <openssl/obj_mac.h>
 #include <openssl/core_names.h>
 #include <openssl/params.h>
+#include <openssl/kdf.h>
 
 // Key type ids are macros of macros; give Swift plain constants.
 static const int CCRYPTO_PKEY_X25519 = EVP_PKEY_X25519;
@@ -35,4 +36,28 @@ static inline EVP_MAC_CTX *ccrypto_hmac_sha256_template(void) {
         return NULL;
     }
     return ctx;
+}
+
+// HKDF-SHA256 (RFC 5869, extract then expand) through EVP_KDF, for the
+// sealed group beacon's key. Returns 1 on success. The parameters are
+// built here because OSSL_PARAM's name macros do not reach Swift.
+static inline int ccrypto_hkdf_sha256(const unsigned char *salt, size_t salt_len,
+                                      const unsigned char *ikm, size_t ikm_len,
+                                      const unsigned char *info, size_t info_len,
+                                      unsigned char *out, size_t out_len) {
+    EVP_KDF *kdf = EVP_KDF_fetch(NULL, OSSL_KDF_NAME_HKDF, NULL);
+    if (kdf == NULL) return 0;
+    EVP_KDF_CTX *ctx = EVP_KDF_CTX_new(kdf);
+    EVP_KDF_free(kdf);
+    if (ctx == NULL) return 0;
+    OSSL_PARAM params[5];
+    size_t n = 0;
+    params[n++] = OSSL_PARAM_construct_utf8_string(OSSL_KDF_PARAM_DIGEST, (char *)"SHA256", 0);
+    params[n++] = OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_KEY, (void *)ikm, ikm_len);
+    params[n++] = OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_INFO, (void *)info, info_len);
+    if (salt_len > 0) params[n++] = OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_SALT, (void *)salt, salt_len);
+    params[n] = OSSL_PARAM_construct_end();
+    int ok = EVP_KDF_derive(ctx, out, out_len, params) == 1;
+    EVP_KDF_CTX_free(ctx);
+    return ok;
 }

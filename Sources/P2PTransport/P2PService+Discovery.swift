@@ -15,9 +15,10 @@ extension P2PService {
     /// `unicast`: to that one address instead (an answer, `AnswerRoute`).
     func sendDiscovery(_ kind: DiscoveryBeacon.Kind, unicast: IPv4Endpoint? = nil) {
         guard discovery >= 0, !broadcastTargets.isEmpty else { return }
-        var bytes = DiscoveryBeacon(kind: kind, identity: identity, tcpPort: port, instanceId: instance).encoded()
-        if let secret = configuration.groupSecret { bytes = BeaconTag.tagged(bytes, with: secret) }
+        let beacon = DiscoveryBeacon(kind: kind, identity: identity, tcpPort: port, instanceId: instance)
+        let plain = configuration.groupSecret == nil ? beacon.encoded() : nil
         for target in unicast.map({ [$0] }) ?? broadcastTargets {
+            guard let bytes = plain ?? sealed(beacon, toward: target) else { continue }
             do {
                 if try Socket.sendDatagram(discovery, bytes, to: target) { stats.beaconsSent += 1 }
             } catch {
@@ -27,6 +28,28 @@ extension P2PService {
                     logger.debug("beacon to \(target.host): \(error)")
                 }
             }
+        }
+    }
+
+    /// `beacon` sealed for the group (`SealedBeacon`), bound to the source
+    /// address a datagram to `target` leaves from; nil (logged once) if
+    /// that address or the seal cannot be had.
+    private func sealed(_ beacon: DiscoveryBeacon, toward target: IPv4Endpoint) -> [UInt8]? {
+        guard let key = beaconSealKey else { return nil }
+        do {
+            let source: UInt32
+            if let known = sourceAddresses[target] {
+                source = known
+            } else {
+                source = try Socket.sourceAddress(toward: target)
+                if sourceAddresses.count >= 64 { sourceAddresses.removeAll() }
+                sourceAddresses[target] = source
+            }
+            return try SealedBeacon.seal(beacon, from: source, time: clock.nowMillis(), key: key,
+                                         nonce: SecureRandom.bytes(BeaconSealKey.nonceByteCount))
+        } catch {
+            if warnedTargets.insert(target).inserted { logger.warning("cannot seal beacons to \(target.host): \(error)") }
+            return nil
         }
     }
 
@@ -40,6 +63,10 @@ extension P2PService {
                 return
             }
             guard let (count, source) = received else { return }
+            if configuration.groupSecret != nil {
+                if let beacon = openGroupDatagram(count: count, from: source) { handleBeacon(beacon, from: source) }
+                continue
+            }
             if count <= datagramBuffer.count, let known = beaconCache.beacon(for: datagramBuffer[0..<count]) {
                 handleBeacon(known, from: source)
                 continue
@@ -47,11 +74,14 @@ extension P2PService {
             let beacon: DiscoveryBeacon
             do {
                 guard count <= datagramBuffer.count else { throw DiscoveryBeacon.DecodeError.tooLarge(count) }
-                if let secret = configuration.groupSecret,
-                   !isGroupDatagram(datagramBuffer[0..<count], from: source, secret: secret) { continue }
                 beacon = try DiscoveryBeacon.decode(datagramBuffer[0..<count])
                 beaconCache.remember(datagramBuffer[0..<count], as: beacon)
             } catch {
+                if count <= datagramBuffer.count, isSealedBeacon(datagramBuffer[0..<count]) {
+                    // A private group's beacon: not for us to read.
+                    stats.foreignBeacons += 1
+                    continue
+                }
                 stats.malformedBeacons += 1
                 logger.debug("ignored a datagram from \(source): \(error)")
                 continue
@@ -157,21 +187,44 @@ extension P2PService {
         }
     }
 
-    /// With a group secret, only datagrams carrying the group's tag count
-    /// (`BeaconTag`): others are dropped before they can cause anything,
-    /// counted, and logged once per address.
-    private func isGroupDatagram(_ datagram: ArraySlice<UInt8>, from source: IPv4Endpoint, secret: GroupSecret) -> Bool {
-        let verdict = BeaconTag.verify(datagram, with: secret)
-        if verdict == true { return true }
-        stats.foreignBeacons += 1
-        let looksLikeBeacon = verdict != nil || (try? DiscoveryBeacon.decode(datagram)) != nil
-        if looksLikeBeacon, warnedForeignSources.count < Self.maxWarnedCollisions,
-           warnedForeignSources.insert(UInt64(source.address) | (verdict == nil ? 1 << 32 : 0)).inserted {
-            logger.warning(verdict == false ? "a node with a different group secret at \(source.host)"
-                                            : "a node without a group secret at \(source.host)")
+    /// With a group secret, only sealed beacons that open with the group's
+    /// key, for the address they came from, within the clock window count
+    /// (`SealedBeacon`): others are dropped before they can cause anything,
+    /// counted, and logged once per address. Every sealed beacon is new
+    /// bytes (a random nonce), so `beaconCache` has nothing to give here.
+    private func openGroupDatagram(count: Int, from source: IPv4Endpoint) -> DiscoveryBeacon? {
+        guard count <= datagramBuffer.count, let key = beaconSealKey else {
+            stats.malformedBeacons += 1
+            return nil
         }
-        return false
+        let datagram = datagramBuffer[0..<count]
+        do {
+            return try SealedBeacon.open(datagram, from: source.address, key: key, now: clock.nowMillis())
+        } catch .malformed(let why) {
+            stats.malformedBeacons += 1
+            logger.debug("ignored a datagram from \(source): \(why)")
+        } catch .stale(let age) {
+            stats.foreignBeacons += 1
+            logger.debug("ignored a group beacon from \(source) whose clock is \(age / 1_000) s from ours")
+        } catch {
+            stats.foreignBeacons += 1
+            let unsealed = error == .notSealed
+            if warnedForeignSources.count < Self.maxWarnedCollisions,
+               warnedForeignSources.insert(UInt64(source.address) | (unsealed ? 1 << 32 : 0)).inserted {
+                logger.warning(unsealed ? "a node without a group secret at \(source.host)"
+                                        : "a node with a different group secret at \(source.host)")
+            }
+        }
+        return nil
     }
+
+    /// Whether a datagram that is not a plain beacon is a private group's
+    /// sealed one (a node without a secret counts it as foreign).
+    private func isSealedBeacon(_ datagram: ArraySlice<UInt8>) -> Bool {
+        datagram.count <= DiscoveryBeacon.maxDatagramSize && datagram.firstRange(of: Self.sealedKey) != nil
+    }
+
+    static let sealedKey = Array(#""sealed":""#.utf8)
 
     /// The answer to newcomer `number`: a beacon to its address alone when
     /// `AnswerRoute` allows and the unicast budget lasts, else `answerBeacon`.

@@ -108,6 +108,12 @@ public actor P2PService: PeerTransport {
     var datagramBuffer = [UInt8](repeating: 0, count: 2 * DiscoveryBeacon.maxDatagramSize)
     /// Datagrams already read as beacons (most are repeats).
     var beaconCache = BeaconCache()
+    /// Seals and opens a private group's beacons (`SealedBeacon`); nil
+    /// without a group secret.
+    let beaconSealKey: BeaconSealKey?
+    /// The source address datagrams to each target leave from, which a
+    /// sealed beacon binds (found once per target).
+    var sourceAddresses: [IPv4Endpoint: UInt32] = [:]
 
     /// The node number is the one `configuration.identityKey` derives (a
     /// fresh key if nil); `identity` gives the nickname and stage, and a
@@ -140,6 +146,13 @@ public actor P2PService: PeerTransport {
         self.clock = clock
         self.logger = logger
         instance = InstanceID.make()
+        do {
+            beaconSealKey = try configuration.groupSecret.map { secret throws(CryptoError) in try BeaconSealKey(secret) }
+        } catch {
+            // Only a libcrypto without HKDF: the node links by --peer only.
+            logger.error("cannot derive the group's beacon key (\(error)); no beacons will be sent or read")
+            beaconSealKey = nil
+        }
         announcements = AnnouncementTable(backoffBase: configuration.reconnectDelay, backoffCap: configuration.maxReconnectDelay,
                                   maxEntries: configuration.limits.maxAnnouncements,
                                   maxPerAddress: configuration.limits.maxAnnouncementsPerAddress)

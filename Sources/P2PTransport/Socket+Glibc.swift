@@ -199,6 +199,23 @@ enum Socket {
     }
 
     /// Sends FIN after what is queued; the peer reads it as end of stream.
+    /// The source address the kernel gives a datagram to `endpoint` (a
+    /// UDP socket connected there, then getsockname; nothing is sent): a
+    /// sealed group beacon binds it (`SealedBeacon`).
+    static func sourceAddress(toward endpoint: IPv4Endpoint) throws(TransportError) -> UInt32 {
+        let fd = try make(type: SOCK_DGRAM)
+        defer { Glibc.close(fd) }
+        try setFlag(fd, SO_BROADCAST, "SO_BROADCAST")
+        var address = socketAddress(endpoint)
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        try check(result, "connect \(endpoint)")
+        return try localEndpoint(fd).address
+    }
+
     static func shutdownWrite(_ fd: Int32) {
         _ = Glibc.shutdown(fd, Int32(SHUT_WR))
     }
