@@ -13,7 +13,9 @@ spec rev 34) from scratch on the `cryptography` package, then:
      another group secret, or none, fails on message 1 (before message 2,
      which would reveal the responder's identity);
   3. checks docs/PROTOCOL.md's signed public message example: the canonical
-     bytes, and the exact signature of the RFC 8032 test key;
+     bytes, and the exact signature of the RFC 8032 test key; and its sealed
+     group beacon vector (2.6: HKDF seal key, associated data, plaintext,
+     datagram), which must open only for its own address and port;
   4. with --live, starts .build/debug/lanchat --json --in-memory (loopback
      only: --broadcast 127.255.255.255, its own discovery port) and talks to
      it as a peer would: a full handshake with a valid hello, the node's ping
@@ -21,7 +23,8 @@ spec rev 34) from scratch on the `cryptography` package, then:
      the node's stdout; verified with the key from message 2), then hostile
      links (a tampered record, a hello claiming another number, a v1 hello)
      and a second node with --secret-file (the right secret links; another
-     secret or none gets no message 2). A node that does not speak v2 FAILS.
+     secret or none gets no message 2; its beacons show no name or number
+     in clear and open, with the secret, to its own number and port). A node that does not speak v2 FAILS.
      --node HOST:PORT does the handshake alone with a node already running.
 
 Usage:
@@ -37,7 +40,8 @@ import argparse, atexit, base64, hashlib, hmac, json, os, random, re, socket, st
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
-from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives import serialization, hashes
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from cryptography.exceptions import InvalidSignature, InvalidTag
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -238,6 +242,113 @@ def group_keys(contents):
     elif contents.endswith(b"\n"):
         contents = contents[:-1]
     return hashlib.sha256(b"lanchat group psk" + contents).digest(), hashlib.sha256(b"lanchat group beacon" + contents).digest()
+
+
+# --- sealed group beacons (PROTOCOL.md 2.6) -------------------------------------
+
+SEALED_PLAINTEXT = 340
+SEALED_WINDOW_MS = 25 * 3600 * 1000
+
+
+def beacon_seal_key(contents):
+    beacon_key = group_keys(contents)[1]
+    return HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=b"lanchat sealed beacon v2").derive(beacon_key)
+
+
+def beacon_associated_data(address, tcp_port):
+    return b"lanchat sealed beacon" + bytes([2]) + socket.inet_aton(address) + struct.pack(">H", tcp_port)
+
+
+def beacon_plaintext(kind, number, time_ms, instance_id, nickname, stage):
+    out = bytes([1 if kind == "leave" else 0]) + struct.pack(">Qq", number, time_ms)
+    for field in (instance_id, nickname, stage or ""):
+        data = field.encode()
+        out += bytes([len(data)]) + data
+    return out + bytes(SEALED_PLAINTEXT - len(out))
+
+
+def seal_beacon(key, nonce, address, tcp_port, plaintext):
+    sealed = nonce + ChaCha20Poly1305(key).encrypt(nonce, plaintext, beacon_associated_data(address, tcp_port))
+    return ('{"proto":"lanchat","version":2,"tcpPort":%d,"sealed":"%s"}'
+            % (tcp_port, base64.b64encode(sealed).decode())).encode()
+
+
+def open_beacon(key, datagram, address, now_ms):
+    """The fields of a sealed beacon from `address`, or None if it does not open, is stale or malformed."""
+    envelope = json.loads(datagram)
+    if envelope.get("proto") != "lanchat" or envelope.get("version") != 2:
+        return None
+    sealed, port = base64.b64decode(envelope["sealed"]), envelope["tcpPort"]
+    if len(sealed) != 12 + SEALED_PLAINTEXT + 16:
+        return None
+    try:
+        plain = ChaCha20Poly1305(key).decrypt(sealed[:12], sealed[12:], beacon_associated_data(address, port))
+    except InvalidTag:
+        return None
+    kind, number, time_ms = plain[0], *struct.unpack(">Qq", plain[1:17])
+    fields, offset = [], 17
+    for _ in range(3):
+        n = plain[offset]
+        fields.append(plain[offset + 1:offset + 1 + n].decode())
+        offset += 1 + n
+    if kind > 1 or any(plain[offset:]) or abs(now_ms - time_ms) > SEALED_WINDOW_MS:
+        return None
+    return {"kind": "leave" if kind else "beacon", "number": number, "time": time_ms, "instance_id": fields[0],
+            "nickname": fields[1], "stage": fields[2] or None, "tcp_port": port}
+
+
+def sealed_beacon_vector():
+    text = open(os.path.join(ROOT, "docs", "PROTOCOL.md")).read()
+    block = re.search(r"<!-- lanchat-sealed-beacon-vector:begin -->\s*```\w*\n(.*?)```\s*<!-- lanchat-sealed-beacon-vector:end -->",
+                      text, re.S)
+    check(block is not None, "docs/PROTOCOL.md has the sealed beacon vector")
+    if not block:
+        return
+    v = json.loads(block.group(1))
+    key = beacon_seal_key(bytes.fromhex(v["group_secret_file"]))
+    check(key.hex() == v["seal_key"], "sealed beacon: seal key = HKDF-SHA256(beacon key, info)")
+    ad = beacon_associated_data(v["source_address"], v["tcp_port"])
+    check(ad.hex() == v["associated_data"], "sealed beacon: associated data (context, version, address, port)")
+    plain = beacon_plaintext(v["kind"], v["number"], v["time"], v["instance_id"], v["nickname"], v["stage"])
+    check(plain.hex() == v["plaintext"], f"sealed beacon: plaintext ({len(plain)} bytes, zero-padded)")
+    datagram = seal_beacon(key, bytes.fromhex(v["nonce"]), v["source_address"], v["tcp_port"], plain)
+    check(datagram.decode() == v["datagram"], f"sealed beacon: datagram ({len(datagram)} bytes)")
+    opened = open_beacon(key, datagram, v["source_address"], v["time"])
+    check(opened is not None and opened["nickname"] == v["nickname"] and opened["number"] == v["number"],
+          "sealed beacon: opens to its fields")
+    for word in (v["nickname"], v["stage"], str(v["number"]), v["instance_id"]):
+        check(word.encode() not in datagram, f"sealed beacon: {word!r} is not in clear")
+    check(open_beacon(key, datagram, "192.168.1.21", v["time"]) is None, "sealed beacon: from another address it does not open")
+    moved = datagram.replace(b'"tcpPort":%d' % v["tcp_port"], b'"tcpPort":%d' % (v["tcp_port"] + 1))
+    check(open_beacon(key, moved, v["source_address"], v["time"]) is None, "sealed beacon: with another port it does not open")
+    check(open_beacon(key, datagram, v["source_address"], v["time"] + SEALED_WINDOW_MS + 1) is None,
+          "sealed beacon: a day and an hour later it is stale")
+    check(open_beacon(beacon_seal_key(b"another group"), datagram, v["source_address"], v["time"]) is None,
+          "sealed beacon: another group's key does not open it")
+
+
+def live_group_beacon(node, secret):
+    """The group node's beacons, heard on its discovery port: nothing but the port in clear; they open with the secret."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        sock.bind(("0.0.0.0", node.discovery_port))
+        sock.settimeout(LIVE_TIMEOUT)
+        datagram, source = sock.recvfrom(2048)
+    except OSError as error:
+        check(False, f"live group: a beacon heard on the discovery port ({error})")
+        return
+    finally:
+        sock.close()
+    keys = sorted(json.loads(datagram))
+    check(keys == ["proto", "sealed", "tcpPort", "version"], f"live group: a beacon says in clear only {keys}")
+    check(b"conform" not in datagram and str(node.number).encode() not in datagram,
+          "live group: no nickname or number in clear")
+    opened = open_beacon(beacon_seal_key(secret), datagram, source[0], now_ms())
+    check(opened is not None and opened["number"] == node.number and opened["nickname"] == "conform"
+          and opened["tcp_port"] == node.port and opened["instance_id"] == node.instance,
+          f"live group: the beacon opens with the secret to the node's number, name, port and instance ({opened})")
 
 
 # --- checks --------------------------------------------------------------------
@@ -948,6 +1059,8 @@ def live_group(binary):
         out.write(os.urandom(24).hex().encode() + b"\n")
     psk = group_keys(open(secret_path, "rb").read())[0]
     node = Node(binary, ["--secret-file", secret_path])
+    if node.port:
+        live_group_beacon(node, open(secret_path, "rb").read())
     try:
         if not node.port:
             check(False, f"live group: the node with --secret-file reports ready\n{node.stderr_tail()}")
@@ -1021,6 +1134,7 @@ def main():
     args = parser.parse_args()
     noise_vectors()
     protocol_vectors()
+    sealed_beacon_vector()
     signature_vectors()
     safety_number_vectors()
     if args.node:
