@@ -34,8 +34,11 @@ import TestSupport
         #expect(ofResponder.identity == respIdentity.publicKey && ofInitiator.identity == initIdentity.publicKey)
         var initTransport = try initiator.split(), respTransport = try responder.split()
         var records: [[String: String]] = []
-        for (from, text) in [("initiator", "{\"type\":\"ping\"}\n"), ("responder", "{\"type\":\"pong\"}\n"),
-                             ("initiator", "hello, bob\n"), ("initiator", "")] {
+        // Record-layer vectors: any bytes seal. On a link each plaintext is
+        // one whole frame with no line end (PROTOCOL.md 4.1); the empty one
+        // seals to a bare tag and a receiver counts it as a malformed frame.
+        for (from, text) in [("initiator", "{\"type\":\"ping\"}"), ("responder", "{\"type\":\"pong\"}"),
+                             ("initiator", "hello, bob"), ("initiator", "")] {
             let plaintext = Array(text.utf8)
             let record = from == "initiator" ? try initTransport.seal(plaintext) : try respTransport.seal(plaintext)
             let opened = from == "initiator" ? try respTransport.open(record) : try initTransport.open(record)
