@@ -4,7 +4,8 @@ import Foundation
 enum BenchPlan {
     /// Row keys for `--only`, in table order.
     static let allKeys = ["latency", "handshake", "dm", "receive", "send", "throughput", "mesh", "discovery", "store", "grouping", "idle",
-                          "flood", "codec", "json", "screen", "crypto", "search", "search-receive"]
+                          "flood", "codec", "json", "screen", "crypto", "search", "search-receive",
+                          "beacon-flood", "skeleton"]
 
     static func run(_ options: Options) async -> Int32 {
         let machine = Machine.describe()
@@ -49,6 +50,8 @@ enum BenchPlan {
                 case "crypto": rows += try CryptoRows.run(quick: quick)
                 case "search": rows += try await SearchRows.run(quick: quick)
                 case "search-receive": rows.append(try await SearchRows.receiving(quick: quick))
+                case "beacon-flood": rows.append(try await BeaconFloodRow.run(quick: quick))
+                case "skeleton": rows.append(SkeletonRow.run(quick: quick))
                 default: break
                 }
             } catch {

@@ -49,6 +49,13 @@ struct AnnouncementTable: Sendable {
     }
 
     private(set) var entries: [NodeNumber: Announcement] = [:]
+    /// The numbers announced from each source address: the per-address
+    /// share is checked, and its eviction chosen, without a pass over the
+    /// whole table (a flood brings a new number every 0.1 ms).
+    private var numbersByAddress: [UInt32: Set<NodeNumber>] = [:]
+    /// When an entry was last forgotten to make room: while that is recent
+    /// the table is under pressure (`isCrowded`).
+    private(set) var lastEvictionAt: Duration?
     /// Instance ids that said leave, with when; forgotten after a while
     /// (instance ids are per start, so they never come back anyway).
     private var departed: [String: Duration] = [:]
@@ -59,6 +66,17 @@ struct AnnouncementTable: Sendable {
     let maxPerAddress: Int
     /// Entries forgotten to make room for a new number.
     private(set) var evictions = 0
+    /// How often numbers forgotten to make room had been heard, the last
+    /// `evictedMemory` of them or so (two generations, each up to half).
+    /// During a flood an entry lives only until ~`maxPerAddress` newer
+    /// inventions push it out (13 ms at 10k/s with the default 128), too
+    /// short for the dial or answer budget to reach it; a real node repeats
+    /// its beacon (its start burst, then every interval) and comes back
+    /// with its count, so its entry then outranks every once-heard
+    /// invention and is neither evicted nor dialled after them.
+    private var recentlyEvicted: [NodeNumber: Int] = [:]
+    private var earlierEvicted: [NodeNumber: Int] = [:]
+    static let evictedMemory = 8_192
 
     init(backoffBase: Duration, backoffCap: Duration, maxEntries: Int = 1_024, maxPerAddress: Int = 128) {
         self.backoffBase = backoffBase
@@ -76,15 +94,22 @@ struct AnnouncementTable: Sendable {
         let endpoint = IPv4Endpoint(address: address, port: beacon.tcpPort)
         guard var known = entries[beacon.number], known.instanceId == beacon.instanceId else {
             let previous = entries[beacon.number]?.instanceId
-            if previous == nil, !makeRoom(for: address) { return .refused }
+            if previous == nil, !makeRoom(for: address, at: now) { return .refused }
+            let heardBefore = previous == nil ? evictedHeardCount(of: beacon.number) : 0
+            if let old = entries[beacon.number] { unindex(old) }
+            index(beacon.number, at: address)
             entries[beacon.number] = Announcement(
                 number: beacon.number, nickname: beacon.nickname, stage: beacon.stage,
                 instanceId: beacon.instanceId, endpoint: endpoint, lastSeen: now, unlinkedSince: now,
                 backoff: Backoff(base: backoffBase, cap: backoffCap), nextDialAt: now,
-                hasLinked: entries[beacon.number]?.hasLinked ?? false)
+                hasLinked: entries[beacon.number]?.hasLinked ?? false, heardCount: min(heardBefore + 1, 1_000))
             return previous.map { .restarted(previousInstance: $0) } ?? .new
         }
         let changed = known.nickname != beacon.nickname || known.stage != beacon.stage || known.endpoint != endpoint
+        if known.endpoint.address != address {
+            unindex(known)
+            index(beacon.number, at: address)
+        }
         known.nickname = beacon.nickname
         known.stage = beacon.stage
         known.endpoint = endpoint
@@ -101,27 +126,75 @@ struct AnnouncementTable: Sendable {
     /// address out for as long as it lasted; now the flood only churns its
     /// own inventions, and a newcomer's entry lives long enough for the
     /// dial or answer its first beacon causes at once.
-    private mutating func makeRoom(for address: UInt32) -> Bool {
-        if entries.values.count(where: { $0.endpoint.address == address }) >= maxPerAddress {
-            return evictUnproven(where: { $0.endpoint.address == address })
+    private mutating func makeRoom(for address: UInt32, at now: Duration) -> Bool {
+        if let here = numbersByAddress[address], here.count >= maxPerAddress {
+            return evictUnproven(among: here, at: now)
         }
         guard entries.count >= maxEntries else { return true }
-        return evictUnproven(where: { _ in true })
+        return evictUnproven(among: entries.keys, at: now)
     }
 
-    /// Forgets one unlinked announcement that never led to a handshake: the
-    /// one heard fewest times (a flood's inventions are heard once; a real
-    /// node repeats itself, even while a dial to it fails), then the one
-    /// whose dials failed most, then the one heard least recently. False if
-    /// there is none (every candidate has proven itself).
-    private mutating func evictUnproven(where matches: @escaping (Announcement) -> Bool) -> Bool {
-        let victim = entries.values.lazy
-            .filter { !$0.hasLinked && $0.unlinkedSince != nil && matches($0) }
-            .max { ($1.heardCount, $0.backoff.failures, $1.lastSeen) < ($0.heardCount, $1.backoff.failures, $0.lastSeen) }
+    /// Forgets one of `candidates` that is unlinked and never led to a
+    /// handshake: the one heard fewest times (a flood's inventions are heard
+    /// once; a real node repeats itself, even while a dial to it fails),
+    /// then the one whose dials failed most, then the one heard least
+    /// recently. False if there is none (every candidate has proven itself).
+    private mutating func evictUnproven(among candidates: some Sequence<NodeNumber>, at now: Duration) -> Bool {
+        var victim: Announcement?
+        for number in candidates {
+            guard let entry = entries[number], !entry.hasLinked, entry.unlinkedSince != nil else { continue }
+            guard let current = victim else {
+                victim = entry
+                continue
+            }
+            // Plain comparisons: a tuple comparison here cost a metadata look-up per entry.
+            if entry.heardCount != current.heardCount {
+                if entry.heardCount < current.heardCount { victim = entry }
+            } else if entry.backoff.failures != current.backoff.failures {
+                if entry.backoff.failures > current.backoff.failures { victim = entry }
+            } else if entry.lastSeen < current.lastSeen {
+                victim = entry
+            }
+        }
         guard let victim else { return false }
-        entries[victim.number] = nil
+        remove(victim.number)
         evictions += 1
+        lastEvictionAt = now
+        if recentlyEvicted.count >= Self.evictedMemory / 2 {
+            earlierEvicted = recentlyEvicted
+            recentlyEvicted.removeAll(keepingCapacity: true)
+        }
+        recentlyEvicted[victim.number] = victim.heardCount
         return true
+    }
+
+    /// Whether entries were forgotten to make room within `window` of
+    /// `now`: a flood is on, and first contacts wait for the ordered dial
+    /// pass rather than each taking the next dial token as it arrives.
+    func isCrowded(at now: Duration, window: Duration) -> Bool {
+        lastEvictionAt.map { now - $0 <= window } ?? false
+    }
+
+    /// How often `number` had been heard when it was last forgotten to make
+    /// room (0 if it was not, lately); forgotten once read.
+    private mutating func evictedHeardCount(of number: NodeNumber) -> Int {
+        guard !recentlyEvicted.isEmpty || !earlierEvicted.isEmpty else { return 0 }
+        return recentlyEvicted.removeValue(forKey: number) ?? earlierEvicted.removeValue(forKey: number) ?? 0
+    }
+
+    private mutating func index(_ number: NodeNumber, at address: UInt32) {
+        numbersByAddress[address, default: []].insert(number)
+    }
+
+    private mutating func unindex(_ entry: Announcement) {
+        let address = entry.endpoint.address
+        numbersByAddress[address]?.remove(entry.number)
+        if numbersByAddress[address]?.isEmpty == true { numbersByAddress[address] = nil }
+    }
+
+    private mutating func remove(_ number: NodeNumber) {
+        guard let entry = entries.removeValue(forKey: number) else { return }
+        unindex(entry)
     }
 
     /// The linked instance said leave in a frame on its link: its late
@@ -132,7 +205,7 @@ struct AnnouncementTable: Sendable {
             departed[oldest.key] = nil
         }
         departed[instanceId] = now
-        if entries[number]?.instanceId == instanceId { entries[number] = nil }
+        if entries[number]?.instanceId == instanceId { remove(number) }
     }
 
     /// A link to `number` is up: no dialling needed, failures forgotten.
@@ -175,7 +248,7 @@ struct AnnouncementTable: Sendable {
         for index in entries.indices where now - entries.values[index].lastSeen > timeout {
             stale.append(entries.keys[index])
         }
-        for number in stale { entries[number] = nil }
+        for number in stale { remove(number) }
         if departed.values.contains(where: { now - $0 > timeout * 4 }) {
             departed = departed.filter { now - $0.value <= timeout * 4 }
         }

@@ -132,7 +132,7 @@ extension P2PService {
             case .changed:
                 break
             }
-            dialAnnouncedPeers()
+            dialAnnouncedPeers(only: number)
         }
     }
 

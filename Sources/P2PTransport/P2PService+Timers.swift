@@ -117,17 +117,33 @@ extension P2PService {
     /// all, and `maxLinks`): one over a cap waits for a later pass (every
     /// tick), so a flood of announced inventions holds a bounded number of
     /// descriptors while real peers still get their turn.
-    func dialAnnouncedPeers() {
+    ///
+    /// `only`: the number a beacon just announced, the one that may have
+    /// become due (a pass over the whole table per beacon was most of what
+    /// a 10k/s flood cost). While the table is crowded (entries were
+    /// evicted lately: a flood), an unproven number heard once is left for
+    /// the tick's ordered pass, where the most often heard go first, so the
+    /// flood's inventions do not take every dial token as they arrive.
+    func dialAnnouncedPeers(only: NodeNumber? = nil) {
         let now = self.now
+        if let only, let announcement = announcements[only], !announcement.hasLinked, announcement.heardCount < 2,
+           announcements.isCrowded(at: now, window: configuration.tickInterval * 4) {
+            return
+        }
         // Runs per tick and per new beacon: the common case (everyone
         // linked, or not due yet) must cost a pass over the table only.
         // Keys first: a linked peer's entry is not even copied.
         var due: [(number: NodeNumber, endpoint: IPv4Endpoint, fallback: Bool, proven: Bool, heard: Int)] = []
-        for number in announcements.entries.keys where established[number] == nil {
-            guard let announcement = announcements[number], now >= announcement.nextDialAt,
-                  let dueAt = dialDue(number, announcement), now >= dueAt else { continue }
+        func consider(_ number: NodeNumber) {
+            guard established[number] == nil, let announcement = announcements[number], now >= announcement.nextDialAt,
+                  let dueAt = dialDue(number, announcement), now >= dueAt else { return }
             let fallback = !LinkArbiter.shouldDialOnDiscovery(local: identity.number, remote: number)
             due.append((number, announcement.endpoint, fallback, announcement.hasLinked, announcement.heardCount))
+        }
+        if let only {
+            consider(only)
+        } else {
+            for number in announcements.entries.keys { consider(number) }
         }
         guard !due.isEmpty else { return }
         let limits = configuration.limits

@@ -113,6 +113,68 @@ import TestSupport
         await alice.service.stop()
         await bob.service.stop()
     }
+
+    /// Issue 31's figure as a test: with the transport's defaults (a 2 s
+    /// beacon interval, 1024 announcements, 128 per address), a flood of
+    /// 10,000 invented beacons a second from 127.0.0.1, the newcomer's own
+    /// source address, does not keep bob from linking to alice within 2 s
+    /// of his start. `lanchat-bench --only beacon-flood` gives the figure
+    /// beside the time without a flood.
+    @Test(arguments: [true, false])
+    func aNewcomerLinksWithinTwoSecondsDuringATenThousandPerSecondFlood(aliceIsLower: Bool) async throws {
+        let discoveryPort = TestNetwork.discoveryPort()
+        var configuration = P2PConfiguration()
+        configuration.discoveryPort = discoveryPort
+        configuration.broadcastAddresses = ["127.255.255.255"]
+        let seeds = TestNetwork.orderedSeeds(from: aliceIsLower ? 1_531 : 1_541, lowerFirst: aliceIsLower)
+        let alice = try await TestNode.started(seeds.0, "alice", configuration: configuration)
+        let stop = FloodSwitch()
+        let sent = Mutex(0)
+        let flood = Thread {
+            let forger = BeaconSender(discoveryPort: discoveryPort)
+            let started = ContinuousClock.now
+            var index = 0
+            while !stop.isOn {
+                let elapsed = ContinuousClock.now - started
+                let due = Int(Double(elapsed.components.seconds) * 10_000 + Double(elapsed.components.attoseconds) / 1e14)
+                if index >= due {
+                    usleep(200)
+                    continue
+                }
+                let identity = NodeIdentity(number: NodeNumber(rawValue: UInt64.random(in: 1...(1 << 52)))!, nickname: "fake\(index % 1_000)")
+                forger.send(DiscoveryBeacon(kind: .beacon, identity: identity, tcpPort: 9, instanceId: InstanceID.make()))
+                index += 1
+                sent.withLock { $0 = index }
+            }
+            stop.finished()
+        }
+        let floodStarted = ContinuousClock.now
+        flood.start()
+        defer { stop.turnOn() }
+        // The flood holds the address's whole share before bob starts.
+        try #require(await waitUntil("the address's share is full") {
+            await alice.service.announcementCountForTesting() >= configuration.limits.maxAnnouncementsPerAddress
+        })
+        let sentBefore = sent.withLock { $0 }
+        let started = ContinuousClock.now
+        let bob = try await TestNode.started(seeds.1, "bob", configuration: configuration)
+        let linked = await waitUntil("linked within 2 s during the flood", within: .seconds(2)) { await fullMesh([alice, bob]) }
+        let took = ContinuousClock.now - started
+        let during = sent.withLock { $0 } - sentBefore
+        #expect(linked, "bob linked after \(took), \(during) flood beacons meanwhile")
+        #expect(!stop.isOn)
+        let floodTook = ContinuousClock.now - floodStarted
+        stop.turnOn()
+        #expect(await waitUntil("the flood thread ended") { stop.hasFinished })
+        // The flood was real: about 10,000 beacons a second (a busy machine
+        // may slow the sender; half of it still proves the point).
+        let rate = Double(sent.withLock { $0 }) / (Double(floodTook.components.attoseconds) / 1e18 + Double(floodTook.components.seconds))
+        #expect(rate > 5_000, "the flood ran at \(Int(rate)) beacons a second")
+        print("beacon flood: bob linked after \(took) with \(during) flood beacons meanwhile (\(Int(rate))/s)")
+        #expect(await alice.service.counters().evictedAnnouncements > 0)
+        await alice.service.stop()
+        await bob.service.stop()
+    }
 }
 
 /// Tells a flood thread to stop, and says when it has.
