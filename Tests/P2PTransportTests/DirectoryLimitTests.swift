@@ -28,6 +28,38 @@ import Testing
         #expect(directory.evictions == 2)
     }
 
+    /// A flood of once-heard inventions from one address (10 per ms here)
+    /// pushes a real node's first entry out within a few of them, but its
+    /// next beacon (its start burst repeats at 100 ms) brings it back with
+    /// its count, and from then on it outranks every invention: it is not
+    /// evicted while they last, and the table says it is crowded (so first
+    /// contacts wait for the ordered dial pass, most heard first).
+    @Test func aRepeatingNodeOutlastsAFloodOfOnceHeardInventionsFromItsAddress() {
+        var directory = AnnouncementTable(backoffBase: .milliseconds(100), backoffCap: .seconds(1), maxEntries: 1_024, maxPerAddress: 128)
+        let address: UInt32 = 0x7F00_0001
+        let newcomer = beacon(1 << 40, instance: "real")
+        var invented: UInt64 = 1_000
+        func flood(for millis: Int64, from start: Int64) {
+            for tick in 0..<(millis * 10) {
+                invented += 1
+                _ = directory.observe(beacon(invented), from: address, at: .milliseconds(start) + .microseconds(tick * 100))
+            }
+        }
+        flood(for: 100, from: 0)
+        #expect(directory.observe(newcomer, from: address, at: .milliseconds(100)) == .new)
+        #expect(directory.isCrowded(at: .milliseconds(100), window: .milliseconds(40)))
+        flood(for: 100, from: 100)
+        // Pushed out by a thousand newer inventions ...
+        #expect(directory[newcomer.number] == nil)
+        // ... and back at its second beacon, heard twice.
+        #expect(directory.observe(newcomer, from: address, at: .milliseconds(200)) == .new)
+        #expect(directory[newcomer.number]?.heardCount == 2)
+        flood(for: 1_000, from: 200)
+        #expect(directory[newcomer.number]?.heardCount == 2, "survived 10,000 inventions")
+        #expect(directory.count == 128)
+        #expect(!directory.isCrowded(at: .seconds(5), window: .milliseconds(40)))
+    }
+
     @Test func anAnnouncementThatLedToAHandshakeIsNeverCrowdedOut() {
         var directory = directory()
         let address: UInt32 = 0x0A00_0001
