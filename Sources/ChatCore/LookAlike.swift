@@ -7,16 +7,7 @@ public enum LookAlike {
     /// from confusables.txt, NFD again. Two strings with equal skeletons
     /// are confusable. Applied to `NodeName.clashKey` by `key(_:)`.
     public static func skeleton(_ text: String) -> String {
-        var scalars = String.UnicodeScalarView()
-        let mapping = LookAlikeTables.shared.prototypes
-        for scalar in text.decomposedStringWithCanonicalMapping.unicodeScalars {
-            if let prototype = mapping[scalar.value] {
-                scalars.append(contentsOf: prototype)
-            } else {
-                scalars.append(scalar)
-            }
-        }
-        return String(scalars).decomposedStringWithCanonicalMapping
+        mapPrototypes(ofDecomposed: text.decomposedStringWithCanonicalMapping)
     }
 
     /// What names are compared by: the skeleton of the clash key, so
@@ -27,7 +18,34 @@ public enum LookAlike {
         if name.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) {
             return skeleton(name.lowercased())
         }
-        return skeleton(NodeName.clashKey(name))
+        // skeleton(clashKey(name)) in one normalization fewer: clashKey
+        // ends in NFKC and the skeleton starts with NFD, and NFD(NFKC(x))
+        // is NFKD(x) (x's compatibility decomposition, recomposed then
+        // canonically decomposed again, is itself).
+        let folded = name.precomposedStringWithCompatibilityMapping.folding(options: [.caseInsensitive], locale: nil)
+        return mapPrototypes(ofDecomposed: folded.decomposedStringWithCompatibilityMapping)
+    }
+
+    /// UTS #39's middle step on text already in NFD: each character
+    /// replaced by its prototype, then NFD again, which is only needed if
+    /// something was replaced (text nothing maps in is still NFD).
+    private static func mapPrototypes(ofDecomposed text: String) -> String {
+        let tables = LookAlikeTables.shared
+        // Most characters of most names map to nothing: a bit per BMP code
+        // point answers that without hashing, and a name with nothing to
+        // map is returned as it came.
+        guard text.unicodeScalars.contains(where: { tables.mayMap($0.value) }) else { return text }
+        var scalars = String.UnicodeScalarView()
+        var replaced = false
+        for scalar in text.unicodeScalars {
+            if tables.mayMap(scalar.value), let prototype = tables.prototypes[scalar.value] {
+                scalars.append(contentsOf: prototype)
+                replaced = true
+            } else {
+                scalars.append(scalar)
+            }
+        }
+        return replaced ? String(scalars).decomposedStringWithCanonicalMapping : text
     }
 
     /// Whether `name` mixes scripts (UTS #39 "mixed-script": its resolved
@@ -80,6 +98,8 @@ struct LookAlikeTables: Sendable {
     static let shared = LookAlikeTables()
 
     let prototypes: [UInt32: [Unicode.Scalar]]
+    /// One bit per BMP code point: set where `prototypes` has an entry.
+    private let bmpMaps: [UInt64]
     private let rangeStarts: [UInt32]
     private let ranges: [(end: UInt32, script: String)]
 
@@ -100,8 +120,17 @@ struct LookAlikeTables: Sendable {
             ranges.append((end, String(parts[2])))
         }
         self.prototypes = prototypes
+        var bits = [UInt64](repeating: 0, count: 0x10000 / 64)
+        for source in prototypes.keys where source < 0x10000 { bits[Int(source >> 6)] |= 1 << (source & 63) }
+        bmpMaps = bits
         rangeStarts = starts
         self.ranges = ranges
+    }
+
+    /// False only where `prototypes` surely has no entry (a BMP code point
+    /// whose bit is clear); above the BMP the dictionary decides.
+    func mayMap(_ value: UInt32) -> Bool {
+        value >= 0x10000 || bmpMaps[Int(value >> 6)] & (1 << (value & 63)) != 0
     }
 
     /// The script of a code point; nil for Common, Inherited and unassigned.

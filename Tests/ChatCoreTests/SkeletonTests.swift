@@ -23,6 +23,17 @@ import Testing
         #expect(LookAlike.skeleton(plain) == LookAlike.skeleton(lookAlike))
     }
 
+    /// `key` takes a shortcut (one normalization fewer, names with nothing
+    /// to map returned as they are); it must still be exactly the skeleton
+    /// of the clash key.
+    @Test func theKeyIsTheSkeletonOfTheClashKey() {
+        let names = ["alice", "ALICE", "ａｌｉｃｅ", "аlice", "Zoë", "Zoe\u{308}", "김철수", "오늘은맑음", "가", "dave 👩‍💻", "ΑΝΝΑ",
+                     "σίσυφος", "ß", "ﬁle", "Å", "Å", "ｶﾀｶﾅ", "①②", "Straße", "İstanbul", "ǅ", "ℌ", "𝔞𝔩𝔦𝔠𝔢", "rn", "m", "l0g1n"]
+        for name in names {
+            #expect(LookAlike.key(name) == LookAlike.skeleton(NodeName.clashKey(name)), "\(name)")
+        }
+    }
+
     @Test func differentNamesKeepDifferentSkeletons() {
         #expect(LookAlike.skeleton("alice") != LookAlike.skeleton("alicf"))
         #expect(LookAlike.skeleton("bob") != LookAlike.skeleton("rob"))
