@@ -22,6 +22,12 @@ public enum LookAlike {
         // ends in NFKC and the skeleton starts with NFD, and NFD(NFKC(x))
         // is NFKD(x) (x's compatibility decomposition, recomposed then
         // canonically decomposed again, is itself).
+        // A name none of whose characters NFKC or case folding would change
+        // (most lowercase names in any script) is its own clash key up to
+        // canonical equivalence: its NFD is what the slow path gives.
+        if !name.unicodeScalars.contains(where: { $0.properties.changesWhenNFKCCaseFolded }) {
+            return mapPrototypes(ofDecomposed: name.decomposedStringWithCanonicalMapping)
+        }
         let folded = name.precomposedStringWithCompatibilityMapping.folding(options: [.caseInsensitive], locale: nil)
         return mapPrototypes(ofDecomposed: folded.decomposedStringWithCompatibilityMapping)
     }
@@ -36,16 +42,18 @@ public enum LookAlike {
         // map is returned as it came.
         guard text.unicodeScalars.contains(where: { tables.mayMap($0.value) }) else { return text }
         var scalars = String.UnicodeScalarView()
-        var replaced = false
+        var stillDecomposed = true
         for scalar in text.unicodeScalars {
             if tables.mayMap(scalar.value), let prototype = tables.prototypes[scalar.value] {
                 scalars.append(contentsOf: prototype)
-                replaced = true
+                // Starters that do not decompose keep the text in NFD (no
+                // mark can need reordering across them): most prototypes.
+                if !tables.isPlainPrototype(scalar.value) { stillDecomposed = false }
             } else {
                 scalars.append(scalar)
             }
         }
-        return replaced ? String(scalars).decomposedStringWithCanonicalMapping : text
+        return stillDecomposed ? String(scalars) : String(scalars).decomposedStringWithCanonicalMapping
     }
 
     /// Whether `name` mixes scripts (UTS #39 "mixed-script": its resolved
@@ -100,6 +108,9 @@ struct LookAlikeTables: Sendable {
     let prototypes: [UInt32: [Unicode.Scalar]]
     /// One bit per BMP code point: set where `prototypes` has an entry.
     private let bmpMaps: [UInt64]
+    /// Sources whose prototype is all starters (combining class 0) that NFD
+    /// leaves alone, so replacing them keeps NFD text in NFD.
+    private let plainPrototypes: Set<UInt32>
     private let rangeStarts: [UInt32]
     private let ranges: [(end: UInt32, script: String)]
 
@@ -120,12 +131,19 @@ struct LookAlikeTables: Sendable {
             ranges.append((end, String(parts[2])))
         }
         self.prototypes = prototypes
+        plainPrototypes = Set(prototypes.compactMap { source, target in
+            let plain = target.allSatisfy { $0.properties.canonicalCombiningClass == .notReordered }
+                && String(String.UnicodeScalarView(target.map { $0 })).decomposedStringWithCanonicalMapping.unicodeScalars.elementsEqual(target)
+            return plain ? source : nil
+        })
         var bits = [UInt64](repeating: 0, count: 0x10000 / 64)
         for source in prototypes.keys where source < 0x10000 { bits[Int(source >> 6)] |= 1 << (source & 63) }
         bmpMaps = bits
         rangeStarts = starts
         self.ranges = ranges
     }
+
+    func isPlainPrototype(_ value: UInt32) -> Bool { plainPrototypes.contains(value) }
 
     /// False only where `prototypes` surely has no entry (a BMP code point
     /// whose bit is clear); above the BMP the dictionary decides.

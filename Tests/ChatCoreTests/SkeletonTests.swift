@@ -28,7 +28,8 @@ import Testing
     /// of the clash key.
     @Test func theKeyIsTheSkeletonOfTheClashKey() {
         let names = ["alice", "ALICE", "ａｌｉｃｅ", "аlice", "Zoë", "Zoe\u{308}", "김철수", "오늘은맑음", "가", "dave 👩‍💻", "ΑΝΝΑ",
-                     "σίσυφος", "ß", "ﬁle", "Å", "Å", "ｶﾀｶﾅ", "①②", "Straße", "İstanbul", "ǅ", "ℌ", "𝔞𝔩𝔦𝔠𝔢", "rn", "m", "l0g1n"]
+                     "σίσυφος", "ß", "ﬁle", "Å", "Å", "ｶﾀｶﾅ", "①②", "Straße", "İstanbul", "ǅ", "ℌ", "𝔞𝔩𝔦𝔠𝔢", "rn", "m", "l0g1n",
+                     "ρωμη", "ψυχη", "ἀγάπη", "привет", "ПРИВЕТ", "ѕсоре", "e\u{301}\u{323}", "ự", "ǖ", "अनुच्छेद", "مرحبا", "日本語", "ｱｲｳ", "ㄱㄴ", "ᄀ", "ⅷ", "ꞵ"]
         for name in names {
             #expect(LookAlike.key(name) == LookAlike.skeleton(NodeName.clashKey(name)), "\(name)")
         }
