@@ -41,19 +41,23 @@ public enum LookAlike {
         // point answers that without hashing, and a name with nothing to
         // map is returned as it came.
         guard text.unicodeScalars.contains(where: { tables.mayMap($0.value) }) else { return text }
-        var scalars = String.UnicodeScalarView()
+        // Built as UTF-8 bytes: appending scalar by scalar to a String
+        // cost as much as the look-ups.
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count + 16)
         var stillDecomposed = true
         for scalar in text.unicodeScalars {
             if tables.mayMap(scalar.value), let prototype = tables.prototypes[scalar.value] {
-                scalars.append(contentsOf: prototype)
+                bytes.append(contentsOf: prototype.utf8)
                 // Starters that do not decompose keep the text in NFD (no
                 // mark can need reordering across them): most prototypes.
-                if !tables.isPlainPrototype(scalar.value) { stillDecomposed = false }
+                if !prototype.isPlain { stillDecomposed = false }
             } else {
-                scalars.append(scalar)
+                UTF8.encode(scalar) { bytes.append($0) }
             }
         }
-        return stillDecomposed ? String(scalars) : String(scalars).decomposedStringWithCanonicalMapping
+        let mapped = String(decoding: bytes, as: UTF8.self)
+        return stillDecomposed ? mapped : mapped.decomposedStringWithCanonicalMapping
     }
 
     /// Whether `name` mixes scripts (UTS #39 "mixed-script": its resolved
@@ -105,22 +109,30 @@ struct LookAlikeTables: Sendable {
     // standard library are; parsing it per lookup would cost milliseconds.
     static let shared = LookAlikeTables()
 
-    let prototypes: [UInt32: [Unicode.Scalar]]
+    /// A confusable's prototype, as UTF-8; `isPlain` when it is all
+    /// starters (combining class 0) that NFD leaves alone, so replacing a
+    /// character by it keeps NFD text in NFD.
+    struct Prototype: Sendable {
+        let utf8: [UInt8]
+        let isPlain: Bool
+    }
+
+    let prototypes: [UInt32: Prototype]
     /// One bit per BMP code point: set where `prototypes` has an entry.
     private let bmpMaps: [UInt64]
-    /// Sources whose prototype is all starters (combining class 0) that NFD
-    /// leaves alone, so replacing them keeps NFD text in NFD.
-    private let plainPrototypes: Set<UInt32>
     private let rangeStarts: [UInt32]
     private let ranges: [(end: UInt32, script: String)]
 
     init(confusables: String = LookAlikeData.confusables, scripts: String = LookAlikeData.scripts) {
-        var prototypes: [UInt32: [Unicode.Scalar]] = [:]
+        var prototypes: [UInt32: Prototype] = [:]
         for item in confusables.split(whereSeparator: { $0 == " " || $0 == "\n" }) {
             let parts = item.split(separator: ">")
             guard parts.count == 2, let source = UInt32(parts[0], radix: 16) else { continue }
             let target = parts[1].split(separator: ",").compactMap { UInt32($0, radix: 16).flatMap(Unicode.Scalar.init) }
-            prototypes[source] = target
+            let text = String(String.UnicodeScalarView(target))
+            let plain = target.allSatisfy { $0.properties.canonicalCombiningClass == .notReordered }
+                && text.decomposedStringWithCanonicalMapping.unicodeScalars.elementsEqual(target)
+            prototypes[source] = Prototype(utf8: Array(text.utf8), isPlain: plain)
         }
         var starts: [UInt32] = []
         var ranges: [(end: UInt32, script: String)] = []
@@ -131,19 +143,12 @@ struct LookAlikeTables: Sendable {
             ranges.append((end, String(parts[2])))
         }
         self.prototypes = prototypes
-        plainPrototypes = Set(prototypes.compactMap { source, target in
-            let plain = target.allSatisfy { $0.properties.canonicalCombiningClass == .notReordered }
-                && String(String.UnicodeScalarView(target.map { $0 })).decomposedStringWithCanonicalMapping.unicodeScalars.elementsEqual(target)
-            return plain ? source : nil
-        })
         var bits = [UInt64](repeating: 0, count: 0x10000 / 64)
         for source in prototypes.keys where source < 0x10000 { bits[Int(source >> 6)] |= 1 << (source & 63) }
         bmpMaps = bits
         rangeStarts = starts
         self.ranges = ranges
     }
-
-    func isPlainPrototype(_ value: UInt32) -> Bool { plainPrototypes.contains(value) }
 
     /// False only where `prototypes` surely has no entry (a BMP code point
     /// whose bit is clear); above the BMP the dictionary decides.
