@@ -37,10 +37,10 @@ enum SkeletonRow {
     /// Microseconds per call of `body` for each name: the best of nine
     /// passes, so a pass the scheduler preempted (a busy machine) does not
     /// stand for the code.
-    private static func perName(_ rounds: Int, only: String? = nil, _ body: (String) -> String) -> [String: Double] {
+    private static func perName(_ rounds: Int, _ body: (String) -> String) -> [String: Double] {
         var result: [String: Double] = [:]
         var sink = 0
-        for name in only.map({ [$0] }) ?? names {
+        for name in names {
             var best = Double.infinity
             for _ in 0..<9 {
                 let started = ContinuousClock.now
