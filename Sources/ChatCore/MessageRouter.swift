@@ -51,7 +51,8 @@ public struct MessageRouter: Sendable {
             case .directMessage, .dmRequest, .dmAccept, .dmDecline:
                 let outcome = try directChat.receive(payload, at: now)
                 return Result(events: outcome.events, replies: outcome.replies)
-            case .hello, .ack, .leave, .historyRequest, .historyReply, .ping, .pong:
+            case .hello, .ack, .leave, .historyRequest, .historyReply, .ping, .pong,
+                 .fileOffer, .fileAccept, .fileDecline, .fileCancel:
                 return Result(events: [.control(payload)])
             case .unknown(let name):
                 counters.unknownType += 1

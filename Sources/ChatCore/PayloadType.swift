@@ -17,11 +17,17 @@ public enum PayloadType: Hashable, Sendable, Codable, CustomStringConvertible {
     case historyReply
     case ping
     case pong
+    /// File transfer (PROTOCOL.md, "File transfer"): offer, answers, cancel.
+    case fileOffer
+    case fileAccept
+    case fileDecline
+    case fileCancel
     case unknown(String)
 
     public static let known: [PayloadType] = [
         .hello, .publicMessage, .directMessage, .dmRequest, .dmAccept, .dmDecline,
         .ack, .leave, .historyRequest, .historyReply, .ping, .pong,
+        .fileOffer, .fileAccept, .fileDecline, .fileCancel,
     ]
 
     public init(name: String) {
@@ -38,6 +44,10 @@ public enum PayloadType: Hashable, Sendable, Codable, CustomStringConvertible {
         case "historyReply": self = .historyReply
         case "ping": self = .ping
         case "pong": self = .pong
+        case "fileOffer": self = .fileOffer
+        case "fileAccept": self = .fileAccept
+        case "fileDecline": self = .fileDecline
+        case "fileCancel": self = .fileCancel
         default: self = .unknown(name)
         }
     }
@@ -64,6 +74,10 @@ public enum PayloadType: Hashable, Sendable, Codable, CustomStringConvertible {
         case .historyReply: "historyReply"
         case .ping: "ping"
         case .pong: "pong"
+        case .fileOffer: "fileOffer"
+        case .fileAccept: "fileAccept"
+        case .fileDecline: "fileDecline"
+        case .fileCancel: "fileCancel"
         case .unknown(let name): name
         }
     }
@@ -72,6 +86,15 @@ public enum PayloadType: Hashable, Sendable, Codable, CustomStringConvertible {
     public var isDirect: Bool {
         switch self {
         case .directMessage, .dmRequest, .dmAccept, .dmDecline, .ack: true
+        case .fileOffer, .fileAccept, .fileDecline, .fileCancel: true
+        default: false
+        }
+    }
+
+    /// The file transfer types (the node hands them to its file transfers).
+    public var isFileTransfer: Bool {
+        switch self {
+        case .fileOffer, .fileAccept, .fileDecline, .fileCancel: true
         default: false
         }
     }

@@ -75,6 +75,9 @@ extension ChatNode {
             planCatchUpReply(payload, from: peer, stored: stored, now: now, on: &scratch, into: &plan)
         case .leave:
             plan.effects.append(.linkLost(peer))
+        case .fileOffer, .fileAccept, .fileDecline, .fileCancel:
+            // Not chat: file transfers keep their own state (FileTransfers.swift).
+            fileNotices?.yield(.frame(payload, from: peer, dmState: scratch.directChat.state(with: peer)))
         default:
             break  // hello, ping, pong: the transport's business
         }

@@ -90,6 +90,10 @@ public actor ChatNode {
     /// waits for that to end (ChatNode+Effects.swift).
     var applying = false
     var applyWaiters: [CheckedContinuation<Void, Never>] = []
+    /// File transfers, once attached (`attach(files:)`), and where file
+    /// frames and peer changes go for them.
+    public internal(set) var files: FileTransfers?
+    var fileNotices: AsyncStream<FileNotice>.Continuation?
     /// The task handling `inbox`, while it has work.
     var drainer: Task<Void, Never>?
     private var pump: Task<Void, Never>?
@@ -217,6 +221,7 @@ public actor ChatNode {
         case .joined(let peer):
             directory.upsert(peer)
             await noteKey(of: peer, reporting: .peerJoined(peer))
+            fileNotices?.yield(.joined(peer))
             outbox.peerReachable(peer.number, at: clock.uptime())
             await pumpOutbox()
             await catchUpPeerLinked(peer.number)
@@ -225,6 +230,7 @@ public actor ChatNode {
             await noteKey(of: peer, reporting: .peerUpdated(peer, previous: previous))
         case .left(let number, let reason):
             linkLostAt[number] = lastHeard[number] ?? clock.nowMillis()
+            fileNotices?.yield(.left(number))
             if let peer = directory.remove(number) { emit(.peerLeft(peer, reason)) }
             await catchUpPeerLeft(number)
         }

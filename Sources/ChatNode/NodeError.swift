@@ -16,6 +16,8 @@ public enum NodeError: Error, Hashable, Sendable, CustomStringConvertible {
     case held(nickname: String, count: Int)
     /// `/verify`: no identity key is known for this peer.
     case noKey(String)
+    /// A file transfer command was refused (the reason, safe to show).
+    case file(String)
 
     public var description: String {
         switch self {
@@ -27,6 +29,7 @@ public enum NodeError: Error, Hashable, Sendable, CustomStringConvertible {
         case .held(let nickname, let count):
             "held, not sent: \(nickname)'s key is not the one you verified. It may be someone else. Compare safety numbers with /verify \(nickname), then /verify \(nickname) ok sends the \(count) held DM\(count == 1 ? "" : "s")"
         case .noKey(let name): "no identity key is known for \(name)"
+        case .file(let reason): reason
         }
     }
 

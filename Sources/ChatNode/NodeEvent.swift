@@ -33,6 +33,8 @@ public enum NodeEvent: Hashable, Sendable {
     /// A peer uses a nickname that belongs to another key (ChatNode+Keys.swift):
     /// it may be someone else. After its `peerJoined` / `peerUpdated`.
     case keyChanged(KeyChange)
+    /// A file transfer moved on (FileTransfers.swift).
+    case file(FileTransferEvent)
 }
 
 extension NodeEvent {

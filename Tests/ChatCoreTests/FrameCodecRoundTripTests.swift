@@ -66,6 +66,19 @@ import TestSupport
         var pong = base(.pong, sequence: 14)
         pong.refId = F.id(13)
 
+        var fileOffer = base(.fileOffer, sequence: 19)
+        fileOffer.targetNumber = F.alice.number
+        fileOffer.content = #"{"name":"a.txt","port":4000,"sha256":"00","size":1}"#
+        var fileAccept = base(.fileAccept, sequence: 20)
+        fileAccept.targetNumber = F.alice.number
+        fileAccept.refId = F.id(19)
+        var fileDecline = base(.fileDecline, sequence: 21)
+        fileDecline.targetNumber = F.alice.number
+        fileDecline.refId = F.id(19)
+        var fileCancel = base(.fileCancel, sequence: 22)
+        fileCancel.targetNumber = F.alice.number
+        fileCancel.refId = F.id(19)
+
         var future = base(.unknown("futureType"), sequence: 15)
         future.content = "from a newer build"
 
@@ -80,7 +93,8 @@ import TestSupport
         earliest.version = 2  // a newer peer; fields this build knows still decode
 
         return [hello, publicMessage, directMessage, dmRequest, dmAccept, dmDecline, ack, leave,
-                historyRequest, historyReply, emptyHistoryReply, ping, pong, future, noStage, extremes, earliest]
+                historyRequest, historyReply, emptyHistoryReply, ping, pong, future, noStage, extremes, earliest,
+                fileOffer, fileAccept, fileDecline, fileCancel]
     }()
 
     @Test func samplesCoverEveryType() {

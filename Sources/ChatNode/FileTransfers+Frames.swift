@@ -1,0 +1,82 @@
+import ChatCore
+import Foundation
+
+/// File frames from peers: offers, answers, cancels. Nothing a peer says
+/// is believed beyond what it may decide: an answer counts only from the
+/// peer the offer went to, a cancel only from the transfer's other side.
+extension FileTransfers {
+    func receive(_ payload: P2PPayload, from peer: NodeNumber, dmState: DMState) async {
+        guard payload.targetNumber == localNumber else { return }
+        switch payload.type {
+        case .fileOffer:
+            await receiveOffer(payload, from: peer, dmState: dmState)
+        case .fileAccept:
+            guard let id = payload.refId, var transfer = transfers[id], transfer.direction == .sending,
+                  transfer.peer == peer, transfer.state == .offered else { return }
+            transfer.state = .accepted
+            if await commit(transfer) { emit(.accepted(transfer)) }
+        case .fileDecline:
+            guard let id = payload.refId, var transfer = transfers[id], transfer.direction == .sending,
+                  transfer.peer == peer, !transfer.state.isFinished else { return }
+            transfer.state = .declined
+            transfer.reason = "declined by \(transfer.peerNickname)"
+            links.unserve(id)
+            if await commit(transfer) { emit(.failed(transfer)) }
+        case .fileCancel:
+            guard let id = payload.refId, var transfer = transfers[id], transfer.peer == peer, !transfer.state.isFinished else { return }
+            let why = TerminalText.sanitize(String(payload.content.prefix(200)))
+            transfer.state = .cancelled
+            transfer.reason = why.isEmpty ? "cancelled by \(transfer.peerNickname)" : "cancelled by \(transfer.peerNickname): \(why)"
+            await finishLink(of: transfer)
+            if await commit(transfer) { emit(.failed(transfer)) }
+        default:
+            break
+        }
+    }
+
+    private func receiveOffer(_ payload: P2PPayload, from peer: NodeNumber, dmState: DMState) async {
+        let id = payload.messageId
+        let offer: FileOffer
+        do { offer = try FileOffer(content: payload.content) } catch {
+            logger.notice("refused a file offer from \(peer): \(error)")
+            return
+        }
+        if var known = transfers[id] {
+            // A repeat (after a restart of either side): only the port may change.
+            guard known.direction == .receiving, known.peer == peer, !known.state.isFinished else { return }
+            guard known.size == offer.size, known.sha256 == offer.sha256 else {
+                logger.notice("refused a repeated file offer \(id) from \(peer) that names another file")
+                return
+            }
+            known.port = offer.port
+            if known.state == .accepted {
+                guard await commit(known) else { return }
+                fetch(known)
+            } else {
+                transfers[id] = known
+            }
+            return
+        }
+        guard let info = linked[peer], let key = info.identityKey else { return }
+        var transfer = FileTransfer(id: id, direction: .receiving, peer: peer, peerNickname: info.nickname, peerKey: key,
+                                    name: FileName(cleaning: offer.name).value, size: offer.size, sha256: offer.sha256,
+                                    path: "", port: offer.port, state: .offered)
+        // The DM request rules: a peer whose DMs this user declined gets no hearing.
+        if dmState == .declinedByMe {
+            await send(await frame(type: .fileDecline, to: peer, refId: id), to: peer)
+            return
+        }
+        let waiting = transfers.values.filter { $0.direction == .receiving && $0.state == .offered }
+        if waiting.count >= FileTransferLimits.pendingOffers
+            || waiting.filter({ $0.peer == peer }).count >= FileTransferLimits.pendingOffersPerPeer {
+            logger.notice("declined a file offer from \(peer): too many offers waiting")
+            await send(await frame(type: .fileDecline, to: peer, refId: id), to: peer)
+            return
+        }
+        // Offers waiting for an answer live in memory only: nothing is
+        // written before the user accepts (the sender repeats it on relink).
+        transfer.reason = nil
+        transfers[id] = transfer
+        emit(.offer(transfer))
+    }
+}

@@ -1,0 +1,157 @@
+#if canImport(Glibc)
+import ChatCore
+import ChatCrypto
+import Glibc
+
+/// One transfer link's socket, used by the one thread that runs the link:
+/// blocking reads and writes with a timeout (SO_RCVTIMEO / SO_SNDTIMEO),
+/// so backpressure is TCP's own (a write blocks while the peer's window is
+/// full) and a silent peer ends the link. Frames as on a chat link: a
+/// 2-byte big-endian length (16 to 65535), then the body.
+///
+/// Not Sendable: one thread owns it from connect or accept to `close`;
+/// another thread may only call `shutdown` (through the service's table of
+/// descriptors) to wake it.
+final class FileLinkConnection {
+    let fd: Int32
+    var cipher: NoiseTransport?
+    private var closed = false
+
+    enum Failure: Error, Sendable, CustomStringConvertible {
+        case system(TransportError)
+        case closedByPeer
+        case timedOut
+        case badFrame(String)
+        case crypto(CryptoError)
+        var description: String {
+            switch self {
+            case .system(let error): "\(error)"
+            case .closedByPeer: "the peer closed the transfer link"
+            case .timedOut: "the transfer link went silent"
+            case .badFrame(let why): "bad frame on the transfer link: \(why)"
+            case .crypto(let error): "transfer record failed: \(error)"
+            }
+        }
+    }
+
+    /// Takes an accepted descriptor (made blocking here).
+    init(accepted fd: Int32, timeoutSeconds: Int) throws(Failure) {
+        self.fd = fd
+        try makeBlocking(timeoutSeconds: timeoutSeconds)
+    }
+
+    /// Dials `endpoint`, waiting at most `timeoutSeconds` for the connect.
+    init(dialing endpoint: IPv4Endpoint, timeoutSeconds: Int) throws(Failure) {
+        let started: (fd: Int32, inProgress: Bool)
+        do { started = try Socket.connect(to: endpoint) } catch { throw .system(error) }
+        fd = started.fd
+        if started.inProgress {
+            var poller = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+            let ready = poll(&poller, 1, Int32(timeoutSeconds * 1000))
+            guard ready > 0 else {
+                Glibc.close(fd)
+                throw ready == 0 ? .timedOut : .system(Socket.failure("poll", Glibc.errno))
+            }
+            let error = Socket.pendingError(fd)
+            guard error == 0 else {
+                Glibc.close(fd)
+                throw .system(Socket.failure("connect", error))
+            }
+        }
+        do throws(Failure) { try makeBlocking(timeoutSeconds: timeoutSeconds) } catch {
+            Glibc.close(fd)
+            throw error
+        }
+    }
+
+    deinit { close() }
+
+    func close() {
+        guard !closed else { return }
+        closed = true
+        Glibc.close(fd)
+    }
+
+    func setTimeout(seconds: Int) {
+        var time = timeval(tv_sec: seconds, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    private func makeBlocking(timeoutSeconds: Int) throws(Failure) {
+        let status = fcntl(fd, F_GETFL)
+        guard status >= 0, fcntl(fd, F_SETFL, status & ~O_NONBLOCK) >= 0 else { throw .system(Socket.failure("fcntl", Glibc.errno)) }
+        setTimeout(seconds: timeoutSeconds)
+    }
+
+    // MARK: Frames
+
+    func writeFrame(_ body: [UInt8]) throws(Failure) {
+        guard body.count >= 16, body.count <= 65_535 else { throw .badFrame("frame of \(body.count) bytes") }
+        try writeAll([UInt8(body.count >> 8), UInt8(body.count & 0xFF)] + body)
+    }
+
+    func readFrame() throws(Failure) -> [UInt8] {
+        let header = try readExactly(2)
+        let length = Int(header[0]) << 8 | Int(header[1])
+        guard length >= 16 else { throw .badFrame("frame of \(length) bytes") }
+        return try readExactly(length)
+    }
+
+    // MARK: Records
+
+    /// Seals `plain` and writes it as one frame.
+    func writeRecord(_ plain: [UInt8]) throws(Failure) {
+        var out: [UInt8] = []
+        out.reserveCapacity(plain.count + 18)
+        do {
+            try plain.withUnsafeBytes { raw in try cipher!.sealFramed(raw, appendingTo: &out) }
+        } catch let error as CryptoError {
+            throw .crypto(error)
+        } catch {
+            throw .crypto(.cipherFailed)
+        }
+        try writeAll(out)
+    }
+
+    func writeRecord(_ record: FileLinkRecord) throws(Failure) {
+        try writeRecord(record.bytes)
+    }
+
+    func readRecord() throws(Failure) -> FileLinkRecord {
+        let frame = try readFrame()
+        let plain: [UInt8]
+        do { plain = try cipher!.open(frame) } catch { throw .crypto(error) }
+        do { return try FileLinkRecord(decoding: plain) } catch { throw .badFrame(error.description) }
+    }
+
+    // MARK: Bytes
+
+    func writeAll(_ bytes: [UInt8]) throws(Failure) {
+        var sent = 0
+        while sent < bytes.count {
+            let count = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL)) }
+            if count > 0 { sent += count; continue }
+            let error = Glibc.errno
+            if count < 0 && error == EINTR { continue }
+            if count < 0 && (error == EAGAIN || error == EWOULDBLOCK) { throw .timedOut }
+            throw .system(Socket.failure("send", error))
+        }
+    }
+
+    func readExactly(_ count: Int) throws(Failure) -> [UInt8] {
+        var buffer = [UInt8](repeating: 0, count: count)
+        var filled = 0
+        while filled < count {
+            let got = buffer.withUnsafeMutableBytes { Glibc.recv(fd, $0.baseAddress! + filled, count - filled, 0) }
+            if got > 0 { filled += got; continue }
+            if got == 0 { throw .closedByPeer }
+            let error = Glibc.errno
+            if error == EINTR { continue }
+            if error == EAGAIN || error == EWOULDBLOCK { throw .timedOut }
+            throw .system(Socket.failure("recv", error))
+        }
+        return buffer
+    }
+}
+#endif

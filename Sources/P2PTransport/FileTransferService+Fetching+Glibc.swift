@@ -1,0 +1,150 @@
+#if canImport(Glibc)
+import ChatCore
+import ChatCrypto
+import Foundation
+import Glibc
+
+/// The receiver's side: dial the sender, resume from the partial file's
+/// length, verify, flush.
+extension FileTransferService {
+    public func fetch(_ request: FetchRequest) {
+        guard beginLink(request.id) else { return }  // one link per transfer
+        Thread { [self] in
+            defer { endLink(request.id) }
+            do {
+                try runFetch(request)
+            } catch let failure as FileLinkFailure {
+                switch failure {
+                case .final(let reason): report(.failed(request.id, reason: reason), unlessInterrupted: request.id)
+                case .receiverFailed(let reason):
+                    report(.failed(request.id, reason: "the sender: \(TerminalText.sanitize(reason))"), unlessInterrupted: request.id)
+                }
+            } catch {
+                report(.interrupted(request.id, reason: "\(error)"), unlessInterrupted: request.id)
+            }
+        }.start()
+    }
+
+    private func runFetch(_ request: FetchRequest) throws {
+        let file = open(request.partialPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard file >= 0 else { throw FileLinkFailure.final("cannot open the partial file: \(String(cString: strerror(errno)))") }
+        defer { Glibc.close(file) }
+        var info = stat()
+        guard fstat(file, &info) == 0 else { throw FileLinkFailure.final("cannot stat the partial file") }
+        var have = Int64(info.st_size)
+        if have > request.size {  // not ours to trust: start over
+            guard ftruncate(file, 0) == 0 else { throw FileLinkFailure.final("cannot truncate the partial file") }
+            have = 0
+        }
+        // Hash state is not kept: the prefix already on disk is hashed again.
+        let hasher = SHA256Stream()
+        try Self.hashPrefix(of: file, count: have, into: hasher)
+
+        guard let endpoint = IPv4Endpoint(host: request.host, port: request.port) else {
+            throw FileLinkFailure.final("the sender's address \(request.host) is not an IPv4 address")
+        }
+        let connection = try FileLinkConnection(dialing: endpoint, timeoutSeconds: FileTransferLimits.handshakeTimeoutSeconds)
+        guard attach(connection.fd, to: request.id) else { return }
+        var handshake = try FileLinkHandshake(role: .initiator, credential: credential, groupSecret: groupSecret)
+        try connection.writeFrame(try handshake.start())
+        let (reply, sender) = try handshake.finish(try connection.readFrame(), request: FileLinkRequest(id: request.id, offset: have))
+        guard FileLinkHandshake.matches(sender, base64: request.peerKey) else {
+            throw FileLinkFailure.final("the transfer link's key is not the key of the peer that offered the file")
+        }
+        try connection.writeFrame(reply)
+        connection.cipher = handshake.transport
+        switch try connection.readRecord() {
+        case .start(let offset, let size) where offset == have && size == request.size: break
+        case .fail(let reason): throw FileLinkFailure.receiverFailed(reason)
+        default: throw FileLinkFailure.final("the sender did not start at offset \(have)")
+        }
+        connection.setTimeout(seconds: FileTransferLimits.idleTimeoutSeconds)
+        var lastReport: Int64 = 0
+        while true {
+            switch try connection.readRecord() {
+            case .data(let offset, let bytes):
+                guard offset == have, have + Int64(bytes.count) <= request.size else {
+                    try? connection.writeRecord(.fail("data out of place"))
+                    throw FileLinkFailure.final("the sender sent bytes out of place")
+                }
+                try Self.write(bytes, to: file, at: have)
+                hasher.update(bytes)
+                have += Int64(bytes.count)
+                let now = Self.nowMillis()
+                if now - lastReport >= FileTransferLimits.progressIntervalMillis {
+                    lastReport = now
+                    report(.progress(request.id, bytes: have))
+                }
+            case .end:
+                guard have == request.size else { throw FileLinkFailure.final("the sender ended at \(have) of \(request.size) bytes") }
+                guard SHA256Stream.hex(hasher.finish()) == request.sha256 else {
+                    try? connection.writeRecord(.fail("SHA-256 mismatch"))
+                    throw FileLinkFailure.final("the file's SHA-256 does not match the offer")
+                }
+                guard fsync(file) == 0 else { throw FileLinkFailure.final("cannot flush the file: \(String(cString: strerror(errno)))") }
+                try connection.writeRecord(.verified)
+                report(.progress(request.id, bytes: have))
+                report(.received(request.id))
+                return
+            case .fail(let reason):
+                throw FileLinkFailure.receiverFailed(reason)
+            default:
+                throw FileLinkFailure.final("unexpected record from the sender")
+            }
+        }
+    }
+
+    /// pwrite all of `bytes`; a full disk is a failure the user must see.
+    static func write(_ bytes: [UInt8], to fd: Int32, at offset: Int64) throws {
+        var done = 0
+        while done < bytes.count {
+            let count = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress! + done, $0.count - done, off_t(offset) + off_t(done)) }
+            if count > 0 { done += count; continue }
+            if count < 0 && errno == EINTR { continue }
+            throw FileLinkFailure.final("cannot write the file: \(String(cString: strerror(errno)))")
+        }
+    }
+
+    static func hashPrefix(of fd: Int32, count: Int64, into hasher: SHA256Stream) throws {
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var done: Int64 = 0
+        while done < count {
+            let want = Int(min(Int64(buffer.count), count - done))
+            let got = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress!, want, off_t(done)) }
+            if got < 0 && errno == EINTR { continue }
+            guard got > 0 else { throw FileLinkFailure.final("cannot read the partial file") }
+            buffer.withUnsafeBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0[0..<got])) }
+            done += Int64(got)
+        }
+    }
+
+    /// Size and modification time (ns) of a regular file.
+    static func statFile(_ path: String) throws -> (size: Int64, modified: Int64) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw FileLinkFailure.final("cannot read \(path): \(String(cString: strerror(errno)))") }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { throw FileLinkFailure.final("\(path) is not a regular file") }
+        return (Int64(info.st_size), Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))
+    }
+
+    public func inspect(path: String) throws -> FileFacts {
+        let (size, modified) = try Self.statFile(path)
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw FileLinkFailure.final("cannot read \(path): \(String(cString: strerror(errno)))") }
+        defer { Glibc.close(fd) }
+        let hasher = SHA256Stream()
+        try Self.hashPrefix(of: fd, count: size, into: hasher)
+        // Changed while hashed: the digest describes no version of the file.
+        guard try Self.statFile(path) == (size, modified) else { throw FileLinkFailure.final("\(path) changed while it was read") }
+        return FileFacts(size: size, modified: modified, sha256: SHA256Stream.hex(hasher.finish()))
+    }
+}
+
+extension FileLinkFailure: CustomStringConvertible {
+    var description: String {
+        switch self {
+        case .final(let reason): reason
+        case .receiverFailed(let reason): "the peer: \(reason)"
+        }
+    }
+}
+#endif

@@ -1,0 +1,184 @@
+#if canImport(Glibc)
+import ChatCore
+import ChatCrypto
+import Foundation
+import Glibc
+
+/// The sender's side: the listener and the links that serve offered files.
+extension FileTransferService {
+    public func start() throws -> Int {
+        let fd = try Socket.makeTCPListener(port: listenPort)
+        let port: Int
+        do { port = try Socket.localEndpoint(fd).port } catch {
+            Glibc.close(fd)
+            throw error
+        }
+        state.withLock { state in
+            state.listener = fd
+            state.port = port
+        }
+        Thread { [self] in acceptLoop(fd) }.start()
+        logger.info("transfer links on port \(port)")
+        return port
+    }
+
+    public func stop() {
+        let links = state.withLock { state -> [Int32] in
+            state.stopped = true
+            state.interrupted.formUnion(state.links.keys)
+            return Array(state.links.values)
+        }
+        for fd in links where fd >= 0 { _ = shutdown(fd, Int32(SHUT_RDWR)) }
+        continuation.finish()
+    }
+
+    /// Accepts until `stop`; the listener is polled so the thread notices.
+    private func acceptLoop(_ listener: Int32) {
+        defer { Glibc.close(listener) }
+        while !state.withLock({ $0.stopped }) {
+            var poller = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, 250) > 0 else { continue }
+            guard let accepted = try? Socket.accept(listener) else { continue }
+            let admitted = state.withLock { state -> Bool in
+                guard state.handshaking < Self.maxHandshaking, !state.stopped else { return false }
+                state.handshaking += 1
+                return true
+            }
+            guard admitted else {
+                Glibc.close(accepted.fd)
+                continue
+            }
+            Thread { [self] in serveConnection(accepted.fd, from: accepted.peer) }.start()
+        }
+    }
+
+    /// Runs one serving link: handshake, the checks of "Binding", then the
+    /// file from the requested offset.
+    private func serveConnection(_ fd: Int32, from address: IPv4Endpoint) {
+        var handshaking = true
+        defer { if handshaking { state.withLock { $0.handshaking -= 1 } } }
+        let connection: FileLinkConnection
+        do { connection = try FileLinkConnection(accepted: fd, timeoutSeconds: FileTransferLimits.handshakeTimeoutSeconds) } catch {
+            Glibc.close(fd)
+            return
+        }
+        let peer: IdentityKey.Public
+        let request: FileLinkRequest
+        do {
+            var handshake = try FileLinkHandshake(role: .responder, credential: credential, groupSecret: groupSecret)
+            try connection.writeFrame(try handshake.answer(try connection.readFrame()))
+            (peer, request) = try handshake.accept(try connection.readFrame())
+            connection.cipher = handshake.transport
+        } catch {
+            logger.info("transfer link from \(address) refused: \(error)")
+            return
+        }
+        state.withLock { $0.handshaking -= 1 }
+        handshaking = false
+        let id = request.id
+        guard let file = state.withLock({ $0.served[id] }), FileLinkHandshake.matches(peer, base64: file.peerKey) else {
+            logger.notice("transfer link from \(address) asked for \(id), not offered to its key")
+            try? connection.writeRecord(.fail("no such offer"))
+            return
+        }
+        guard admitServing(file) else {
+            try? connection.writeRecord(.fail("busy: too many transfers running"))
+            return
+        }
+        defer { endServing(file) }
+        guard attach(connection.fd, to: id) else { return }
+        do {
+            try send(file, from: request.offset, over: connection)
+        } catch let failure as FileLinkFailure {
+            switch failure {
+            case .final(let reason):
+                try? connection.writeRecord(.fail(reason))
+                report(.failed(id, reason: reason), unlessInterrupted: id)
+            case .receiverFailed(let reason):
+                report(.failed(id, reason: "the receiver: \(TerminalText.sanitize(reason))"), unlessInterrupted: id)
+            }
+        } catch {
+            report(.interrupted(id, reason: "\(error)"), unlessInterrupted: id)
+        }
+    }
+
+    private func admitServing(_ file: ServedFile) -> Bool {
+        state.withLock { state in
+            guard state.links[file.id] == nil, state.serving < FileTransferLimits.active,
+                  state.servingPerPeer[file.peer, default: 0] < FileTransferLimits.activePerPeer else { return false }
+            state.serving += 1
+            state.servingPerPeer[file.peer, default: 0] += 1
+            state.links[file.id] = -1
+            state.interrupted.remove(file.id)
+            return true
+        }
+    }
+
+    private func endServing(_ file: ServedFile) {
+        state.withLock { state in
+            state.serving -= 1
+            state.servingPerPeer[file.peer, default: 1] -= 1
+            if state.servingPerPeer[file.peer] == 0 { state.servingPerPeer[file.peer] = nil }
+            state.links[file.id] = nil
+        }
+    }
+
+    /// Streams `file` from `offset`, then waits for the receiver's verdict.
+    private func send(_ file: ServedFile, from offset: Int64, over connection: FileLinkConnection) throws {
+        let changed = "the file changed on the sender's disk"
+        guard (try? Self.statFile(file.path)).map({ $0.size == file.facts.size && $0.modified == file.facts.modified }) == true else {
+            throw FileLinkFailure.final(changed)
+        }
+        guard offset <= file.facts.size else { throw FileLinkFailure.final("offset past the end of the file") }
+        let fd = open(file.path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw FileLinkFailure.final("cannot read the file: \(String(cString: strerror(errno)))") }
+        defer { Glibc.close(fd) }
+        try connection.writeRecord(.start(offset: offset, size: file.facts.size))
+        connection.setTimeout(seconds: FileTransferLimits.idleTimeoutSeconds)
+        var buffer = [UInt8](repeating: 0, count: FileLinkRecord.dataHeaderBytes + FileTransferLimits.chunkBytes)
+        var out: [UInt8] = []
+        out.reserveCapacity(buffer.count + 18)
+        var position = offset
+        var lastReport: Int64 = 0
+        while position < file.facts.size {
+            let want = Int(min(Int64(FileTransferLimits.chunkBytes), file.facts.size - position))
+            let got = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + FileLinkRecord.dataHeaderBytes, want, off_t(position)) }
+            // Shorter than offered: the file shrank under us.
+            guard got > 0 else { throw FileLinkFailure.final(changed) }
+            FileLinkRecord.dataHeader(offset: position, into: &buffer)
+            out.removeAll(keepingCapacity: true)
+            try buffer.withUnsafeBytes { raw in
+                try connection.cipher!.sealFramed(UnsafeRawBufferPointer(rebasing: raw[0..<(FileLinkRecord.dataHeaderBytes + got)]),
+                                                  appendingTo: &out)
+            }
+            try connection.writeAll(out)
+            position += Int64(got)
+            let now = Self.nowMillis()
+            if now - lastReport >= FileTransferLimits.progressIntervalMillis {
+                lastReport = now
+                report(.progress(file.id, bytes: position))
+            }
+        }
+        // Changed while it was read: the receiver's hash would fail too, but
+        // this says why.
+        guard (try? Self.statFile(file.path)).map({ $0.size == file.facts.size && $0.modified == file.facts.modified }) == true else {
+            throw FileLinkFailure.final(changed)
+        }
+        try connection.writeRecord(.end)
+        report(.progress(file.id, bytes: file.facts.size))
+        switch try connection.readRecord() {
+        case .verified: report(.sent(file.id))
+        case .fail(let reason): throw FileLinkFailure.receiverFailed(reason)
+        default: throw FileLinkFailure.final("the receiver sent an unexpected record")
+        }
+    }
+}
+
+/// How a link ended for good (anything else is an interruption to resume).
+enum FileLinkFailure: Error {
+    /// This side found the transfer cannot succeed; tell the peer.
+    case final(String)
+    /// The peer said so in a `fail` record.
+    case receiverFailed(String)
+}
+#endif

@@ -1,0 +1,117 @@
+import ChatCore
+import ChatCrypto
+import Foundation
+import Synchronization
+
+/// The transfer links of one node (PROTOCOL.md, "The transfer link"): a
+/// listener that serves offered files to the peers they were offered to,
+/// and fetches that dial a sender and append to a partial file.
+///
+/// Each link runs on a thread of its own with blocking, timed socket and
+/// file calls: a transfer is a long sequential stream, the caps keep the
+/// threads few (`FileTransferLimits.active` each way, plus handshakes in
+/// progress), and a blocking write is the backpressure (the sender reads
+/// the next chunk from disk only when the socket took the last one; the
+/// receiver reads the next record only when the last one is written).
+/// Chat never shares these sockets or threads.
+///
+/// A final class: its state is behind one `Mutex`, touched briefly by the
+/// link threads and the node; nothing blocks while holding it.
+public final class FileTransferService: FileLinkPort, Sendable {
+    struct State {
+        var listener: Int32 = -1
+        var port = 0
+        var stopped = false
+        var served: [MessageID: ServedFile] = [:]
+        /// Links running, by transfer: their descriptor once connected.
+        var links: [MessageID: Int32] = [:]
+        /// Serving links per receiving peer.
+        var servingPerPeer: [NodeNumber: Int] = [:]
+        var serving = 0
+        /// Transfers whose link the node stopped: their thread reports nothing.
+        var interrupted: Set<MessageID> = []
+        /// Accepted connections still in their handshake.
+        var handshaking = 0
+    }
+
+    /// Connections in their handshake at once; more are closed at once.
+    static let maxHandshaking = 8
+
+    let state = Mutex(State())
+    let credential: HandshakeIdentity.Credential
+    let groupSecret: GroupSecret?
+    let logger: ChatLogger
+    let listenPort: Int
+    public let linkEvents: AsyncStream<FileLinkEvent>
+    let continuation: AsyncStream<FileLinkEvent>.Continuation
+
+    /// - Parameter port: 0 for an ephemeral port (announced in each offer).
+    public init(identity: IdentityKey, groupSecret: GroupSecret?, port: Int = 0, logger: ChatLogger = .disabled) throws(CryptoError) {
+        credential = try HandshakeIdentity.Credential(identity: identity)
+        self.groupSecret = groupSecret
+        self.logger = logger
+        listenPort = port
+        (linkEvents, continuation) = AsyncStream.makeStream(of: FileLinkEvent.self)
+    }
+
+    public var port: Int { state.withLock { $0.port } }
+
+    public func serve(_ file: ServedFile) {
+        state.withLock { $0.served[file.id] = file }
+    }
+
+    public func unserve(_ id: MessageID) {
+        state.withLock { $0.served[id] = nil }
+        interrupt(id)
+    }
+
+    public func interrupt(_ id: MessageID) {
+        state.withLock { state in
+            guard let fd = state.links[id] else { return }
+            state.interrupted.insert(id)
+            // Wakes the link's thread out of its blocking call; it closes the descriptor.
+            if fd >= 0 { _ = shutdown(fd, Int32(SHUT_RDWR)) }
+        }
+    }
+
+    func report(_ event: FileLinkEvent) {
+        continuation.yield(event)
+    }
+
+    /// Reports `event` unless the node stopped this transfer's link.
+    func report(_ event: FileLinkEvent, unlessInterrupted id: MessageID) {
+        let wasInterrupted = state.withLock { $0.interrupted.contains(id) }
+        if !wasInterrupted { report(event) }
+    }
+
+    /// Registers a link for `id`; false if one runs already.
+    func beginLink(_ id: MessageID) -> Bool {
+        state.withLock { state in
+            guard state.links[id] == nil, !state.stopped else { return false }
+            state.links[id] = -1
+            state.interrupted.remove(id)
+            return true
+        }
+    }
+
+    func attach(_ fd: Int32, to id: MessageID) -> Bool {
+        state.withLock { state in
+            guard !state.interrupted.contains(id), !state.stopped else { return false }
+            state.links[id] = fd
+            return true
+        }
+    }
+
+    /// Forgets the link before its descriptor closes, so `interrupt` never
+    /// shuts a descriptor number another socket took since.
+    func endLink(_ id: MessageID) {
+        state.withLock { state in
+            state.links[id] = nil
+        }
+    }
+
+    /// Milliseconds on a monotonic clock, for throttling progress.
+    static func nowMillis() -> Int64 {
+        Int64(DispatchTime.now().uptimeNanoseconds / 1_000_000)
+    }
+}
