@@ -23,6 +23,10 @@ public enum CommandResult: Sendable {
     /// result (1 on a new search, counting on for the next pages).
     case search(SearchResults, first: Int)
     case stats(NodeCounters, transport: [String: Int])
+    /// A file offered (`sendFile`; its id is the transfer's).
+    case fileOffered(FileTransfer)
+    /// `/files`: transfers, oldest first.
+    case files([FileTransfer])
     case help
     case quit
 }
@@ -208,6 +212,8 @@ public actor CommandExecutor {
             return try await openPage(around: hits[number - 1].message)
         case .stats:
             return .stats(await node.statistics(), transport: await node.transportDiagnostics())
+        case .sendFile, .acceptFile, .declineFile, .cancelFile, .files:
+            return try await runFile(command)
         case .help:
             return .help
         case .quit:

@@ -51,6 +51,7 @@ public struct CommandLineParser {
             case "--peer": options.staticPeers.append(try Self.hostPort(try value(), for: name))
             case "-d", "--data-dir": options.dataDirectory = try Self.nonEmpty(try value(), for: name)
             case "--in-memory": options.inMemory = true
+            case "--download-dir": options.downloadDirectory = try Self.nonEmpty(try value(), for: name)
             case "--secret-file": options.secretFile = try Self.nonEmpty(try value(), for: name)
             case "--max-history":
                 let text = try value()

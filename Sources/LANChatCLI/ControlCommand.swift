@@ -31,6 +31,13 @@ public enum ControlCommand: Hashable, Sendable {
     /// Open the history around result N (from 1) of the last search.
     case jump(Int)
     case stats
+    /// Offer a file to a peer; accept, decline or cancel a transfer by id
+    /// (or a unique start or end of it); list transfers.
+    case sendFile(to: String, path: String)
+    case acceptFile(String)
+    case declineFile(String)
+    case cancelFile(String)
+    case files
     case help
     case quit
 
@@ -55,6 +62,11 @@ public enum ControlCommand: Hashable, Sendable {
         case .search: "search"
         case .jump: "jump"
         case .stats: "stats"
+        case .sendFile: "sendFile"
+        case .acceptFile: "acceptFile"
+        case .declineFile: "declineFile"
+        case .cancelFile: "cancelFile"
+        case .files: "files"
         case .help: "help"
         case .quit: "quit"
         }
@@ -107,6 +119,13 @@ public enum ConsoleCommandParser {
             guard words.count == 2, let number = Int(words[1]), number >= 1 else { throw UsageError("usage: /jump N (a /search result's number)") }
             return .jump(number)
         case "stats": return .stats
+        case "send":
+            guard words.count == 3 else { throw UsageError("usage: /send NAME PATH") }
+            return .sendFile(to: words[1], path: words[2])
+        case "accept-file": return .acceptFile(try argument("a transfer ID (/files lists them)"))
+        case "decline-file": return .declineFile(try argument("a transfer ID (/files lists them)"))
+        case "cancel-file": return .cancelFile(try argument("a transfer ID (/files lists them)"))
+        case "files": return .files
         case "help", "?": return .help
         case "quit", "exit", "q": return .quit
         default: throw UsageError("unknown command /\(verb); /help lists them")

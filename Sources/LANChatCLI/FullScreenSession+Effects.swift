@@ -107,6 +107,10 @@ extension FullScreenSession {
                 await apply(.notice("filter: \(filter)"))
             case .stats(let counters, let transport):
                 await apply(.panel(renderer.stats(counters, transport: transport)))
+            case .fileOffered(let transfer):
+                await apply(.notice("offered \(TerminalText.sanitize(transfer.name)) to \(TerminalText.sanitize(transfer.peerNickname)) as #\(ConsoleRenderer.shortID(transfer.id))"))
+            case .files(let transfers):
+                await apply(.panel(renderer.files(transfers)))
             case .search(let results, let first):
                 await apply(searchEvent(results, first: first))
             }

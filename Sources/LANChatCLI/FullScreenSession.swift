@@ -105,6 +105,8 @@ public actor FullScreenSession: FrontEnd {
         case .peerQuota(let peer, let nickname, let quota):
             let name = node.displayName(for: peer, nickname: nickname)
             await apply(.notice("not storing more from \(TerminalText.sanitize(name)): it reached its share of the history (\(quota) bytes)"))
+        case .file(let event):
+            if let notice = ConsoleRenderer.fileNotice(event) { await apply(.notice(notice)) }
         case .caughtUp(_, let count):
             await refreshRooms()
             await apply(.notice("caught up on \(count) missed message\(count == 1 ? "" : "s")"))

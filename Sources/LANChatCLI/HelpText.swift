@@ -27,6 +27,10 @@ public enum HelpText {
                       Latin letters; /search alone shows the next 50
       /jump N         open result N's room on the page around it (full
                       screen: arrows choose, Enter opens, Ctrl-R lists again)
+      /send NAME PATH offer a file to NAME (it must be linked; the receiver
+                      accepts or declines; bytes go on a link of their own)
+      /accept-file ID /decline-file ID  answer an offer (ID: its last 8 digits)
+      /cancel-file ID stop a transfer either way     /files  list transfers
       /quit           leave (also Ctrl-D)
       NAME is a nickname, nickname#tag when two peers share it, #tag, or a node
       number. Messages count as read once shown here (or by /read); a room you
@@ -62,6 +66,9 @@ public enum HelpText {
           --in-memory          keep no history on disk (the default for bots)
           --secret-file PATH   private group: link only to nodes with the same
                                secret file (also LANCHAT_SECRET_FILE=PATH)
+          --download-dir PATH  where accepted files are saved, mode 0600
+                               (default: $XDG_DOWNLOAD_DIR/lanchat, else
+                               ~/Downloads/lanchat; also LANCHAT_DOWNLOAD_DIR)
           --max-history MIB    cap the history file; past it new messages are
                                refused as on a full disk (default: no cap)
           --max-peer-history MIB
@@ -109,6 +116,8 @@ public enum HelpText {
       /filter [all|none|STAGE|stage:NAME]   /nick NAME   /stats   /help   /quit
       /verify NAME [ok]   (the safety number to compare; ok marks NAME verified)
       /search WORDS   /jump N   (find text in all history; open a result)
+      /send NAME PATH   /accept-file ID   /decline-file ID   /cancel-file ID
+      /files   (offer a file, answer an offer, list transfers)
       The prompt names the open room; only /open changes it. A room opens at
       its "── unread ──" line, and messages count as read once shown.
 

@@ -50,6 +50,8 @@ extension InteractiveSession {
             screen.write(renderer.error("not storing more from \(renderer.safe(name)): it reached its share of the history (\(quota) bytes)"))
         case .keyChanged(let change):
             screen.write(renderer.keyChanged(change, name: node.displayName(for: change.peer.number, nickname: change.peer.nickname)))
+        case .file(let event):
+            showFile(event)
         case .unread, .rejected, .started, .stopped:
             break
         }

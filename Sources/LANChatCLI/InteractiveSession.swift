@@ -21,6 +21,8 @@ public actor InteractiveSession: FrontEnd {
     var nameHolders = NameHolders()
     /// DM requests shown with their text: the message itself is not shown again.
     var requestsShown: Set<MessageID> = []
+    /// Per file transfer, the last quarter of its progress printed.
+    var fileQuarters: [MessageID: Int] = [:]
     /// When the session started (ms): messages written before it that
     /// arrive now are catch-up, printed up to `lateLimit` per burst.
     var startedAt: Int64 = 0
@@ -134,6 +136,10 @@ public actor InteractiveSession: FrontEnd {
                 return [renderer.error("filter is all, none, or a stage name (stage:NAME also works)")]
             }
             return [renderer.notice("filter: \(renderer.safe(filter.description))")]
+        case .fileOffered(let transfer):
+            return [renderer.notice("offered \(renderer.safe(transfer.name)) (\(ConsoleRenderer.bytes(transfer.size))) to \(renderer.safe(transfer.peerNickname)) as #\(ConsoleRenderer.shortID(transfer.id)); /cancel-file \(ConsoleRenderer.shortID(transfer.id)) takes it back")]
+        case .files(let transfers):
+            return renderer.files(transfers)
         case .stats(let counters, let transport):
             return renderer.stats(counters, transport: transport)
         case .search(let results, let first):

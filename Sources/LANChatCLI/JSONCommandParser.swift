@@ -73,6 +73,11 @@ public enum JSONCommandParser {
             guard let number = try integer("result"), number >= 1 else { throw UsageError("jump: \"result\" is a number from 1") }
             command = .jump(Int(number))
         case "stats": command = .stats
+        case "sendFile": command = .sendFile(to: try peer("to"), path: try string("path"))
+        case "acceptFile": command = .acceptFile(try string("id"))
+        case "declineFile": command = .declineFile(try string("id"))
+        case "cancelFile": command = .cancelFile(try string("id"))
+        case "files": command = .files
         case "help": command = .help
         case "quit": command = .quit
         default: throw UsageError("unknown cmd \"\(verb.prefix(40))\"")

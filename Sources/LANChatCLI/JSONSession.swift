@@ -80,6 +80,8 @@ public actor JSONSession: FrontEnd {
             return ["event": "rejected", "from": from.rawValue, "reason": reason]
         case .storage(let failure):
             return ["event": "storage", "ok": failure == nil, "reason": failure ?? ""]
+        case .file(let event):
+            return JSONEventEncoder.file(event)
         case .peerQuota(let peer, let nickname, let quota):
             // Only this peer's messages are refused: the store itself works.
             return ["event": "storage", "ok": true, "peer": peer.rawValue, "nickname": nickname, "quotaBytes": quota,
@@ -175,9 +177,17 @@ public actor JSONSession: FrontEnd {
                     return true
                 }
                 reply["filter"] = filter.description
+            case .fileOffered(let transfer):
+                reply["id"] = transfer.id.description
+                reply["name"] = transfer.name
+                reply["size"] = transfer.size
+                reply["sha256"] = transfer.sha256
+            case .files(let transfers):
+                reply["files"] = transfers.map(JSONEventEncoder.transfer)
             case .help:
                 reply["commands"] = ["send", "dm", "accept", "decline", "open", "peers", "whois", "verify", "rooms", "unread", "nick",
-                                     "history", "more", "read", "filter", "search", "jump", "stats", "help", "quit"]
+                                     "history", "more", "read", "filter", "search", "jump", "stats",
+                                     "sendFile", "acceptFile", "declineFile", "cancelFile", "files", "help", "quit"]
             }
         } catch {
             var object = JSONEventEncoder.error(error.description, re: parsed.requestID)

@@ -85,7 +85,15 @@ public enum LANChatApp {
                             authenticator: Ed25519MessageAuthenticator(key: identityKey),
                             options: NodeOptions(peerStorageQuota: peerQuota))
         let signals = SignalWatcher()
+        let files: FileTransfers
         do {
+            // Files move on links of their own (FileTransferService), bound to the same identity.
+            let links = try FileTransferService(identity: identityKey, groupSecret: groupSecret, logger: logger.labeled("files"))
+            files = FileTransfers(localNumber: identity.number, links: links, transport: service, store: store, events: node.events,
+                                  downloadDirectory: options.downloadDirectory ?? DownloadDirectory.defaultPath(environment: environment),
+                                  logger: logger.labeled("files"), identity: { [node] in await node.identity })
+            await node.attach(files: files)
+            try await files.start()
             try await node.start()
         } catch {
             writeError("lanchat: cannot start: \(error)")
@@ -143,6 +151,7 @@ public enum LANChatApp {
         background.cancel()
         trimmer.cancel()
         input?.cancel()
+        await files.stop()
         await node.stop()  // leave, close links, finish events
         await eventPump.value  // every event written before we exit
         signalPump.cancel()

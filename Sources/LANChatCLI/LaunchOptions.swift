@@ -28,6 +28,8 @@ public struct LaunchOptions: Hashable, Sendable {
     public var broadcastAddresses: [String]?
     public var staticPeers: [String] = []
     public var dataDirectory: String?
+    /// Where accepted files go; nil: `DownloadDirectory.defaultPath`.
+    public var downloadDirectory: String?
     /// Keep history in memory only (bots, tests).
     public var inMemory = false
     /// Cap of the history file in MiB (the total storage quota); nil: none.

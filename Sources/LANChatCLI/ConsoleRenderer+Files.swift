@@ -1,0 +1,61 @@
+import ChatCore
+import ChatNode
+
+/// File transfers on the line console and the full-screen client's status
+/// line. Names and reasons come from peers: always sanitised.
+extension ConsoleRenderer {
+    /// The last 8 hex digits of a transfer id: what people type
+    /// (`/accept-file 5e0f9a11`); the first ones are a timestamp, shared
+    /// by transfers made close together.
+    static func shortID(_ id: MessageID) -> String {
+        String(id.description.suffix(8))
+    }
+
+    static func bytes(_ count: Int64) -> String {
+        let units = ["bytes", "KiB", "MiB", "GiB", "TiB"]
+        var value = Double(count)
+        var unit = 0
+        while value >= 1024, unit < units.count - 1 {
+            value /= 1024
+            unit += 1
+        }
+        return unit == 0 ? "\(count) bytes" : String(format: "%.1f %@", value, units[unit])
+    }
+
+    /// One line for a file event, or nil for progress (printed sparingly
+    /// by the caller).
+    static func fileNotice(_ event: FileTransferEvent) -> String? {
+        func name(_ transfer: FileTransfer) -> String { TerminalText.sanitize(transfer.name) }
+        func peer(_ transfer: FileTransfer) -> String { TerminalText.sanitize(transfer.peerNickname) }
+        switch event {
+        case .offer(let transfer):
+            let id = shortID(transfer.id)
+            return "\(peer(transfer)) offers \(name(transfer)) (\(bytes(transfer.size))): /accept-file \(id) or /decline-file \(id)"
+        case .accepted(let transfer):
+            return "\(peer(transfer)) accepted \(name(transfer)); sending"
+        case .progress(let transfer):
+            let percent = transfer.size == 0 ? 100 : Int(transfer.bytes * 100 / transfer.size)
+            return "\(name(transfer)): \(percent)% of \(bytes(transfer.size))"
+        case .done(let transfer):
+            switch transfer.direction {
+            case .receiving: return "saved \(name(transfer)) from \(peer(transfer)) in \(TerminalText.sanitize(transfer.path)) (SHA-256 verified)"
+            case .sending: return "\(peer(transfer)) received \(name(transfer)) (SHA-256 verified)"
+            }
+        case .failed(let transfer):
+            return "\(name(transfer)) \(transfer.direction == .sending ? "to" : "from") \(peer(transfer)): \(TerminalText.sanitize(transfer.reason ?? transfer.state.rawValue))"
+        }
+    }
+
+    /// `/files`.
+    func files(_ transfers: [FileTransfer]) -> [String] {
+        guard !transfers.isEmpty else { return [notice("no file transfers")] }
+        return transfers.map { transfer in
+            let arrow = transfer.direction == .sending ? "→" : "←"
+            var line = "#\(Self.shortID(transfer.id)) \(arrow) \(safe(transfer.peerNickname)) \(safe(transfer.name)) "
+                + "\(Self.bytes(transfer.bytes))/\(Self.bytes(transfer.size)) \(transfer.state.rawValue)"
+            if transfer.state == .done, transfer.direction == .receiving { line += " \(safe(transfer.path))" }
+            if let reason = transfer.reason, transfer.state != .done { line += ": \(safe(reason))" }
+            return "  " + line
+        }
+    }
+}
