@@ -45,6 +45,7 @@ extension FileTransferService {
         }
         let connection = try FileLinkConnection(dialing: endpoint, timeoutSeconds: FileTransferLimits.handshakeTimeoutSeconds)
         guard attach(connection.fd, to: request.id) else { return }
+        count { $0.linksDialled += 1 }
         var handshake = try FileLinkHandshake(role: .initiator, credential: credential, groupSecret: groupSecret)
         try connection.writeFrame(try handshake.start())
         let (reply, sender) = try handshake.finish(try connection.readFrame(), request: FileLinkRequest(id: request.id, offset: have))
@@ -70,6 +71,7 @@ extension FileTransferService {
                 try Self.write(bytes, to: file, at: have)
                 hasher.update(bytes)
                 have += Int64(bytes.count)
+                count { $0.bytesReceived += Int64(bytes.count) }
                 let now = Self.nowMillis()
                 if now - lastReport >= FileTransferLimits.progressIntervalMillis {
                     lastReport = now

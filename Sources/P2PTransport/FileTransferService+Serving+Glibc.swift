@@ -78,13 +78,16 @@ extension FileTransferService {
         let id = request.id
         guard let file = state.withLock({ $0.served[id] }), FileLinkHandshake.matches(peer, base64: file.peerKey) else {
             logger.notice("transfer link from \(address) asked for \(id), not offered to its key")
+            count { $0.refused += 1 }
             try? connection.writeRecord(.fail("no such offer"))
             return
         }
         guard admitServing(file) else {
+            count { $0.refused += 1 }
             try? connection.writeRecord(.fail("busy: too many transfers running"))
             return
         }
+        count { $0.linksServed += 1 }
         defer { endServing(file) }
         guard attach(connection.fd, to: id) else { return }
         do {
@@ -153,6 +156,8 @@ extension FileTransferService {
             }
             try connection.writeAll(out)
             position += Int64(got)
+            count { $0.bytesSent += Int64(got) }
+            if recordPause > .zero { Thread.sleep(forTimeInterval: Double(recordPause.components.attoseconds) / 1e18 + Double(recordPause.components.seconds)) }
             let now = Self.nowMillis()
             if now - lastReport >= FileTransferLimits.progressIntervalMillis {
                 lastReport = now

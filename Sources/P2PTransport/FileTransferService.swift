@@ -32,6 +32,19 @@ public final class FileTransferService: FileLinkPort, Sendable {
         var interrupted: Set<MessageID> = []
         /// Accepted connections still in their handshake.
         var handshaking = 0
+        var counters = FileLinkCounters()
+    }
+
+    /// What the links did so far (tests, `/stats`).
+    public struct FileLinkCounters: Sendable, Equatable {
+        /// File bytes written to partial files / sent in data records.
+        public var bytesReceived: Int64 = 0
+        public var bytesSent: Int64 = 0
+        /// Fetch links dialled, serving links that passed the handshake.
+        public var linksDialled = 0
+        public var linksServed = 0
+        /// Serving links refused: no such offer for that key, or busy.
+        public var refused = 0
     }
 
     /// Connections in their handshake at once; more are closed at once.
@@ -42,11 +55,16 @@ public final class FileTransferService: FileLinkPort, Sendable {
     let groupSecret: GroupSecret?
     let logger: ChatLogger
     let listenPort: Int
+    /// A pause after each data record sent (tests and demos that need a
+    /// transfer to last; zero otherwise).
+    let recordPause: Duration
     public let linkEvents: AsyncStream<FileLinkEvent>
     let continuation: AsyncStream<FileLinkEvent>.Continuation
 
     /// - Parameter port: 0 for an ephemeral port (announced in each offer).
-    public init(identity: IdentityKey, groupSecret: GroupSecret?, port: Int = 0, logger: ChatLogger = .disabled) throws(CryptoError) {
+    public init(identity: IdentityKey, groupSecret: GroupSecret?, port: Int = 0, logger: ChatLogger = .disabled,
+                recordPause: Duration = .zero) throws(CryptoError) {
+        self.recordPause = recordPause
         credential = try HandshakeIdentity.Credential(identity: identity)
         self.groupSecret = groupSecret
         self.logger = logger
@@ -55,6 +73,12 @@ public final class FileTransferService: FileLinkPort, Sendable {
     }
 
     public var port: Int { state.withLock { $0.port } }
+
+    public var counters: FileLinkCounters { state.withLock { $0.counters } }
+
+    func count(_ change: (inout FileLinkCounters) -> Void) {
+        state.withLock { change(&$0.counters) }
+    }
 
     public func serve(_ file: ServedFile) {
         state.withLock { $0.served[file.id] = file }
