@@ -52,6 +52,12 @@ public struct CommandLineParser {
             case "-d", "--data-dir": options.dataDirectory = try Self.nonEmpty(try value(), for: name)
             case "--in-memory": options.inMemory = true
             case "--download-dir": options.downloadDirectory = try Self.nonEmpty(try value(), for: name)
+            case "--file-rate":
+                let text = try value()
+                guard let rate = Int(text), rate >= 1, rate <= 100_000_000 else {
+                    throw UsageError("--file-rate wants KiB/s between 1 and 100000000, not '\(text)'")
+                }
+                options.fileRateKiB = rate
             case "--secret-file": options.secretFile = try Self.nonEmpty(try value(), for: name)
             case "--max-history":
                 let text = try value()

@@ -69,6 +69,8 @@ public enum HelpText {
           --download-dir PATH  where accepted files are saved, mode 0600
                                (default: $XDG_DOWNLOAD_DIR/lanchat, else
                                ~/Downloads/lanchat; also LANCHAT_DOWNLOAD_DIR)
+          --file-rate KIB      cap what each file this node sends takes, in KiB/s
+                               (default: no cap; TCP's own pace)
           --max-history MIB    cap the history file; past it new messages are
                                refused as on a full disk (default: no cap)
           --max-peer-history MIB

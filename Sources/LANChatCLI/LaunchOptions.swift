@@ -30,6 +30,8 @@ public struct LaunchOptions: Hashable, Sendable {
     public var dataDirectory: String?
     /// Where accepted files go; nil: `DownloadDirectory.defaultPath`.
     public var downloadDirectory: String?
+    /// What each file transfer may send, in KiB/s; nil: no cap.
+    public var fileRateKiB: Int?
     /// Keep history in memory only (bots, tests).
     public var inMemory = false
     /// Cap of the history file in MiB (the total storage quota); nil: none.

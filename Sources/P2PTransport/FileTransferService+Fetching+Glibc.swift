@@ -8,9 +8,9 @@ import Glibc
 /// length, verify, flush.
 extension FileTransferService {
     public func fetch(_ request: FetchRequest) {
-        guard beginLink(request.id) else { return }  // one link per transfer
+        guard let token = beginLink(request.id) else { return }  // one link per transfer
         Thread { [self] in
-            defer { endLink(request.id) }
+            defer { endLink(request.id, token: token) }
             do {
                 try runFetch(request)
             } catch let failure as FileLinkFailure {
@@ -45,6 +45,8 @@ extension FileTransferService {
         }
         let connection = try FileLinkConnection(dialing: endpoint, timeoutSeconds: FileTransferLimits.handshakeTimeoutSeconds)
         guard attach(connection.fd, to: request.id) else { return }
+        // Runs before `connection` can close: no shutdown of a reused number.
+        defer { detach(connection.fd, from: request.id) }
         count { $0.linksDialled += 1 }
         var handshake = try FileLinkHandshake(role: .initiator, credential: credential, groupSecret: groupSecret)
         try connection.writeFrame(try handshake.start())
@@ -56,6 +58,8 @@ extension FileTransferService {
         connection.cipher = handshake.transport
         switch try connection.readRecord() {
         case .start(let offset, let size) where offset == have && size == request.size: break
+        // "busy": the sender's caps are full for now; dial again later.
+        case .fail(let reason) where reason.hasPrefix("busy"): throw FileLinkConnection.Failure.badFrame("the sender is busy")
         case .fail(let reason): throw FileLinkFailure.receiverFailed(reason)
         default: throw FileLinkFailure.final("the sender did not start at offset \(have)")
         }

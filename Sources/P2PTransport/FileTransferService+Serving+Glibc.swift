@@ -82,14 +82,16 @@ extension FileTransferService {
             try? connection.writeRecord(.fail("no such offer"))
             return
         }
-        guard admitServing(file) else {
+        guard let token = admitServing(file) else {
             count { $0.refused += 1 }
             try? connection.writeRecord(.fail("busy: too many transfers running"))
             return
         }
         count { $0.linksServed += 1 }
-        defer { endServing(file) }
+        defer { endServing(file, token: token) }
         guard attach(connection.fd, to: id) else { return }
+        // Runs before `connection` can close: no shutdown of a reused number.
+        defer { detach(connection.fd, from: id) }
         do {
             try send(file, from: request.offset, over: connection)
         } catch let failure as FileLinkFailure {
@@ -105,24 +107,34 @@ extension FileTransferService {
         }
     }
 
-    private func admitServing(_ file: ServedFile) -> Bool {
+    /// Takes a serving slot; a link still registered for the same transfer
+    /// is the receiver's previous one (it dialled again), so it is shut
+    /// and replaced. Nil when the caps are full.
+    private func admitServing(_ file: ServedFile) -> Int? {
         state.withLock { state in
-            guard state.links[file.id] == nil, state.serving < FileTransferLimits.active,
-                  state.servingPerPeer[file.peer, default: 0] < FileTransferLimits.activePerPeer else { return false }
+            let replacing = state.links[file.id]
+            let extra = replacing == nil ? 0 : 1  // the old one leaves its slot soon
+            guard state.serving < FileTransferLimits.active + extra,
+                  state.servingPerPeer[file.peer, default: 0] < FileTransferLimits.activePerPeer + extra else { return nil }
+            if let old = replacing, old >= 0 { _ = shutdown(old, Int32(SHUT_RDWR)) }
             state.serving += 1
             state.servingPerPeer[file.peer, default: 0] += 1
             state.links[file.id] = -1
             state.interrupted.remove(file.id)
-            return true
+            state.nextToken += 1
+            state.linkTokens[file.id] = state.nextToken
+            return state.nextToken
         }
     }
 
-    private func endServing(_ file: ServedFile) {
+    private func endServing(_ file: ServedFile, token: Int) {
         state.withLock { state in
             state.serving -= 1
             state.servingPerPeer[file.peer, default: 1] -= 1
             if state.servingPerPeer[file.peer] == 0 { state.servingPerPeer[file.peer] = nil }
+            guard state.linkTokens[file.id] == token else { return }
             state.links[file.id] = nil
+            state.linkTokens[file.id] = nil
         }
     }
 

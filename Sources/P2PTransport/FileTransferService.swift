@@ -25,6 +25,11 @@ public final class FileTransferService: FileLinkPort, Sendable {
         var served: [MessageID: ServedFile] = [:]
         /// Links running, by transfer: their descriptor once connected.
         var links: [MessageID: Int32] = [:]
+        /// Which link owns each entry of `links`: a newer link for the same
+        /// transfer (the receiver redialled) replaces an older one, whose
+        /// thread must not then remove the newer's entry.
+        var linkTokens: [MessageID: Int] = [:]
+        var nextToken = 0
         /// Serving links per receiving peer.
         var servingPerPeer: [NodeNumber: Int] = [:]
         var serving = 0
@@ -55,8 +60,8 @@ public final class FileTransferService: FileLinkPort, Sendable {
     let groupSecret: GroupSecret?
     let logger: ChatLogger
     let listenPort: Int
-    /// A pause after each data record sent (tests and demos that need a
-    /// transfer to last; zero otherwise).
+    /// A pause after each data record sent: `--file-rate` (also what
+    /// makes a transfer last in tests); zero for none.
     let recordPause: Duration
     public let linkEvents: AsyncStream<FileLinkEvent>
     let continuation: AsyncStream<FileLinkEvent>.Continuation
@@ -108,13 +113,15 @@ public final class FileTransferService: FileLinkPort, Sendable {
         if !wasInterrupted { report(event) }
     }
 
-    /// Registers a link for `id`; false if one runs already.
-    func beginLink(_ id: MessageID) -> Bool {
+    /// Registers a fetch link for `id`; nil if one runs already.
+    func beginLink(_ id: MessageID) -> Int? {
         state.withLock { state in
-            guard state.links[id] == nil, !state.stopped else { return false }
+            guard state.links[id] == nil, !state.stopped else { return nil }
             state.links[id] = -1
             state.interrupted.remove(id)
-            return true
+            state.nextToken += 1
+            state.linkTokens[id] = state.nextToken
+            return state.nextToken
         }
     }
 
@@ -126,11 +133,21 @@ public final class FileTransferService: FileLinkPort, Sendable {
         }
     }
 
+    /// Takes `fd` out of the table before it closes (the entry stays, so
+    /// the transfer still counts as having a link until `endLink`).
+    func detach(_ fd: Int32, from id: MessageID) {
+        state.withLock { state in
+            if state.links[id] == fd { state.links[id] = -1 }
+        }
+    }
+
     /// Forgets the link before its descriptor closes, so `interrupt` never
     /// shuts a descriptor number another socket took since.
-    func endLink(_ id: MessageID) {
+    func endLink(_ id: MessageID, token: Int) {
         state.withLock { state in
+            guard state.linkTokens[id] == token else { return }
             state.links[id] = nil
+            state.linkTokens[id] = nil
         }
     }
 
