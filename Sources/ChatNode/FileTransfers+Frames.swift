@@ -75,8 +75,8 @@ extension FileTransfers {
         }
         // Offers waiting for an answer live in memory only: nothing is
         // written before the user accepts (the sender repeats it on relink).
-        transfer.reason = nil
         transfers[id] = transfer
+        pruneFinished()
         emit(.offer(transfer))
     }
 }

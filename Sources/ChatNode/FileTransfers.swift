@@ -29,8 +29,6 @@ public actor FileTransfers {
     /// Fetches waiting to dial again after an interruption, by transfer.
     var retries: [MessageID: Task<Void, Never>] = [:]
     var retryCount: [MessageID: Int] = [:]
-    /// When each transfer's progress was last reported (ms).
-    var lastProgress: [MessageID: Int64] = [:]
     private var pump: Task<Void, Never>?
     let notices: AsyncStream<FileNotice>
     let noticeSink: AsyncStream<FileNotice>.Continuation
@@ -72,6 +70,18 @@ public actor FileTransfers {
         noticeSink.finish()
         for task in retries.values { task.cancel() }
         links.stop()
+    }
+
+    /// Finished transfers kept in memory for `/files`; past it the oldest
+    /// go (a peer that offers and cancels in a loop cannot grow the node).
+    static let finishedKept = 256
+
+    func pruneFinished() {
+        let finished = transfers.values.filter(\.state.isFinished)
+        guard finished.count > Self.finishedKept else { return }
+        for transfer in finished.sorted(by: { $0.id < $1.id }).prefix(finished.count - Self.finishedKept) {
+            transfers[transfer.id] = nil
+        }
     }
 
     /// Transfers, oldest first.

@@ -22,8 +22,8 @@ extension ConsoleRenderer {
         return unit == 0 ? "\(count) bytes" : String(format: "%.1f %@", value, units[unit])
     }
 
-    /// One line for a file event, or nil for progress (printed sparingly
-    /// by the caller).
+    /// One line for a file event (the line console prints progress only
+    /// at each quarter; the full-screen status line shows every update).
     static func fileNotice(_ event: FileTransferEvent) -> String? {
         func name(_ transfer: FileTransfer) -> String { TerminalText.sanitize(transfer.name) }
         func peer(_ transfer: FileTransfer) -> String { TerminalText.sanitize(transfer.peerNickname) }
@@ -34,8 +34,7 @@ extension ConsoleRenderer {
         case .accepted(let transfer):
             return "\(peer(transfer)) accepted \(name(transfer)); sending"
         case .progress(let transfer):
-            let percent = transfer.size == 0 ? 100 : Int(transfer.bytes * 100 / transfer.size)
-            return "\(name(transfer)): \(percent)% of \(bytes(transfer.size))"
+            return "\(name(transfer)) \(progressBar(transfer.bytes, of: transfer.size)) of \(bytes(transfer.size))"
         case .done(let transfer):
             switch transfer.direction {
             case .receiving: return "saved \(name(transfer)) from \(peer(transfer)) in \(TerminalText.sanitize(transfer.path)) (SHA-256 verified)"
@@ -44,6 +43,13 @@ extension ConsoleRenderer {
         case .failed(let transfer):
             return "\(name(transfer)) \(transfer.direction == .sending ? "to" : "from") \(peer(transfer)): \(TerminalText.sanitize(transfer.reason ?? transfer.state.rawValue))"
         }
+    }
+
+    /// `▕██████····▏ 60%`: ten cells, each a tenth.
+    static func progressBar(_ done: Int64, of total: Int64) -> String {
+        let percent = total <= 0 ? 100 : Int(min(done, total) * 100 / total)
+        let filled = percent / 10
+        return "▕" + String(repeating: "█", count: filled) + String(repeating: "·", count: 10 - filled) + "▏ \(percent)%"
     }
 
     /// `/files`.
