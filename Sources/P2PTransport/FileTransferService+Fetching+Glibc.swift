@@ -37,9 +37,34 @@ extension FileTransferService {
             have = 0
         }
         // Hash state is not kept: the prefix already on disk is hashed again.
-        let hasher = SHA256Stream()
+        var hasher = SHA256Stream()
         try Self.hashPrefix(of: file, count: have, into: hasher)
+        var alreadyVerified = false
+        if have == request.size {
+            // Whole already (a crash between the last byte and the rename).
+            if SHA256Stream.hex(hasher.finish()) == request.sha256 {
+                alreadyVerified = true
+            } else {
+                // Whole but wrong: start over.
+                guard ftruncate(file, 0) == 0 else { throw FileLinkFailure.final("cannot truncate the partial file") }
+                have = 0
+                hasher = SHA256Stream()
+            }
+        }
+        do {
+            try exchange(request, file: file, have: have, hasher: hasher, alreadyVerified: alreadyVerified)
+        } catch where alreadyVerified {
+            // The sender is gone or forgot the offer: the file is verified here anyway.
+            report(.progress(request.id, bytes: have))
+            report(.received(request.id))
+        }
+    }
 
+    /// One link: dial, handshake, then the records until `end`. With
+    /// `alreadyVerified` the whole file is on disk and checked: the link
+    /// only tells the sender (`start` at the end, `end`, `verified`).
+    private func exchange(_ request: FetchRequest, file: Int32, have start: Int64, hasher: SHA256Stream, alreadyVerified: Bool) throws {
+        var have = start
         guard let endpoint = IPv4Endpoint(host: request.host, port: request.port) else {
             throw FileLinkFailure.final("the sender's address \(request.host) is not an IPv4 address")
         }
@@ -83,7 +108,7 @@ extension FileTransferService {
                 }
             case .end:
                 guard have == request.size else { throw FileLinkFailure.final("the sender ended at \(have) of \(request.size) bytes") }
-                guard SHA256Stream.hex(hasher.finish()) == request.sha256 else {
+                guard alreadyVerified || SHA256Stream.hex(hasher.finish()) == request.sha256 else {
                     try? connection.writeRecord(.fail("SHA-256 mismatch"))
                     throw FileLinkFailure.final("the file's SHA-256 does not match the offer")
                 }

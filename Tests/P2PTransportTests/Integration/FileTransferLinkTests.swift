@@ -97,6 +97,22 @@ import TestSupport
         receiver.service.stop()
     }
 
+    /// Killed between the last byte and the rename: the whole partial file
+    /// is verified again and kept, even with the sender gone.
+    @Test func aWholePartialFileNeedsNoLink() async throws {
+        let scratch = try Scratch()
+        let sender = try Side(seed: 1), receiver = try Side(seed: 2)
+        let content = Self.randomBytes(200_000, seed: 8)
+        let partial = try scratch.file("part", bytes: content)
+        let request = try Self.offer(try scratch.file("source.bin", bytes: content), from: sender, to: receiver, partial: partial)
+        sender.service.stop()
+        receiver.service.fetch(request)
+        try #require(await waitUntil("received") { receiver.saw { $0 == .received(request.id) } })
+        #expect(receiver.service.counters.bytesReceived == 0)
+        #expect(Array(try Data(contentsOf: URL(fileURLWithPath: partial))) == content)
+        receiver.service.stop()
+    }
+
     /// The link is cut mid-way; dialling again carries on where it stopped,
     /// and no byte travels twice.
     @Test func aCutLinkResumesWhereItStopped() async throws {
