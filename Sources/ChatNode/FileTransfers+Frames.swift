@@ -63,6 +63,7 @@ extension FileTransfers {
                                     path: "", port: offer.port, state: .offered)
         // The DM request rules: a peer whose DMs this user declined gets no hearing.
         if dmState == .declinedByMe {
+            declinedUnseen += 1
             await send(await frame(type: .fileDecline, to: peer, refId: id), to: peer)
             return
         }
@@ -70,6 +71,7 @@ extension FileTransfers {
         if waiting.count >= FileTransferLimits.pendingOffers
             || waiting.filter({ $0.peer == peer }).count >= FileTransferLimits.pendingOffersPerPeer {
             logger.notice("declined a file offer from \(peer): too many offers waiting")
+            declinedUnseen += 1
             await send(await frame(type: .fileDecline, to: peer, refId: id), to: peer)
             return
         }

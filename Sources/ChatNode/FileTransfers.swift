@@ -26,6 +26,9 @@ public actor FileTransfers {
     var transfers: [MessageID: FileTransfer] = [:]
     var linked: [NodeNumber: PeerInfo] = [:]
     var ids = MessageIDGenerator()
+    /// Offers declined without being shown: past the caps, or from a peer
+    /// whose DMs this user declined.
+    public internal(set) var declinedUnseen = 0
     /// Fetches waiting to dial again after an interruption, by transfer.
     var retries: [MessageID: Task<Void, Never>] = [:]
     var retryCount: [MessageID: Int] = [:]
