@@ -453,6 +453,59 @@ def protocol_vectors():
             check(True, f"{name}: a flipped bit in message 2 is refused")
 
 
+FILE_PROLOGUE = b"lanchat file v1"
+
+
+def file_vectors():
+    """The transfer link's vector (PROTOCOL.md, "File transfer"): the chat
+    link's handshake with its own prologue, the receiver's request in
+    message 3, then records whose plaintexts are a kind byte and u64s."""
+    text = open(os.path.join(ROOT, "docs", "PROTOCOL.md")).read()
+    block = re.search(r"<!-- lanchat-file-vectors:begin -->\s*```\w*\n(.*?)```\s*<!-- lanchat-file-vectors:end -->", text, re.S)
+    check(block is not None, "docs/PROTOCOL.md has the file transfer vector block")
+    if not block:
+        return
+    v = json.loads(block.group(1))
+    h = lambda key: bytes.fromhex(v[key])
+    name = "file transfer link"
+    check(h("prologue") == FILE_PROLOGUE, f"{name}: prologue is 'lanchat file v1'")
+    request = uuid.UUID(v["transfer_id"]).bytes + struct.pack(">Q", v["offset"])
+    check(request == h("init_request"), f"{name}: request = transfer id (16) || offset (u64 BE)")
+    i = Handshake("XX", True, FILE_PROLOGUE, h("init_static"), h("init_ephemeral"))
+    r = Handshake("XX", False, FILE_PROLOGUE, h("resp_static"), h("resp_ephemeral"))
+    m1 = i.write()
+    check(m1 == bytes.fromhex(v["messages"][0]), f"{name}: message 1")
+    r.read(m1)
+    m2 = r.write(identity_payload(h("resp_identity_seed"), x25519_public(h("resp_static")), b""))
+    check(m2 == bytes.fromhex(v["messages"][1]), f"{name}: message 2 (sender identity, nothing after it)")
+    public, rest = verify_identity_payload(i.read(m2), i.rs)
+    check(public == ed25519_public(h("resp_identity_seed")) and rest == b"", f"{name}: message 2 verifies")
+    m3 = i.write(identity_payload(h("init_identity_seed"), x25519_public(h("init_static")), request))
+    check(m3 == bytes.fromhex(v["messages"][2]), f"{name}: message 3 (receiver identity and request)")
+    public, rest = verify_identity_payload(r.read(m3), r.rs)
+    check(public == ed25519_public(h("init_identity_seed")) and rest == request, f"{name}: message 3 verifies")
+    check(i.h == r.h == h("handshake_hash"), f"{name}: handshake hash")
+    (i_send, i_recv), (r_send, r_recv) = i.split(), r.split()
+    content, offset, received = h("file"), v["offset"], bytearray(h("file")[:v["offset"]])
+    check(hashlib.sha256(content).digest() == h("file_sha256"), f"{name}: the file's SHA-256")
+    kinds = []
+    for n, rec in enumerate(v["records"]):
+        send, recv = (i_send, r_recv) if rec["from"] == "initiator" else (r_send, i_recv)
+        record = send.encrypt(b"", bytes.fromhex(rec["plaintext"]))
+        plain = recv.decrypt(b"", record)
+        check(record.hex() == rec["record"] and plain == bytes.fromhex(rec["plaintext"]), f"{name}: record {n} ({rec['from']})")
+        kinds.append(plain[0])
+        if plain[0] == 0x01:
+            check(struct.unpack(">QQ", plain[1:]) == (offset, len(content)), f"{name}: start names offset and size")
+        elif plain[0] == 0x02:
+            (at,) = struct.unpack(">Q", plain[1:9])
+            check(at == len(received), f"{name}: data at the next offset")
+            received += plain[9:]
+    check(kinds == [0x01, 0x02, 0x03, 0x05], f"{name}: start, data, end, verified")
+    check(bytes(received) == content and hashlib.sha256(received).digest() == h("file_sha256"),
+          f"{name}: the resumed file is whole and verifies")
+
+
 def group_outsiders(name, h, psk):
     """A responder in the group refuses message 1 from a dialler with another
     secret, or none, so it never writes message 2 (its static key and
@@ -1135,6 +1188,7 @@ def main():
     noise_vectors()
     protocol_vectors()
     sealed_beacon_vector()
+    file_vectors()
     signature_vectors()
     safety_number_vectors()
     if args.node:
