@@ -15,7 +15,11 @@ extension FileTransfers {
         let links = links
         let facts: FileFacts
         do {
-            facts = try await Task.detached { try links.inspect(path: path) }.value
+            // On a thread of its own: hashing a large file takes seconds, and
+            // the cooperative pool has one thread per core.
+            facts = try await withCheckedThrowingContinuation { continuation in
+                Thread { continuation.resume(with: Result { try links.inspect(path: path) }) }.start()
+            }
         } catch {
             throw .file("\(error)")
         }
