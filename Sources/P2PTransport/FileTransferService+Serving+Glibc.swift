@@ -22,6 +22,15 @@ extension FileTransferService {
         return port
     }
 
+    public func interrupt(_ id: MessageID) {
+        state.withLock { state in
+            guard let fd = state.links[id] else { return }
+            state.interrupted.insert(id)
+            // Wakes the link's thread out of its blocking call; it closes the descriptor.
+            if fd >= 0 { _ = shutdown(fd, Int32(SHUT_RDWR)) }
+        }
+    }
+
     public func stop() {
         let links = state.withLock { state -> [Int32] in
             state.stopped = true

@@ -94,15 +94,6 @@ public final class FileTransferService: FileLinkPort, Sendable {
         interrupt(id)
     }
 
-    public func interrupt(_ id: MessageID) {
-        state.withLock { state in
-            guard let fd = state.links[id] else { return }
-            state.interrupted.insert(id)
-            // Wakes the link's thread out of its blocking call; it closes the descriptor.
-            if fd >= 0 { _ = shutdown(fd, Int32(SHUT_RDWR)) }
-        }
-    }
-
     func report(_ event: FileLinkEvent) {
         continuation.yield(event)
     }
