@@ -112,6 +112,35 @@ import TestSupport
         #expect(scratch.listing(downloads).isEmpty, "the partial file is removed")
     }
 
+    /// The receiver's disk "fills" mid-way (a 1 MiB file size limit, so a
+    /// write fails as on a full disk): a clear failure on both sides, the
+    /// partial file removed, and chat goes on.
+    @Test func aFullDiskFailsClearlyAndChatGoesOn() async throws {
+        let scratch = try Scratch()
+        let downloads = scratch.path + "/downloads"
+        let port = EndToEndTests.discoveryPort()
+        let alice = try EndToEndTests.node("alice", port: port)
+        // dash counts `ulimit -f` in 512-byte blocks; SIGXFSZ ignored across
+        // exec, so the write fails with EFBIG instead of killing the node.
+        let bob = try NodeProcess(executable: "/bin/sh", [
+            "-c", "trap '' XFSZ; ulimit -f 2048 && exec \"$0\" \"$@\"", NodeProcess.binary.path,
+            "--json", "--nick", "bob", "--broadcast", "127.255.255.255", "--discovery-port", "\(port)",
+            "--beacon-interval", "0.5", "--in-memory", "--download-dir", downloads,
+        ])
+        defer { alice.kill9(); bob.kill9() }
+        try await EndToEndTests.waitForPeers(alice, ["bob"])
+        let source = try scratch.file("big.bin", bytes: Self.randomBytes(4 * 1_048_576))
+        let id = try await Self.offer(source, from: alice, to: bob, name: "bob")
+        bob.send(json: ["cmd": "acceptFile", "id": id])
+        let failed = try await bob.event("failed") { Self.isEvent("fileFailed", id: id)($0) }
+        #expect((failed["reason"] as? String)?.contains("cannot write the file") == true)
+        let told = try await alice.event("told") { Self.isEvent("fileFailed", id: id)($0) }
+        #expect((told["reason"] as? String)?.isEmpty == false)
+        #expect(scratch.listing(downloads).isEmpty, "the partial file is removed")
+        alice.send(json: ["cmd": "send", "text": "still here"])
+        try await bob.event("chat goes on") { $0["event"] as? String == "message" && $0["text"] as? String == "still here" }
+    }
+
     /// kill -9 of the receiver, then of the sender, mid-transfer: each time
     /// the transfer resumes once both are back, from what was written.
     @Test func resumesAfterKill9OfEitherSide() async throws {
