@@ -50,6 +50,9 @@ public struct FileTransfer: Hashable, Sendable {
     public var bytes: Int64
     /// Why it failed, was declined or cancelled (safe to show).
     public var reason: String?
+    /// Recent rate while bytes flow, bytes a second (memory only; 0 when
+    /// not known).
+    public var bytesPerSecond: Int64 = 0
 
     public init(id: MessageID, direction: Direction, peer: NodeNumber, peerNickname: String, peerKey: String, name: String,
                 size: Int64, sha256: String, path: String, modified: Int64 = 0, port: Int = 0, state: State,

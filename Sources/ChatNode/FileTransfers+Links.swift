@@ -7,6 +7,13 @@ extension FileTransfers {
         switch event {
         case .progress(let id, let bytes):
             guard var transfer = transfers[id], !transfer.state.isFinished else { return }
+            let now = clock.nowMillis()
+            if let mark = progressMarks[id], now > mark.at, bytes >= mark.bytes {
+                let recent = (bytes - mark.bytes) * 1000 / (now - mark.at)
+                // Smoothed: a third of the newest sample.
+                transfer.bytesPerSecond = transfer.bytesPerSecond == 0 ? recent : (2 * transfer.bytesPerSecond + recent) / 3
+            }
+            progressMarks[id] = (bytes, now)
             transfer.bytes = bytes
             transfers[id] = transfer
             retryCount[id] = nil  // bytes flow: the next interruption retries soon again
@@ -17,6 +24,7 @@ extension FileTransfers {
             guard var transfer = transfers[id], transfer.direction == .sending, !transfer.state.isFinished else { return }
             transfer.state = .done
             transfer.bytes = transfer.size
+            progressMarks[id] = nil
             links.unserve(id)
             if await commit(transfer) { emit(.done(transfer)) }
         case .interrupted(let id, let reason):
@@ -71,6 +79,7 @@ extension FileTransfers {
         retries[transfer.id]?.cancel()
         retries[transfer.id] = nil
         retryCount[transfer.id] = nil
+        progressMarks[transfer.id] = nil
         switch transfer.direction {
         case .sending:
             links.unserve(transfer.id)
@@ -92,6 +101,7 @@ extension FileTransfers {
         transfer.bytes = transfer.size
         transfer.name = (saved as NSString).lastPathComponent
         retryCount[id] = nil
+        progressMarks[id] = nil
         if await commit(transfer) { emit(.done(transfer)) }
     }
 

@@ -26,6 +26,8 @@ public actor FileTransfers {
     var transfers: [MessageID: FileTransfer] = [:]
     var linked: [NodeNumber: PeerInfo] = [:]
     var ids = MessageIDGenerator()
+    /// Per transfer, the bytes and time (ms) of the last progress, for its rate.
+    var progressMarks: [MessageID: (bytes: Int64, at: Int64)] = [:]
     /// Offers declined without being shown: past the caps, or from a peer
     /// whose DMs this user declined.
     public internal(set) var declinedUnseen = 0

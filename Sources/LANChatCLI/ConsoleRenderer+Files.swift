@@ -34,7 +34,12 @@ extension ConsoleRenderer {
         case .accepted(let transfer):
             return "\(peer(transfer)) accepted \(name(transfer)); sending"
         case .progress(let transfer):
-            return "\(name(transfer)) \(progressBar(transfer.bytes, of: transfer.size)) of \(bytes(transfer.size))"
+            var line = "\(name(transfer)) \(progressBar(transfer.bytes, of: transfer.size)) of \(bytes(transfer.size))"
+            if transfer.bytesPerSecond > 0, transfer.bytes < transfer.size {
+                let left = (transfer.size - transfer.bytes + transfer.bytesPerSecond - 1) / transfer.bytesPerSecond
+                line += " · \(bytes(transfer.bytesPerSecond))/s · \(duration(left)) left"
+            }
+            return line
         case .done(let transfer):
             switch transfer.direction {
             case .receiving: return "saved \(name(transfer)) from \(peer(transfer)) in \(TerminalText.sanitize(transfer.path)) (SHA-256 verified)"
@@ -42,6 +47,15 @@ extension ConsoleRenderer {
             }
         case .failed(let transfer):
             return "\(name(transfer)) \(transfer.direction == .sending ? "to" : "from") \(peer(transfer)): \(TerminalText.sanitize(transfer.reason ?? transfer.state.rawValue))"
+        }
+    }
+
+    /// `42 s`, `3 min 5 s`, `2 h 10 min`.
+    static func duration(_ seconds: Int64) -> String {
+        switch seconds {
+        case ..<60: "\(seconds) s"
+        case ..<3600: "\(seconds / 60) min \(seconds % 60) s"
+        default: "\(seconds / 3600) h \(seconds % 3600 / 60) min"
         }
     }
 

@@ -53,6 +53,15 @@ import Testing
         #expect(ConsoleRenderer.progressBar(0, of: 0) == "▕██████████▏ 100%")
     }
 
+    @Test func progressSaysRateAndTimeLeft() throws {
+        var transfer = try Self.transfer(name: "a.bin", state: .accepted, bytes: 1_048_576)
+        #expect(ConsoleRenderer.fileNotice(.progress(transfer)) == "a.bin ▕██········▏ 25% of 4.0 MiB")
+        transfer.bytesPerSecond = 1_048_576
+        #expect(ConsoleRenderer.fileNotice(.progress(transfer)) == "a.bin ▕██········▏ 25% of 4.0 MiB · 1.0 MiB/s · 3 s left")
+        #expect(ConsoleRenderer.duration(185) == "3 min 5 s")
+        #expect(ConsoleRenderer.duration(7_800) == "2 h 10 min")
+    }
+
     @Test func jsonEventsUseTheIssuesNames() throws {
         let offer = JSONEventEncoder.file(.offer(try Self.transfer(name: "a.txt")))
         #expect(offer["event"] as? String == "fileOffer")
