@@ -26,9 +26,11 @@ extension FileTransferService {
     }
 
     private func runFetch(_ request: FetchRequest) throws {
-        let file = open(request.partialPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        let file = open(request.partialPath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard file >= 0 else { throw FileLinkFailure.final("cannot open the partial file: \(String(cString: strerror(errno)))") }
         defer { Glibc.close(file) }
+        // Never a symlink (O_NOFOLLOW), and never readable by others, whoever made it.
+        guard fchmod(file, 0o600) == 0 else { throw FileLinkFailure.final("cannot set the partial file's mode") }
         var info = stat()
         guard fstat(file, &info) == 0 else { throw FileLinkFailure.final("cannot stat the partial file") }
         var have = Int64(info.st_size)
