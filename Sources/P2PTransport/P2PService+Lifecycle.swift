@@ -99,6 +99,11 @@ extension P2PService {
         // Nodes of this build ignore the datagram (anyone can forge it);
         // earlier v2 builds stop dialling on it. The leave frame is the word.
         sendDiscovery(.leave)
+        // A dialler counts its link as up once it has sent message 3: read
+        // what waits on accepted links, so those peers are told leave too.
+        for link in links.values.sorted(by: { $0.id < $1.id }) where link.direction == .inbound && link.lifecycle.isUnfinished {
+            readFrames(from: link)
+        }
         let leave = ControlFrame.encode(control(.leave))
         for link in established.values { write(leave, to: link) }
         shutDown(graceful: true)

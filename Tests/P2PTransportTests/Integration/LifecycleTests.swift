@@ -30,6 +30,23 @@ import TestSupport
         await alice.service.stop()
     }
 
+    /// A dialler counts the link as up once it has sent message 3; a stop
+    /// that comes before the acceptor has read it must still say leave.
+    @Test func aStopBeforeMessage3IsReadStillSaysLeave() async throws {
+        var configuration = TestNetwork.configuration(discoveryPort: TestNetwork.discoveryPort())
+        configuration.deadPeerTimeout = .seconds(60)
+        let alice = try await TestNode.started(41, "alice", configuration: configuration)
+        let raw = try RawPeer(connectingTo: await alice.service.listeningPort, seed: 903, "mallory")
+        try raw.sendMessage1()
+        try await raw.awaitMessage2()
+        // Alice reads nothing more on her own: message 3 waits in her socket.
+        await alice.service.freezeForTesting()
+        try raw.sendMessage3()
+        await alice.service.stop()
+        #expect(await waitUntil { raw.isClosed })
+        #expect(raw.frames.contains { $0.type == .leave })
+    }
+
     @Test func crashIsSeenWithinTheDeadPeerTimeout() async throws {
         let configuration = TestNetwork.configuration(discoveryPort: TestNetwork.discoveryPort())
         let (alice, bob) = try await linkedPair(configuration)
