@@ -8,7 +8,7 @@ import Foundation
 /// showing another key than the one it belongs to is reported as
 /// `keyChanged` (also after a restart), `/verify` shows the safety number
 /// and marks a key verified, and a DM to a person whose verified key
-/// changed is held until the user confirms the new key.
+/// changed is held until the user confirms the new key (ChatNode+KeysHeld.swift).
 extension ChatNode {
     /// Loads the ledger at start (before any peer links).
     func restoreKeys() async throws {
@@ -16,6 +16,7 @@ extension ChatNode {
         keyContinuity.ledger = KeyLedger(rows: rows)
         for record in rows.keys { keyContinuity.numbers[record.key] = Self.number(of: record.key) }
         publishTrust()
+        try await restoreHeld()
     }
 
     /// Records a peer's key under its nickname (a join or a rename), then
@@ -79,40 +80,13 @@ extension ChatNode {
             publishTrust()
             keyContinuity.reported.remove(key)
         }
-        var released = 0
-        if confirm, let held = keyContinuity.held.removeValue(forKey: number) {
-            for dm in held {
-                if (try? await sendDirect(dm.text, to: number, automatic: dm.automatic)) != nil { released += 1 }
-            }
-        }
+        let released = confirm ? await releaseHeld(to: number) : 0
         let own = authenticator?.authorKey
         return KeyVerification(
             number: number, nickname: nickname, key: key, fingerprint: Self.fingerprint(of: key),
             safetyNumber: own.flatMap { SafetyNumber.compute(encoded: $0, key) },
             trust: keyContinuity.ledger.trust(key: key, nickname: nickname), confirmed: confirm,
             released: released, held: keyContinuity.held[number]?.count ?? 0)
-    }
-
-    /// Holds a DM to `peer` if the verified key its nickname belongs to is
-    /// not the key it shows now: the DM waits (in memory) for `/verify NAME ok`.
-    func holdIfKeyChanged(_ text: String, to peer: NodeNumber, automatic: Bool) throws(NodeError) {
-        // Not linked: the ledger's key and last nickname, so a DM queued
-        // for a changed key's next link is held all the same.
-        guard let key = directory[peer]?.identityKey ?? storedKey(of: peer),
-              let nickname = directory[peer]?.nickname ?? keyContinuity.ledger.record(key)?.nickname else { return }
-        let trust = keyContinuity.ledger.trust(key: key, nickname: nickname)
-        guard trust.state == .changed, trust.previousVerified else { return }
-        let count = keyContinuity.held[peer]?.count ?? 0
-        // Released in order on confirmation: the first opens the DM request,
-        // so without an accepted conversation only one can wait, as when sending.
-        if count >= 1, router.directChat.state(with: peer) != .accepted { throw .chat(.awaitingAcceptance(peer: peer)) }
-        let total = keyContinuity.held.values.reduce(0) { $0 + $1.count }
-        if count < KeyContinuity.heldPerPeer, total < KeyContinuity.heldTotal {
-            // Checked as a send would be, so a held DM is one that can go.
-            do { _ = try MessageText.validated(text) } catch { throw .chat(.invalidText(error)) }
-            keyContinuity.held[peer, default: []].append(HeldDM(text: text, automatic: automatic))
-        }
-        throw .held(nickname: nickname, count: keyContinuity.held[peer]?.count ?? 0)
     }
 
     /// Plans on the committed ledger, commits, then applies: one write at

@@ -72,6 +72,8 @@ enum Schema {
         searchIndex,
         // 10: identity keys seen, their trust, and nickname pins (Schema+Keys.swift).
         keyLedger,
+        // 11: DMs held for a key change, found at start (Schema+Held.swift).
+        heldIndex,
     ]
 
     static var currentVersion: Int32 { Int32(migrations.count) }

@@ -61,7 +61,9 @@ extension ConsoleRenderer {
         case .delivered: dim("   ✓ delivered to \(safe(name))\(quote)")
         case .sent: dim("   → sent to \(safe(name))\(quote)")
         case .failed: error("not delivered to \(safe(name))\(quote): the conversation was declined")
-        case .queued: nil
+        case .discarded: dim("   ✗ discarded, never sent to \(safe(name))\(quote)")
+        // Held: the command's own answer says why and what to do.
+        case .queued, .held: nil
         }
     }
 

@@ -18,7 +18,8 @@ extension InteractiveSession {
             if let line = renderer.dmState(state, peer: await name(of: peer)) { screen.write(line) }
         case .delivery(let id, let room, let state):
             guard let peer = room.peer else { return }
-            let shown = state == .delivered || state == .failed ? waiting.removeValue(forKey: id) : waiting[id]
+            let final = state == .delivered || state == .failed || state == .discarded
+            let shown = final ? waiting.removeValue(forKey: id) : waiting[id]
             // Sent is news only for a DM that was shown as queued.
             if state == .sent {
                 guard shown?.queued == true else { return }

@@ -182,7 +182,10 @@ public actor JSONSession: FrontEnd {
         } catch {
             var object = JSONEventEncoder.error(error.description, re: parsed.requestID)
             // A DM held for a changed verified key: scripts can tell it from a failure.
-            if case .held(_, let count) = error { object["held"] = count }
+            if case .held(_, let count, let id) = error {
+                object["held"] = count
+                object["id"] = id.description
+            }
             await out.write(JSONEventEncoder.line(object))
             return true
         }

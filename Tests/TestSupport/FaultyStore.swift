@@ -98,6 +98,7 @@ public actor FaultyStore: ChatStoring {
     public func newestCursor(_ room: RoomID) async throws(StoreError) -> HistoryCursor? { try await inner.newestCursor(room) }
     public func undelivered() async throws(StoreError) -> [Message] { try await inner.undelivered() }
     public func delivery(of id: MessageID) async throws(StoreError) -> DeliveryState? { try await inner.delivery(of: id) }
+    public func held() async throws(StoreError) -> [Message] { try await inner.held() }
     public func pageAroundReadMarker(_ room: RoomID, limit: Int) async throws(StoreError) -> HistoryPage {
         try await inner.pageAroundReadMarker(room, limit: limit)
     }
