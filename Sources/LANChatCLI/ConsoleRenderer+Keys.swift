@@ -55,6 +55,12 @@ extension ConsoleRenderer {
         return lines
     }
 
+    /// `/discard NAME`: what was dropped (plain text, sanitized).
+    public func plainDiscarded(_ count: Int, name: String) -> String {
+        count == 0 ? "no DMs are held for \(safe(name))"
+            : "\(count) held DM\(count == 1 ? "" : "s") to \(safe(name)) discarded: never sent, kept in the conversation"
+    }
+
     /// How a peer's key stands, for `/whois` and `/verify`.
     public func trustLine(_ trust: PeerTrust) -> String {
         let seen = trust.firstSeen.map { ", first seen " + day($0) } ?? ""

@@ -108,6 +108,8 @@ public actor InteractiveSession: FrontEnd {
             return renderer.whois(whois)
         case .verification(let result, let name):
             return renderer.verification(result, name: name)
+        case .discarded(let count, let name):
+            return [renderer.notice(renderer.plainDiscarded(count, name: name))]
         case .rooms(let rooms):
             return renderer.rooms(rooms, emptyText: "nothing unread")
         case .roomGroups(let groups):
@@ -126,7 +128,10 @@ public actor InteractiveSession: FrontEnd {
             var lines: [String] = []
             if case .more = command {} else { lines.append(renderer.bold("── \(title) ──")) }
             let conversation = page.room.peer == nil ? nil : String(title.dropFirst())
-            return lines + renderer.history(page, sections: sections, locale: locale, conversation: conversation) { names[$0.senderNumber] ?? $0.senderNickname }
+            let states = await node.deliveryStates(in: page)
+            return lines + renderer.history(page, sections: sections, locale: locale, conversation: conversation, states: states) {
+                names[$0.senderNumber] ?? $0.senderNickname
+            }
         case .read(let room, let unread):
             return [renderer.notice(unread == 0 ? "\(await roomLabel(room)) all read" : "\(await roomLabel(room)): \(unread) unread after the marker")]
         case .filter(let filter):

@@ -126,6 +126,8 @@ public actor JSONSession: FrontEnd {
                 reply["peer"] = peer
             case .verification(let result, let name):
                 reply.merge(JSONEventEncoder.verification(result, name: name)) { _, new in new }
+            case .discarded(let count, _):
+                reply["discarded"] = count
             case .rooms(let rooms):
                 reply["rooms"] = rooms.map(JSONEventEncoder.room)
             case .stats(let counters, let transport):
@@ -136,12 +138,15 @@ public actor JSONSession: FrontEnd {
                 }
             case .history(let page, let sections):
                 let me = await node.identity.number
+                let states = await node.deliveryStates(in: page)
                 var messages: [[String: Any]] = []
                 for message in page.messages {
                     let name = node.displayName(for: message.senderNumber, nickname: message.senderNickname)
                     var object = JSONEventEncoder.message(message, localNumber: me, name: name,
                                                           verified: node.trust(of: message.senderNumber)?.isVerified == true)
                     object.removeValue(forKey: "event")
+                    // Own DMs: where each stands (held ones wait for /verify NAME ok).
+                    if let state = states[message.id] { object["delivery"] = state.rawValue }
                     messages.append(object)
                 }
                 reply["room"] = page.room.description
@@ -176,7 +181,7 @@ public actor JSONSession: FrontEnd {
                 }
                 reply["filter"] = filter.description
             case .help:
-                reply["commands"] = ["send", "dm", "accept", "decline", "open", "peers", "whois", "verify", "rooms", "unread", "nick",
+                reply["commands"] = ["send", "dm", "accept", "decline", "open", "peers", "whois", "verify", "discard", "rooms", "unread", "nick",
                                      "history", "more", "read", "filter", "search", "jump", "stats", "help", "quit"]
             }
         } catch {

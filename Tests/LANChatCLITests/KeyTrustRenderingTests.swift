@@ -100,5 +100,25 @@ import Testing
                 == .verify("4393289295727693", confirm: true))
         #expect(try JSONCommandParser.parse(#"{"cmd":"whois","name":"alice"}"#).command == .whois("alice"))
         #expect(try JSONCommandParser.parse(#"{"cmd":"whois","peer":"alice"}"#).command == .whois("alice"))
+        #expect(try ConsoleCommandParser.parse("/discard alice") == .discard("alice"))
+        #expect(throws: UsageError.self) { try ConsoleCommandParser.parse("/discard") }
+        #expect(try JSONCommandParser.parse(#"{"cmd":"discard","name":"alice"}"#).command == .discard("alice"))
+    }
+
+    @Test func heldAndDiscardedDMsAreSaidInTheConsole() {
+        #expect(plain.delivery(.held, peer: "alice") == nil, "the command's error says why it is held")
+        #expect(plain.delivery(.discarded, peer: "alice", preview: "hi") == "   ✗ discarded, never sent to alice: \"hi\"")
+        #expect(plain.plainDiscarded(2, name: "alice") == "2 held DMs to alice discarded: never sent, kept in the conversation")
+        #expect(plain.plainDiscarded(0, name: "alice") == "no DMs are held for alice")
+        // A page shows an own DM's state after it, held included.
+        let me = NodeNumber(rawValue: 7)!
+        let message = Message(id: MessageID(millis: Self.march, random: (1, 2)), room: .direct(Self.alice), senderNumber: me, senderNickname: "bob",
+                              content: "the secret", timestamp: Self.march)
+        let page = HistoryPage(room: .direct(Self.alice), messages: [message], hasMoreBefore: false, hasMoreAfter: false)
+        let day = DaySection(year: 2026, month: 3, day: 5, start: Date(timeIntervalSince1970: 1_772_668_800), messageCount: 1,
+                             first: HistoryCursor(message), last: HistoryCursor(message))
+        let lines = plain.history(page, sections: [day], locale: Locale(identifier: "en_US"), conversation: "alice",
+                                  states: [message.id: .held]) { $0.senderNickname }
+        #expect(lines.contains { $0.hasSuffix("bob: the secret  · held") }, "\(lines)")
     }
 }
