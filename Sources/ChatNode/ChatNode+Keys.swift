@@ -38,7 +38,8 @@ extension ChatNode {
         logger.warning("\(peer.nickname) (node \(peer.number)) shows a key other than the one its nickname belongs to")
         emit(.keyChanged(KeyChange(
             peer: peer, fingerprint: Self.fingerprint(of: key), previousFingerprint: Self.fingerprint(of: previous),
-            previousFirstSeen: trust.previousFirstSeen, previousVerified: trust.previousVerified)))
+            previousFirstSeen: trust.previousFirstSeen, previousVerified: trust.previousVerified,
+            previousNumber: Self.number(of: previous), previousNickname: keyContinuity.ledger.record(previous)?.nickname)))
     }
 
     /// The user talked with `number` (sent it a DM, accepted its request):

@@ -19,6 +19,9 @@ public actor InteractiveSession: FrontEnd {
     let clock: any ChatClock
     /// Which node each nickname was last seen with ("a different alice").
     var nameHolders = NameHolders()
+    /// Peers whose `keyChanged` notice this console printed (bounded by the
+    /// node's ledger: one per key per run).
+    var keyChangesShown = Set<NodeNumber>()
     /// DM requests shown with their text: the message itself is not shown again.
     var requestsShown: Set<MessageID> = []
     /// When the session started (ms): messages written before it that

@@ -34,6 +34,17 @@ import Testing
         #expect(!line.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) })
     }
 
+    @Test func theNoticeNamesBothTagsAndALookAlike() {
+        var change = Self.change()
+        change.previousNumber = NodeNumber(rawValue: 0x1234)
+        #expect(plain.keyChangedText(change, name: "alice").contains("(before: #1234, key 3f2a 9c01…; now: #\(Self.alice.shortTag), key 7b1e 0042…)"))
+        var lookAlike = Self.change(nickname: "\u{430}lice")  // Cyrillic а
+        lookAlike.previousNickname = "alice"
+        #expect(plain.keyChangedText(lookAlike, name: "\u{430}lice").hasPrefix("\u{430}lice looks like alice, and its key is not the one you have seen since 5 March 2026"))
+        lookAlike.previousNickname = "\u{430}lice"
+        #expect(plain.keyChangedText(lookAlike, name: "\u{430}lice").hasPrefix("\u{430}lice's key is not"), "the same spelling is not a look-alike")
+    }
+
     @Test func verifyShowsTheNumberInGroupsAndConfirmationMarksIt() {
         let number = "53057 04234 45518 24814 77828 96268 91953 59631 36011 12859 26786 23464"
         let asked = KeyVerification(number: Self.alice, nickname: "alice", key: Self.peer.identityKey!, fingerprint: Self.peer.fingerprint!,
