@@ -19,7 +19,8 @@ extension ChatNode {
         try await restoreHeld()
     }
 
-    /// Records a peer's key under its nickname (a join or a rename), then
+    /// Records a peer's key under its nickname (a join or a rename: in
+    /// memory now, on disk in the next batch, see ChatNode+KeysWrite.swift), then
     /// reports `event` (so front ends read the new trust with it), then a
     /// change of key, the first time this run it is seen.
     func noteKey(of peer: PeerInfo, reporting event: NodeEvent) async {
@@ -28,7 +29,7 @@ extension ChatNode {
             return
         }
         let now = clock.nowMillis()
-        await writeKeys { ledger in ledger.planSighting(key: key, nickname: peer.nickname, now: now) }
+        await noteSighting(key: key, nickname: peer.nickname, now: now)
         publishTrust()
         emit(event)
         let trust = keyContinuity.ledger.trust(key: key, nickname: peer.nickname)
@@ -88,32 +89,6 @@ extension ChatNode {
             safetyNumber: own.flatMap { SafetyNumber.compute(encoded: $0, key) },
             trust: keyContinuity.ledger.trust(key: key, nickname: nickname), confirmed: confirm,
             released: released, held: keyContinuity.held[number]?.count ?? 0)
-    }
-
-    /// Plans on the committed ledger, commits, then applies: one write at
-    /// a time, so a verify and a sighting never overwrite each other's row.
-    /// False if the store refused (memory unchanged).
-    @discardableResult
-    func writeKeys(_ plan: (KeyLedger) -> KeyChanges?) async -> Bool {
-        while keyContinuity.writing { await withCheckedContinuation { keyContinuity.waiters.append($0) } }
-        keyContinuity.writing = true
-        defer {
-            keyContinuity.writing = false
-            if !keyContinuity.waiters.isEmpty { keyContinuity.waiters.removeFirst().resume() }
-        }
-        guard let changes = plan(keyContinuity.ledger), !changes.isEmpty else { return true }
-        do {
-            try await store.commitKeys(changes)
-        } catch {
-            logger.warning("key ledger not stored: \(error)")
-            return false
-        }
-        keyContinuity.ledger.apply(changes)
-        for key in changes.removedKeys { keyContinuity.numbers[key] = nil }
-        for record in changes.keys where keyContinuity.numbers[record.key] == nil {
-            keyContinuity.numbers[record.key] = Self.number(of: record.key)
-        }
-        return true
     }
 
     /// The key the ledger holds for `number`, when the peer is not linked.

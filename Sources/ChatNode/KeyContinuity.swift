@@ -12,6 +12,11 @@ struct KeyContinuity: Sendable {
     var held: [NodeNumber: [Message]] = [:]
     /// Holds submitted and not yet committed, per peer (counted against the caps).
     var holding: [NodeNumber: Int] = [:]
+    /// Keys and pin names changed in memory by sightings and not yet
+    /// written (ChatNode+KeysWrite.swift), and whether a write is timed.
+    var dirtyKeys = Set<String>()
+    var dirtyPins = Set<String>()
+    var flushScheduled = false
     /// A ledger write is under way; others wait (plan from what is committed).
     var writing = false
     var waiters: [CheckedContinuation<Void, Never>] = []

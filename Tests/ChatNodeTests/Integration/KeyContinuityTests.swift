@@ -57,9 +57,10 @@ import TestSupport
         let trust = try #require(bob.node.trust(of: impostor.identity.number))
         #expect(trust.state == .changed && trust.previousFirstSeen == change.previousFirstSeen)
         #expect(bob.node.trust(of: aliceAgain.identity.number)?.state == .new)
-        // On disk: both keys, and "alice" still belongs to the first.
+        // On disk (sightings are written in batches, within a second): both
+        // keys, and "alice" still belongs to the first.
+        try #require(await waitUntil("both keys written") { (try? await bob.store.keyLedger().keys.count) == 2 })
         let rows = try await bob.store.keyLedger()
-        #expect(rows.keys.count == 2)
         #expect(rows.pins.first { $0.name == "alice" }?.key == aliceKey.encodedKey)
     }
 
