@@ -85,8 +85,11 @@ extension ChatNode {
         do {
             // Rows as memory holds them now: a retry after a failure never writes an older row.
             try await store.commitKeys(keyContinuity.ledger.rows(keys: keys, pins: pins))
+            keyContinuity.flushFailing = false
         } catch {
-            logger.warning("key ledger not stored: \(error)")
+            // Retried each `writeDelay`: said once per run of failures, not each time.
+            if !keyContinuity.flushFailing { logger.warning("key ledger not stored (retried): \(error)") }
+            keyContinuity.flushFailing = true
             keyContinuity.dirtyKeys.formUnion(keys)
             keyContinuity.dirtyPins.formUnion(pins)
         }

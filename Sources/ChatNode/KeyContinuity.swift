@@ -17,6 +17,8 @@ struct KeyContinuity: Sendable {
     var dirtyKeys = Set<String>()
     var dirtyPins = Set<String>()
     var flushScheduled = false
+    /// The last batch write failed (said once until one succeeds).
+    var flushFailing = false
     /// A ledger write is under way; others wait (plan from what is committed).
     var writing = false
     var waiters: [CheckedContinuation<Void, Never>] = []
