@@ -27,7 +27,8 @@ usage() {
 OVERVIEW: run lanchat nodes on a virtual LAN of network namespaces and
 check discovery, fan-out, DM privacy, leave/crash, durability, partition,
 packet loss, a stopped consumer, two private groups, clocks an hour apart,
-a sender killed again and again, a full disk and a flooding peer.
+a sender killed again and again, a full disk, a flooding peer and an
+impostor taking a verified nickname after the observer restarts.
 
 USAGE: scripts/lan-test.sh [options]
 
@@ -37,7 +38,7 @@ OPTIONS:
   --only LIST       comma-separated scenarios: discovery, fanout, dm-privacy,
                     leave-crash, durability, partition, loss, slow-consumer,
                     two-groups, clock-skew, killed-sender, disk-full, flood,
-                    and backlog (opt-in: 2500 missed messages to catch up)
+                    impostor, and backlog (opt-in: 2500 missed messages to catch up)
                     (discovery always runs: it builds the mesh the others use)
   --beacon-interval S
                     the nodes' beacon interval (default 1, so a silent peer

@@ -46,6 +46,49 @@ public struct DirectChat: Sendable {
         return (payloads, events)
     }
 
+    /// Writes `text` to `peer` without sending it (a DM held for a key
+    /// change): the message joins the conversation's log, the request flow
+    /// does not move. `release` sends it later with the same id.
+    public mutating func hold(
+        _ text: String, to peer: NodeNumber, peerNickname: String, at timestamp: Int64, automatic: Bool = false
+    ) throws(ChatError) -> (message: Message, events: [ChatEvent]) {
+        guard peer != identity.number else { throw .cannotMessageSelf }
+        let content: String
+        do { content = try MessageText.validated(text) } catch { throw .invalidText(error) }
+        let payload = P2PPayload(
+            type: .directMessage, messageId: ids.next(millis: timestamp),
+            senderNumber: identity.number, senderNickname: identity.nickname, senderStage: identity.stage,
+            content: content, timestamp: timestamp, targetNumber: peer, automatic: automatic ? true : nil)
+        let message = try! Message(from: payload, localNumber: identity.number)  // validated above
+        var conversation = conversations[peer] ?? DirectConversation(peer: peer, peerNickname: peerNickname)
+        _ = conversation.log.add(message, localNumber: identity.number)
+        conversations[peer] = conversation
+        return (message, [.message(message)])
+    }
+
+    /// Sends a held DM as a DM composed now would go (a request, or an
+    /// accept and the message, or the message), keeping its id, text and
+    /// time. Throws as `compose` does (a second DM before the request is
+    /// answered): the DM stays held.
+    public mutating func release(_ message: Message, peerNickname: String, at now: Int64) throws(ChatError) -> (payloads: [P2PPayload], events: [ChatEvent]) {
+        guard let peer = message.room.peer else { throw .notForMe(target: nil) }
+        var conversation = conversations[peer] ?? DirectConversation(peer: peer, peerNickname: peerNickname)
+        let step = try conversation.state.transition(on: .localSend, peer: peer)
+        var payloads: [P2PPayload] = []
+        if step.action == .sendAcceptAndMessage {
+            payloads.append(control(.dmAccept, to: peer, at: now, refId: conversation.lastRequestId))
+        }
+        payloads.append(P2PPayload(
+            type: step.action == .sendRequest ? .dmRequest : .directMessage, messageId: message.id,
+            senderNumber: identity.number, senderNickname: message.senderNickname, senderStage: message.senderStage,
+            content: message.content, timestamp: message.timestamp, targetNumber: peer, automatic: message.automatic ? true : nil))
+        var events: [ChatEvent] = []
+        if conversation.state != step.state { events.append(.dmStateChanged(peer: peer, step.state)) }
+        conversation.state = step.state
+        conversations[peer] = conversation
+        return (payloads, events)
+    }
+
     /// Accepts `peer`'s request. Returns the `dmAccept` frame (nil if the
     /// conversation was already accepted); its `refId` names the request
     /// when known (`DirectConversation.lastRequestId`), as do all answers.

@@ -8,25 +8,35 @@ public enum DeliveryState: String, Hashable, Sendable, Codable, CaseIterable {
     case delivered
     /// The peer declined the conversation; it will not be retried.
     case failed
+    /// Stored, not sent: the verified key the peer's nickname belongs to is
+    /// not the one it shows now. Waits for the user to confirm the new key
+    /// (then queued) or to discard it.
+    case held
+    /// A held DM the user chose not to send: kept in the conversation, final.
+    case discarded
 }
 
 extension DeliveryState {
-    /// Rank in queued < sent < delivered; failed is final.
+    /// Rank in held < queued < sent < delivered; failed and discarded are final.
     public var rank: Int {
         switch self {
+        case .held: -1
         case .queued: 0
         case .sent: 1
         case .delivered: 2
         case .failed: 3
+        case .discarded: 4
         }
     }
 
-    /// Whether a DM in this state may move to `next`: forward only, and
-    /// neither delivered nor failed moves again.
+    /// Whether a DM in this state may move to `next`: forward only; a held
+    /// DM is released (queued, sent) or discarded, an outgoing one is never
+    /// held or discarded, and delivered, failed and discarded never move.
     public func canMove(to next: DeliveryState) -> Bool {
         switch self {
-        case .queued, .sent: next.rank > rank
-        case .delivered, .failed: false
+        case .held: next == .queued || next == .sent || next == .discarded
+        case .queued, .sent: next.rank > rank && next != .discarded
+        case .delivered, .failed, .discarded: false
         }
     }
 }

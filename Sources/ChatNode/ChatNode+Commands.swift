@@ -32,7 +32,7 @@ extension ChatNode {
     /// transaction, and it is written to the link only after that.
     @discardableResult
     public func sendDirect(_ text: String, to peer: NodeNumber, automatic: Bool = false) async throws(NodeError) -> Message {
-        try holdIfKeyChanged(text, to: peer, automatic: automatic)
+        if let nickname = try holdReason(for: peer) { try await hold(text, to: peer, nickname: nickname, automatic: automatic) }
         let sent = try await submit(.sendDirect(text, to: peer, automatic: automatic)).get()!
         if !automatic { await noteTalkedWith(peer) }
         return sent

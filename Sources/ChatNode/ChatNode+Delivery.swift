@@ -42,6 +42,18 @@ extension ChatNode {
         try? await store.delivery(of: id)
     }
 
+    /// The delivery state of each own DM on `page` (a page of at most a
+    /// few dozen messages: one lookup each), so history shows a held,
+    /// queued or failed DM as such after a restart.
+    public func deliveryStates(in page: HistoryPage) async -> [MessageID: DeliveryState] {
+        guard page.room.peer != nil else { return [:] }
+        var states: [MessageID: DeliveryState] = [:]
+        for message in page.messages where message.senderNumber == identity.number {
+            if let state = try? await store.delivery(of: message.id) { states[message.id] = state }
+        }
+        return states
+    }
+
     /// How many DMs are waiting for an acknowledgement.
     public var pendingDeliveries: Int { outbox.count }
 }

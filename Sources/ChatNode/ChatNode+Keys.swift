@@ -8,7 +8,7 @@ import Foundation
 /// showing another key than the one it belongs to is reported as
 /// `keyChanged` (also after a restart), `/verify` shows the safety number
 /// and marks a key verified, and a DM to a person whose verified key
-/// changed is held until the user confirms the new key.
+/// changed is held until the user confirms the new key (ChatNode+KeysHeld.swift).
 extension ChatNode {
     /// Loads the ledger at start (before any peer links).
     func restoreKeys() async throws {
@@ -16,9 +16,11 @@ extension ChatNode {
         keyContinuity.ledger = KeyLedger(rows: rows)
         for record in rows.keys { keyContinuity.numbers[record.key] = Self.number(of: record.key) }
         publishTrust()
+        try await restoreHeld()
     }
 
-    /// Records a peer's key under its nickname (a join or a rename), then
+    /// Records a peer's key under its nickname (a join or a rename: in
+    /// memory now, on disk in the next batch, see ChatNode+KeysWrite.swift), then
     /// reports `event` (so front ends read the new trust with it), then a
     /// change of key, the first time this run it is seen.
     func noteKey(of peer: PeerInfo, reporting event: NodeEvent) async {
@@ -27,7 +29,7 @@ extension ChatNode {
             return
         }
         let now = clock.nowMillis()
-        await writeKeys { ledger in ledger.planSighting(key: key, nickname: peer.nickname, now: now) }
+        await noteSighting(key: key, nickname: peer.nickname, now: now)
         publishTrust()
         emit(event)
         let trust = keyContinuity.ledger.trust(key: key, nickname: peer.nickname)
@@ -37,7 +39,8 @@ extension ChatNode {
         logger.warning("\(peer.nickname) (node \(peer.number)) shows a key other than the one its nickname belongs to")
         emit(.keyChanged(KeyChange(
             peer: peer, fingerprint: Self.fingerprint(of: key), previousFingerprint: Self.fingerprint(of: previous),
-            previousFirstSeen: trust.previousFirstSeen, previousVerified: trust.previousVerified)))
+            previousFirstSeen: trust.previousFirstSeen, previousVerified: trust.previousVerified,
+            previousNumber: Self.number(of: previous), previousNickname: keyContinuity.ledger.record(previous)?.nickname)))
     }
 
     /// The user talked with `number` (sent it a DM, accepted its request):
@@ -79,66 +82,13 @@ extension ChatNode {
             publishTrust()
             keyContinuity.reported.remove(key)
         }
-        var released = 0
-        if confirm, let held = keyContinuity.held.removeValue(forKey: number) {
-            for dm in held {
-                if (try? await sendDirect(dm.text, to: number, automatic: dm.automatic)) != nil { released += 1 }
-            }
-        }
+        let released = confirm ? await releaseHeld(to: number) : 0
         let own = authenticator?.authorKey
         return KeyVerification(
             number: number, nickname: nickname, key: key, fingerprint: Self.fingerprint(of: key),
             safetyNumber: own.flatMap { SafetyNumber.compute(encoded: $0, key) },
             trust: keyContinuity.ledger.trust(key: key, nickname: nickname), confirmed: confirm,
             released: released, held: keyContinuity.held[number]?.count ?? 0)
-    }
-
-    /// Holds a DM to `peer` if the verified key its nickname belongs to is
-    /// not the key it shows now: the DM waits (in memory) for `/verify NAME ok`.
-    func holdIfKeyChanged(_ text: String, to peer: NodeNumber, automatic: Bool) throws(NodeError) {
-        // Not linked: the ledger's key and last nickname, so a DM queued
-        // for a changed key's next link is held all the same.
-        guard let key = directory[peer]?.identityKey ?? storedKey(of: peer),
-              let nickname = directory[peer]?.nickname ?? keyContinuity.ledger.record(key)?.nickname else { return }
-        let trust = keyContinuity.ledger.trust(key: key, nickname: nickname)
-        guard trust.state == .changed, trust.previousVerified else { return }
-        let count = keyContinuity.held[peer]?.count ?? 0
-        // Released in order on confirmation: the first opens the DM request,
-        // so without an accepted conversation only one can wait, as when sending.
-        if count >= 1, router.directChat.state(with: peer) != .accepted { throw .chat(.awaitingAcceptance(peer: peer)) }
-        let total = keyContinuity.held.values.reduce(0) { $0 + $1.count }
-        if count < KeyContinuity.heldPerPeer, total < KeyContinuity.heldTotal {
-            // Checked as a send would be, so a held DM is one that can go.
-            do { _ = try MessageText.validated(text) } catch { throw .chat(.invalidText(error)) }
-            keyContinuity.held[peer, default: []].append(HeldDM(text: text, automatic: automatic))
-        }
-        throw .held(nickname: nickname, count: keyContinuity.held[peer]?.count ?? 0)
-    }
-
-    /// Plans on the committed ledger, commits, then applies: one write at
-    /// a time, so a verify and a sighting never overwrite each other's row.
-    /// False if the store refused (memory unchanged).
-    @discardableResult
-    func writeKeys(_ plan: (KeyLedger) -> KeyChanges?) async -> Bool {
-        while keyContinuity.writing { await withCheckedContinuation { keyContinuity.waiters.append($0) } }
-        keyContinuity.writing = true
-        defer {
-            keyContinuity.writing = false
-            if !keyContinuity.waiters.isEmpty { keyContinuity.waiters.removeFirst().resume() }
-        }
-        guard let changes = plan(keyContinuity.ledger), !changes.isEmpty else { return true }
-        do {
-            try await store.commitKeys(changes)
-        } catch {
-            logger.warning("key ledger not stored: \(error)")
-            return false
-        }
-        keyContinuity.ledger.apply(changes)
-        for key in changes.removedKeys { keyContinuity.numbers[key] = nil }
-        for record in changes.keys where keyContinuity.numbers[record.key] == nil {
-            keyContinuity.numbers[record.key] = Self.number(of: record.key)
-        }
-        return true
     }
 
     /// The key the ledger holds for `number`, when the peer is not linked.

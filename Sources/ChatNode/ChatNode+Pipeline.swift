@@ -140,6 +140,8 @@ extension ChatNode {
             linkLostAt[peer] = lastHeard[peer] ?? clock.nowMillis()
         case .quotaReached(let peer, let nickname, let used):
             reportQuota(peer, nickname: nickname, used: used)
+        case .heldChanged(let peer, let adding, let removing):
+            changeHeld(peer, adding: adding, removing: removing)
         case .resume(let command, let result):
             command.resume(result)
         case .superseded:

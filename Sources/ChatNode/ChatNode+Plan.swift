@@ -40,6 +40,15 @@ extension ChatNode {
             case .answer(let peer, let accepting):
                 try planAnswer(peer, accepting: accepting, now: now, on: &scratch, into: &plan)
                 plan.effects.append(.resume(command, .success(nil)))
+            case .holdDirect(let text, let peer, let automatic):
+                let message = try planHold(text, to: peer, automatic: automatic, now: now, on: &scratch, into: &plan)
+                plan.effects.append(.resume(command, .success(message)))
+            case .releaseHeld(let messages, let peer):
+                planRelease(messages, to: peer, now: now, on: &scratch, into: &plan)
+                plan.effects.append(.resume(command, .success(nil)))
+            case .discardHeld(let ids, let peer):
+                planDiscard(ids, to: peer, into: &plan)
+                plan.effects.append(.resume(command, .success(nil)))
             }
             plan.commands.append(command)
         } catch {
@@ -66,6 +75,20 @@ extension ChatNode {
         } catch { throw .chat(error) }
         let sent = composed.payloads.last!
         let message = try! Message(from: sent, localNumber: identity.number)  // composed from validated text
+        plan.changes.messages.append(message)
+        plan.changes.markRead(message.room, upTo: HistoryCursor(message))
+        planOutgoing(composed.payloads, reporting: composed.events + [.message(message)], to: peer, on: scratch, into: &plan)
+        return message
+    }
+
+    /// Sends a DM's frames (`frames.last` is the DM, any before it control
+    /// frames) once the step is committed, reports `events`, and puts the
+    /// DM in the outbox: a DM composed now, or a held one released.
+    func planOutgoing(
+        _ frames: [P2PPayload], reporting events: [ChatEvent], to peer: NodeNumber, on scratch: MessageRouter, into plan: inout NodePlan
+    ) {
+        let sent = frames.last!
+        let room = RoomID.direct(peer)
         // The DM and its delivery state in the same transaction: no kill
         // can leave one without the other. To a peer linked now the frame
         // goes straight after this commit, so it is committed as "sent"
@@ -73,25 +96,21 @@ extension ChatNode {
         // before the write leaves it "sent" and unacknowledged: the outbox
         // sends it again after a restart, as any unacknowledged DM.
         let sendNow = directory[peer] != nil
-        plan.changes.messages.append(message)
-        plan.changes.setDelivery(sendNow ? .sent : .queued, for: message.id)
-        plan.changes.markRead(message.room, upTo: HistoryCursor(message))
-        plan.queued[peer, default: []].append(message.id)
+        plan.changes.setDelivery(sendNow ? .sent : .queued, for: sent.messageId)
+        plan.queued[peer, default: []].append(sent.messageId)
         planConversation(peer, on: scratch, into: &plan)
         // An accept that precedes a reply is a control frame, not queued.
-        for frame in composed.payloads.dropLast() { plan.effects.append(.send(frame, to: peer)) }
-        for event in composed.events { plan.report(event) }
-        plan.report(.message(message))
+        for frame in frames.dropLast() { plan.effects.append(.send(frame, to: peer)) }
+        for event in events { plan.report(event) }
         // "queued" is said before anything can say "sent".
-        plan.effects.append(.emit(.delivery(message.id, room: message.room, .queued)))
+        plan.effects.append(.emit(.delivery(sent.messageId, room: room, .queued)))
         if sendNow {
             plan.effects.append(.send(sent, to: peer))
-            plan.effects.append(.emit(.delivery(message.id, room: message.room, .sent)))
+            plan.effects.append(.emit(.delivery(sent.messageId, room: room, .sent)))
             plan.effects.append(.enqueueSent(sent))
         } else {
             plan.effects.append(.enqueue(sent))
         }
-        return message
     }
 
     private func planAnswer(

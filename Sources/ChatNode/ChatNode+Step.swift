@@ -153,6 +153,8 @@ extension ChatNode {
         _ step: consuming PlannedStep, after earlier: AppliedStep?, prefetched: PrefetchedInput?
     ) async -> (PlannedStep?, AppliedStep?, PrefetchedInput?) {
         let plan = step.plan
+        // Keys seen and not yet written go first if this step stores from them.
+        await flushKeys(before: plan.changes.messages)
         var input = step.input
         var scratch = step.scratch
         _ = consume step  // the adopted copy must not share its rooms' buffers (settle)

@@ -165,6 +165,7 @@ public actor ChatNode {
         await transport.stop()
         await pump?.value
         await drainer?.value  // every event the transport reported is handled
+        await flushKeys()  // sightings not yet written (ChatNode+KeysWrite.swift)
         emit(.stopped)
         events.finish()
     }

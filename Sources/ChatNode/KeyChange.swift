@@ -14,12 +14,20 @@ public struct KeyChange: Hashable, Sendable {
     /// Whether the user had verified that key: DMs to this peer are held
     /// until the new key is confirmed.
     public var previousVerified: Bool
+    /// The node the nickname belongs to (its `#tag`), and the nickname that
+    /// key used last: another spelling when the new one only looks like it
+    /// (`ALICE`, Cyrillic `аlice`).
+    public var previousNumber: NodeNumber?
+    public var previousNickname: String?
 
-    public init(peer: PeerInfo, fingerprint: String, previousFingerprint: String, previousFirstSeen: Int64?, previousVerified: Bool) {
+    public init(peer: PeerInfo, fingerprint: String, previousFingerprint: String, previousFirstSeen: Int64?, previousVerified: Bool,
+                previousNumber: NodeNumber? = nil, previousNickname: String? = nil) {
         self.peer = peer
         self.fingerprint = fingerprint
         self.previousFingerprint = previousFingerprint
         self.previousFirstSeen = previousFirstSeen
         self.previousVerified = previousVerified
+        self.previousNumber = previousNumber
+        self.previousNickname = previousNickname
     }
 }

@@ -1,11 +1,5 @@
 import ChatCore
 
-/// A DM held because its peer's verified key changed (`ChatNode+Keys.swift`).
-struct HeldDM: Hashable, Sendable {
-    var text: String
-    var automatic: Bool
-}
-
 /// The node's key continuity state: the ledger as committed, and what this
 /// run has said and held.
 struct KeyContinuity: Sendable {
@@ -14,12 +8,22 @@ struct KeyContinuity: Sendable {
     var numbers: [String: NodeNumber] = [:]
     /// Keys whose change was reported this run.
     var reported: Set<String> = []
-    var held: [NodeNumber: [HeldDM]] = [:]
+    /// DMs held for a key change, as stored (ChatNode+KeysHeld.swift).
+    var held: [NodeNumber: [Message]] = [:]
+    /// Holds submitted and not yet committed, per peer (counted against the caps).
+    var holding: [NodeNumber: Int] = [:]
+    /// Keys and pin names changed in memory by sightings and not yet
+    /// written (ChatNode+KeysWrite.swift), and whether a write is timed.
+    var dirtyKeys = Set<String>()
+    var dirtyPins = Set<String>()
+    var flushScheduled = false
+    /// The last batch write failed (said once until one succeeds).
+    var flushFailing = false
     /// A ledger write is under way; others wait (plan from what is committed).
     var writing = false
     var waiters: [CheckedContinuation<Void, Never>] = []
 
-    /// Per peer and in all: a held DM waits in memory only.
+    /// Per peer and in all: what one user can pile up behind key changes.
     static let heldPerPeer = 32
     static let heldTotal = 256
 }

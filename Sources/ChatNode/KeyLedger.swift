@@ -29,6 +29,14 @@ public struct KeyLedger: Sendable {
     /// per link, and "last seen" is kept to the hour.
     public static let lastSeenResolution: Int64 = 3600 * 1000
 
+    /// Sightings (a key seen, its nickname, last seen) are applied in
+    /// memory at once and written in batches (ChatNode+Keys.swift): within
+    /// `writeDelay`, at `writeBatch` keys, before anything from such a key
+    /// is stored, with any other ledger write, and at stop. A handshake
+    /// flood from fresh keys is then one fsync per batch, not one per key.
+    public static let writeBatch = 256
+    public static let writeDelay: Duration = .seconds(1)
+
     public let capacity: Int
     public private(set) var keys: [String: KeyRecord] = [:]
     /// By folded nickname.
@@ -135,6 +143,19 @@ public struct KeyLedger: Sendable {
         for name in changes.removedPins { removePin(name) }
         for record in changes.keys { keys[record.key] = record }
         for pin in changes.pins { setPin(pin) }
+    }
+
+    /// What writes `keys` and the pins named `pins` as memory holds them
+    /// now: rows for those present, removals for those gone.
+    public func rows(keys wanted: Set<String>, pins names: Set<String>) -> KeyChanges {
+        var changes = KeyChanges()
+        for key in wanted.sorted() {
+            if let record = keys[key] { changes.keys.append(record) } else { changes.removedKeys.append(key) }
+        }
+        for name in names.sorted() {
+            if let pin = pins[name] { changes.pins.append(pin) } else { changes.removedPins.append(name) }
+        }
+        return changes
     }
 
     /// The least recently seen `new` key: O(keys), run only when full.

@@ -12,8 +12,12 @@ public enum NodeError: Error, Hashable, Sendable, CustomStringConvertible {
     case storage(String)
     case notRunning
     /// A DM held, not sent: the verified key this nickname belongs to is not
-    /// the one the peer shows now (`count` DMs wait for `/verify NAME ok`).
-    case held(nickname: String, count: Int)
+    /// the one the peer shows now. It is stored as `id` in the conversation
+    /// (delivery `held`); `count` DMs wait for `/verify NAME ok` or `/discard NAME`.
+    case held(nickname: String, count: Int, id: MessageID)
+    /// A DM to a changed verified key, neither sent nor held: `reason` says
+    /// which limit (one before the conversation opens, 32 per person, 256 in all).
+    case notHeld(nickname: String, reason: String)
     /// `/verify`: no identity key is known for this peer.
     case noKey(String)
     /// A file transfer command was refused (the reason, safe to show).
@@ -26,8 +30,10 @@ public enum NodeError: Error, Hashable, Sendable, CustomStringConvertible {
         case .invalidName(let error): error.description
         case .storage(let reason): "history store failed: \(reason)"
         case .notRunning: "the node is not running"
-        case .held(let nickname, let count):
-            "held, not sent: \(nickname)'s key is not the one you verified. It may be someone else. Compare safety numbers with /verify \(nickname), then /verify \(nickname) ok sends the \(count) held DM\(count == 1 ? "" : "s")"
+        case .held(let nickname, let count, _):
+            "held, not sent: \(nickname)'s key is not the one you verified. It may be someone else. Compare safety numbers with /verify \(nickname), then /verify \(nickname) ok sends the \(count) held DM\(count == 1 ? "" : "s") (/discard \(nickname) drops them)"
+        case .notHeld(let nickname, let reason):
+            "not sent and not held: \(reason). \(nickname)'s key is not the one you verified: /verify \(nickname) ok sends the held DMs, /discard \(nickname) drops them"
         case .noKey(let name): "no identity key is known for \(name)"
         case .file(let reason): reason
         }

@@ -74,6 +74,8 @@ enum NodeEffect {
     case linkLost(NodeNumber)
     /// A peer's messages were refused for its storage quota (said once).
     case quotaReached(NodeNumber, nickname: String, used: StorageUsage)
+    /// DMs held for a key change, as committed: add these, drop those.
+    case heldChanged(NodeNumber, adding: [Message], removing: [MessageID])
     /// Answer a command.
     case resume(PendingCommand, Result<Message?, NodeError>)
     /// Nothing: an unread report a later one in the same step replaced.
@@ -87,6 +89,11 @@ enum NodeCommand: Sendable {
     case sendPublic(P2PPayload, Message)
     case sendDirect(String, to: NodeNumber, automatic: Bool)
     case answer(NodeNumber, accepting: Bool)
+    /// A DM held for a key change: stored, not sent (ChatNode+KeysHeld.swift).
+    case holdDirect(String, to: NodeNumber, automatic: Bool)
+    /// Held DMs sent (the user confirmed the key) or discarded.
+    case releaseHeld([Message], to: NodeNumber)
+    case discardHeld([MessageID], to: NodeNumber)
 }
 
 /// A command waiting for its step's commit.

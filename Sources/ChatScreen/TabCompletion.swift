@@ -15,7 +15,7 @@ public struct TabCompletion: Hashable, Sendable {
     /// The commands `/help` lists (the console's parser knows them, the
     /// session `/log`; a LANChatCLI test keeps the lists the same).
     public static let commands = [
-        "/accept", "/decline", "/dm", "/filter", "/help", "/history", "/jump", "/log", "/more", "/nick", "/open",
+        "/accept", "/decline", "/discard", "/dm", "/filter", "/help", "/history", "/jump", "/log", "/more", "/nick", "/open",
         "/peers", "/quit", "/read", "/rooms", "/search", "/stats", "/unread", "/verify", "/whois",
     ]
 

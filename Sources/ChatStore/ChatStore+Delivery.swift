@@ -43,4 +43,18 @@ extension ChatStore {
             return messages
         }
     }
+
+    /// DMs held for a key change (`DeliveryState.held`), oldest first. Uses
+    /// the partial index `messages_held`.
+    public func held() throws(StoreError) -> [Message] {
+        let sql = """
+            SELECT \(SQL.messageColumns) FROM messages INDEXED BY messages_held
+            WHERE delivery = 'held' ORDER BY sent_at, id
+            """
+        return try db().withStatement(sql) { statement throws(StoreError) in
+            var messages: [Message] = []
+            while try statement.step() { messages.append(try Self.message(from: statement)) }
+            return messages
+        }
+    }
 }

@@ -18,6 +18,8 @@ public protocol ChatStoring: Actor {
     /// Outgoing DMs still waiting for an acknowledgement, with their state.
     func undelivered() async throws(StoreError) -> [Message]
     func delivery(of id: MessageID) async throws(StoreError) -> DeliveryState?
+    /// DMs held for a key change, oldest first.
+    func held() async throws(StoreError) -> [Message]
     func pageAroundReadMarker(_ room: RoomID, limit: Int) async throws(StoreError) -> HistoryPage
     func historyPage(_ room: RoomID, before cursor: HistoryCursor?, limit: Int) async throws(StoreError) -> HistoryPage
     func historyPage(_ room: RoomID, after cursor: HistoryCursor?, limit: Int) async throws(StoreError) -> HistoryPage

@@ -72,4 +72,9 @@ public struct KeyChanges: Hashable, Sendable {
     public init() {}
 
     public var isEmpty: Bool { keys.isEmpty && pins.isEmpty && removedKeys.isEmpty && removedPins.isEmpty }
+
+    /// The keys and pin names this change writes or removes.
+    public var touched: (keys: Set<String>, pins: Set<String>) {
+        (Set(keys.map(\.key)).union(removedKeys), Set(pins.map(\.name)).union(removedPins))
+    }
 }

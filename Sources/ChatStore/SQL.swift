@@ -21,14 +21,16 @@ enum SQL {
         SELECT \(messageColumns), seq FROM messages WHERE seq > ?1 AND room = 'public' ORDER BY seq LIMIT ?2
         """
     /// Delivery moves forward only (ranks as `DeliveryState.rank`).
+    /// A held DM is released (queued, sent) or discarded, nothing else.
     static let moveDelivery = """
         UPDATE messages SET delivery = ?1 WHERE id = ?2 AND (delivery IS NULL OR
-            (delivery IN ('queued', 'sent') AND (CASE delivery WHEN 'queued' THEN 0 ELSE 1 END) < ?3))
+            (delivery IN ('queued', 'sent') AND (CASE delivery WHEN 'queued' THEN 0 ELSE 1 END) < ?3 AND ?1 <> 'discarded') OR
+            (delivery = 'held' AND ?1 IN ('queued', 'sent', 'discarded')))
         """
     /// In-memory stores: drops a room's oldest messages beyond the newest ?2
-    /// (DMs still waiting for an acknowledgement stay).
+    /// (DMs still waiting for an acknowledgement or held stay).
     static let trimRoom = """
-        DELETE FROM messages WHERE room = ?1 AND (delivery IS NULL OR delivery NOT IN ('queued', 'sent'))
+        DELETE FROM messages WHERE room = ?1 AND (delivery IS NULL OR delivery NOT IN ('queued', 'sent', 'held'))
             AND (sent_at, id) < (SELECT sent_at, id FROM messages WHERE room = ?1
                                  ORDER BY sent_at DESC, id DESC LIMIT 1 OFFSET ?2)
         """

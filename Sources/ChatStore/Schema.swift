@@ -74,6 +74,8 @@ enum Schema {
         keyLedger,
         // 11: file transfers to resume (Schema+Files.swift).
         fileTransfers,
+        // 12: DMs held for a key change, found at start (Schema+Held.swift).
+        heldIndex,
     ]
 
     static var currentVersion: Int32 { Int32(migrations.count) }

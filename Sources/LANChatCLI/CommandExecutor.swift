@@ -12,6 +12,8 @@ public enum CommandResult: Sendable {
     case whois(Whois)
     /// `/verify`: the safety number, and what confirming did.
     case verification(KeyVerification, name: String)
+    /// `/discard`: how many held DMs were dropped.
+    case discarded(Int, name: String)
     case rooms([RoomOverview])
     /// The stored room list, grouped Today / Yesterday / months / years.
     case roomGroups([ChatListGroup<RoomSummary>])
@@ -166,6 +168,8 @@ public actor CommandExecutor {
         case .verify(let name, let confirm):
             let result = try await node.verify(name, confirm: confirm)
             return .verification(result, name: node.displayName(for: result.number, nickname: result.nickname))
+        case .discard(let name):
+            return .discarded(try await node.discardHeld(name), name: name)
         case .rooms:
             let rooms = try await node.roomList()
             return .roomGroups(grouping.group(rooms) { $0.lastActivity })

@@ -7,7 +7,9 @@ import Foundation
 extension ConsoleRenderer {
     /// A page with a header line per day; `names` gives display names.
     /// `conversation` is the DM peer's display name (nil for public).
-    public func history(_ page: HistoryPage, sections: [DaySection], locale: Locale, conversation: String?, name: (Message) -> String) -> [String] {
+    /// `states`: own DMs' delivery states, shown after them.
+    public func history(_ page: HistoryPage, sections: [DaySection], locale: Locale, conversation: String?,
+                        states: [MessageID: DeliveryState] = [:], name: (Message) -> String) -> [String] {
         var lines: [String] = []
         if page.messages.isEmpty {
             lines.append(notice(page.hasMoreBefore || page.hasMoreAfter ? "no more in that direction" : "no messages yet"))
@@ -20,7 +22,7 @@ extension ConsoleRenderer {
             lines.append(bold("── \(dayTitle(section.start, locale: locale)) ──"))
             for message in page.messages[index..<(index + section.messageCount)] {
                 if index == unreadIndex { lines.append(dim("   ── unread ──")) }
-                lines.append(self.message(message, name: name(message), conversation: conversation))
+                lines.append(self.message(message, name: name(message), conversation: conversation, state: states[message.id]?.rawValue))
                 index += 1
             }
         }
@@ -61,7 +63,9 @@ extension ConsoleRenderer {
         case .delivered: dim("   ✓ delivered to \(safe(name))\(quote)")
         case .sent: dim("   → sent to \(safe(name))\(quote)")
         case .failed: error("not delivered to \(safe(name))\(quote): the conversation was declined")
-        case .queued: nil
+        case .discarded: dim("   ✗ discarded, never sent to \(safe(name))\(quote)")
+        // Held: the command's own answer says why and what to do.
+        case .queued, .held: nil
         }
     }
 

@@ -17,14 +17,23 @@ extension ConsoleRenderer {
     /// The warning for a changed key, plain text (sanitized): "alice's key
     /// is not the one you have seen since 5 March 2026 (…). If you did not
     /// expect this, it may be someone else: /verify alice".
+    ///
+    /// The one notice for an impostor: it names the node the name belongs
+    /// to by its `#tag` (what the console's join line said as "a different
+    /// alice" before), and says so when the new name only looks like it.
     public func keyChangedText(_ change: KeyChange, name: String) -> String {
         let who = safe(name)
         let since = change.previousFirstSeen.map { " since " + day($0) } ?? " before"
-        let keys = "(before: \(shortFingerprint(change.previousFingerprint)), now: \(shortFingerprint(change.fingerprint)))"
+        let before = shortFingerprint(change.previousFingerprint), now = shortFingerprint(change.fingerprint)
+        let keys = change.previousNumber.map { "(before: #\($0.shortTag), key \(before); now: #\(change.peer.number.shortTag), key \(now))" }
+            ?? "(before: \(before), now: \(now))"
+        // Another spelling of the name (case, width, script): say what it looks like.
+        let subject = change.previousNickname.flatMap { $0 == change.peer.nickname ? nil : "\(who) looks like \(safe($0)), and its key" }
+            ?? "\(who)'s key"
         if change.previousVerified {
-            return "\(who)'s key is not the one you verified \(keys). It may be someone else: DMs to \(who) are held until you compare safety numbers (/verify \(who)) and confirm (/verify \(who) ok)"
+            return "\(subject) is not the one you verified \(keys). It may be someone else: DMs to \(who) are held until you compare safety numbers (/verify \(who)) and confirm (/verify \(who) ok)"
         }
-        return "\(who)'s key is not the one you have seen\(since) \(keys). If you did not expect this, it may be someone else: /verify \(who)"
+        return "\(subject) is not the one you have seen\(since) \(keys). If you did not expect this, it may be someone else: /verify \(who)"
     }
 
     /// The console line for a changed key, in the person's conversation.
@@ -53,6 +62,12 @@ extension ConsoleRenderer {
         }
         if result.held > 0 { lines.append("  \(result.held) DM\(result.held == 1 ? "" : "s") held until you confirm") }
         return lines
+    }
+
+    /// `/discard NAME`: what was dropped (plain text, sanitized).
+    public func plainDiscarded(_ count: Int, name: String) -> String {
+        count == 0 ? "no DMs are held for \(safe(name))"
+            : "\(count) held DM\(count == 1 ? "" : "s") to \(safe(name)) discarded: never sent, kept in the conversation"
     }
 
     /// How a peer's key stands, for `/whois` and `/verify`.

@@ -42,9 +42,13 @@ public struct ConsoleRenderer: Sendable {
     /// A peer linked. Join and leave lines always carry the `#tag`, so the
     /// two can be matched; `formerTag` says the nickname was last seen on
     /// another node.
-    public func peerJoined(_ nickname: String, tag: String, address: String, formerTag: String? = nil, linked: Int? = nil) -> String {
+    /// `keyChanged`: its key was flagged earlier this run (the notice is
+    /// not said again): a short warning instead.
+    public func peerJoined(_ nickname: String, tag: String, address: String, formerTag: String? = nil, linked: Int? = nil,
+                           keyChanged: Bool = false) -> String {
         let who = bold(safe(nickname)) + dim("#" + tag)
-        let different = formerTag.map { ": a different \(safe(nickname)) (the one before was #\($0))" } ?? ""
+        let different = keyChanged ? ": ⚠ key changed (/whois \(safe(nickname)))"
+            : formerTag.map { ": a different \(safe(nickname)) (the one before was #\($0))" } ?? ""
         let count = linked.map { ", \($0) linked" } ?? ""
         return notice("\(who) joined (\(safe(address))\(count))\(different)")
     }

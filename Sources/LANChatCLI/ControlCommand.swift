@@ -14,6 +14,8 @@ public enum ControlCommand: Hashable, Sendable {
     case whois(String)
     /// A peer's safety number; `confirm` marks its key verified (`/verify NAME ok`).
     case verify(String, confirm: Bool)
+    /// Drop the DMs held for a peer's key change (`/discard NAME`).
+    case discard(String)
     case rooms
     case unread
     case nick(String)
@@ -52,6 +54,7 @@ public enum ControlCommand: Hashable, Sendable {
         case .peers: "peers"
         case .whois: "whois"
         case .verify: "verify"
+        case .discard: "discard"
         case .rooms: "rooms"
         case .unread: "unread"
         case .nick: "nick"
@@ -103,6 +106,7 @@ public enum ConsoleCommandParser {
             if rest.count == 2, rest[1].lowercased() == "ok" { return .verify(rest[0], confirm: true) }
             guard rest.count == 1 else { throw UsageError("usage: /verify NAME, then /verify NAME ok") }
             return .verify(rest[0], confirm: false)
+        case "discard": return .discard(try argument("a NAME (whose held DMs are dropped)"))
         case "rooms": return .rooms
         case "unread": return .unread
         case "nick": return .nick(try argument("a NAME"))

@@ -15,6 +15,11 @@ extension FullScreenSession {
         }
     }
 
+    /// Own DMs on a loaded page show their state (held, queued, ...).
+    private func applyDeliveries(_ page: HistoryPage) async {
+        for (id, delivery) in await node.deliveryStates(in: page).sorted(by: { $0.key < $1.key }) { await apply(.delivery(id, delivery)) }
+    }
+
     private func perform(_ effect: ScreenEffect) async throws(NodeError) {
         switch effect {
         case .open(let room):
@@ -23,12 +28,14 @@ extension FullScreenSession {
             let page = try await node.openHistory(room, limit: ScreenReducer.pageSize)
             let title = if let peer = room.peer { await name(of: peer) } else { "public" }
             await apply(.opened(page, title: title))
+            await applyDeliveries(page)
         case .loadPage(let room, let direction, let cursor):
             let page = switch direction {
             case .older: try await node.historyPage(room, before: cursor, limit: ScreenReducer.pageSize)
             case .newer: try await node.historyPage(room, after: cursor, limit: ScreenReducer.pageSize)
             }
             await apply(.pageLoaded(page, direction))
+            await applyDeliveries(page)
         case .markRead(let room, let cursor):
             let unread = try await node.markRead(room, upTo: cursor)
             await apply(.unread(room, unread))
@@ -48,6 +55,7 @@ extension FullScreenSession {
             let page = try await node.openHistory(room, around: cursor, limit: ScreenReducer.pageSize)
             let title = room.peer == nil ? "public" : state.side[room]?.title ?? "\(room)"
             await apply(.openedAround(page, title: title, at: cursor))
+            await applyDeliveries(page)
         case .command(let line):
             await run(line)
         case .ring:
@@ -96,6 +104,8 @@ extension FullScreenSession {
             case .verification(let result, let name):
                 if result.confirmed { await apply(.verified(node.verifiedNodes())) }
                 await apply(.panel(renderer.verification(result, name: name)))
+            case .discarded(let count, let name):
+                await apply(.notice(renderer.plainDiscarded(count, name: name)))
             case .rooms(let rooms):
                 await apply(.panel(renderer.rooms(rooms, emptyText: "nothing unread")))
             case .roomGroups(let groups):

@@ -16,6 +16,8 @@ public enum HelpText {
       /whois NAME     a peer's node number, address, key fingerprint and trust
       /verify NAME    the safety number to compare with NAME (same on both
                       screens); /verify NAME ok marks the key verified (✓)
+                      and sends the DMs held for its change; /discard NAME
+                      drops them (they stay in the conversation, unsent)
       /unread         rooms with unread messages /read          mark read up to here
       /history [ROOM] show a room from its read marker; never switches rooms
       /more [up|down] page older or newer in what /open or /history showed
@@ -117,6 +119,7 @@ public enum HelpText {
       /whois NAME   /rooms   /unread   /history [ROOM]   /more [up|down]   /read
       /filter [all|none|STAGE|stage:NAME]   /nick NAME   /stats   /help   /quit
       /verify NAME [ok]   (the safety number to compare; ok marks NAME verified)
+      /discard NAME   (drops the DMs held because NAME's verified key changed)
       /search WORDS   /jump N   (find text in all history; open a result)
       /send NAME PATH   /accept-file ID   /decline-file ID   /cancel-file ID
       /files   (offer a file, answer an offer, list transfers)

@@ -18,7 +18,8 @@ extension InteractiveSession {
             if let line = renderer.dmState(state, peer: await name(of: peer)) { screen.write(line) }
         case .delivery(let id, let room, let state):
             guard let peer = room.peer else { return }
-            let shown = state == .delivered || state == .failed ? waiting.removeValue(forKey: id) : waiting[id]
+            let final = state == .delivered || state == .failed || state == .discarded
+            let shown = final ? waiting.removeValue(forKey: id) : waiting[id]
             // Sent is news only for a DM that was shown as queued.
             if state == .sent {
                 guard shown?.queued == true else { return }
@@ -33,14 +34,20 @@ extension InteractiveSession {
         case .peerJoined(let peer):
             let previous = nameHolders.record(peer.nickname, number: peer.number)
             let linked = await node.peers().count
+            let keyNotice = keyNoticeFollows(peer.number)
             screen.write(renderer.peerJoined(peer.nickname, tag: peer.number.shortTag, address: peer.address,
-                                             formerTag: previous?.shortTag, linked: linked))
+                                             formerTag: keyNotice == nil ? previous?.shortTag : nil, linked: linked, keyChanged: keyNotice == false))
         case .peerLeft(let peer, let reason):
             screen.write(renderer.peerLeft(peer.nickname, tag: peer.number.shortTag, reason: reason))
         case .peerUpdated(let peer, let previous):
             let former = nameHolders.record(peer.nickname, number: peer.number)
             if let previous, previous.nickname != peer.nickname {
-                let different = former.map { " (a different \(renderer.safe(peer.nickname)) than #\($0.shortTag) before)" } ?? ""
+                // A changed key has its own notice (or, said before, a short mark here).
+                let different = switch keyNoticeFollows(peer.number) {
+                case true?: ""
+                case false?: " (⚠ key changed: /whois \(renderer.safe(peer.nickname)))"
+                case nil: former.map { " (a different \(renderer.safe(peer.nickname)) than #\($0.shortTag) before)" } ?? ""
+                }
                 screen.write(renderer.notice("\(renderer.safe(previous.nickname))#\(peer.number.shortTag) is now known as \(renderer.bold(renderer.safe(peer.nickname)))\(different)"))
             }
         case .storage(let failure):
@@ -49,12 +56,23 @@ extension InteractiveSession {
             let name = node.displayName(for: peer, nickname: nickname)
             screen.write(renderer.error("not storing more from \(renderer.safe(name)): it reached its share of the history (\(quota) bytes)"))
         case .keyChanged(let change):
+            if keyChangesShown.count >= 4096 { keyChangesShown.removeAll() }
+            keyChangesShown.insert(change.peer.number)
             screen.write(renderer.keyChanged(change, name: node.displayName(for: change.peer.number, nickname: change.peer.nickname)))
         case .file(let event):
             showFile(event)
         case .unread, .rejected, .started, .stopped:
             break
         }
+    }
+
+    /// For a peer whose key is flagged as changed: true when the node's
+    /// `keyChanged` notice follows (the first time this run), false when it
+    /// was said already; nil for any other peer. The key notice replaces the
+    /// join line's "a different alice": one notice, not two.
+    private func keyNoticeFollows(_ number: NodeNumber) -> Bool? {
+        guard node.trust(of: number)?.state == .changed else { return nil }
+        return !keyChangesShown.contains(number)
     }
 
     /// A message from someone else: printed (then it counts as seen), or,

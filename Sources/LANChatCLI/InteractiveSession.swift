@@ -19,6 +19,9 @@ public actor InteractiveSession: FrontEnd {
     let clock: any ChatClock
     /// Which node each nickname was last seen with ("a different alice").
     var nameHolders = NameHolders()
+    /// Peers whose `keyChanged` notice this console printed (bounded by the
+    /// node's ledger: one per key per run).
+    var keyChangesShown = Set<NodeNumber>()
     /// DM requests shown with their text: the message itself is not shown again.
     var requestsShown: Set<MessageID> = []
     /// Per file transfer, the last quarter of its progress printed.
@@ -110,6 +113,8 @@ public actor InteractiveSession: FrontEnd {
             return renderer.whois(whois)
         case .verification(let result, let name):
             return renderer.verification(result, name: name)
+        case .discarded(let count, let name):
+            return [renderer.notice(renderer.plainDiscarded(count, name: name))]
         case .rooms(let rooms):
             return renderer.rooms(rooms, emptyText: "nothing unread")
         case .roomGroups(let groups):
@@ -128,7 +133,10 @@ public actor InteractiveSession: FrontEnd {
             var lines: [String] = []
             if case .more = command {} else { lines.append(renderer.bold("── \(title) ──")) }
             let conversation = page.room.peer == nil ? nil : String(title.dropFirst())
-            return lines + renderer.history(page, sections: sections, locale: locale, conversation: conversation) { names[$0.senderNumber] ?? $0.senderNickname }
+            let states = await node.deliveryStates(in: page)
+            return lines + renderer.history(page, sections: sections, locale: locale, conversation: conversation, states: states) {
+                names[$0.senderNumber] ?? $0.senderNickname
+            }
         case .read(let room, let unread):
             return [renderer.notice(unread == 0 ? "\(await roomLabel(room)) all read" : "\(await roomLabel(room)): \(unread) unread after the marker")]
         case .filter(let filter):

@@ -55,6 +55,7 @@ public enum JSONCommandParser {
             // "accept" is the same as "confirm".
             let confirm = (object["confirm"] as? Bool) ?? (object["accept"] as? Bool) ?? false
             command = .verify(try peer(object["name"] != nil ? "name" : "peer"), confirm: confirm)
+        case "discard": command = .discard(try peer(object["name"] != nil ? "name" : "peer"))
         case "rooms": command = .rooms
         case "unread": command = .unread
         case "nick": command = .nick(try string("nickname"))

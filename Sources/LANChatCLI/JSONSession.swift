@@ -128,6 +128,8 @@ public actor JSONSession: FrontEnd {
                 reply["peer"] = peer
             case .verification(let result, let name):
                 reply.merge(JSONEventEncoder.verification(result, name: name)) { _, new in new }
+            case .discarded(let count, _):
+                reply["discarded"] = count
             case .rooms(let rooms):
                 reply["rooms"] = rooms.map(JSONEventEncoder.room)
             case .stats(let counters, let transport):
@@ -138,12 +140,15 @@ public actor JSONSession: FrontEnd {
                 }
             case .history(let page, let sections):
                 let me = await node.identity.number
+                let states = await node.deliveryStates(in: page)
                 var messages: [[String: Any]] = []
                 for message in page.messages {
                     let name = node.displayName(for: message.senderNumber, nickname: message.senderNickname)
                     var object = JSONEventEncoder.message(message, localNumber: me, name: name,
                                                           verified: node.trust(of: message.senderNumber)?.isVerified == true)
                     object.removeValue(forKey: "event")
+                    // Own DMs: where each stands (held ones wait for /verify NAME ok).
+                    if let state = states[message.id] { object["delivery"] = state.rawValue }
                     messages.append(object)
                 }
                 reply["room"] = page.room.description
@@ -185,14 +190,17 @@ public actor JSONSession: FrontEnd {
             case .files(let transfers):
                 reply["files"] = transfers.map(JSONEventEncoder.transfer)
             case .help:
-                reply["commands"] = ["send", "dm", "accept", "decline", "open", "peers", "whois", "verify", "rooms", "unread", "nick",
+                reply["commands"] = ["send", "dm", "accept", "decline", "open", "peers", "whois", "verify", "discard", "rooms", "unread", "nick",
                                      "history", "more", "read", "filter", "search", "jump", "stats",
                                      "sendFile", "acceptFile", "declineFile", "cancelFile", "files", "help", "quit"]
             }
         } catch {
             var object = JSONEventEncoder.error(error.description, re: parsed.requestID)
             // A DM held for a changed verified key: scripts can tell it from a failure.
-            if case .held(_, let count) = error { object["held"] = count }
+            if case .held(_, let count, let id) = error {
+                object["held"] = count
+                object["id"] = id.description
+            }
             await out.write(JSONEventEncoder.line(object))
             return true
         }

@@ -34,6 +34,17 @@ import Testing
         #expect(!line.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) })
     }
 
+    @Test func theNoticeNamesBothTagsAndALookAlike() {
+        var change = Self.change()
+        change.previousNumber = NodeNumber(rawValue: 0x1234)
+        #expect(plain.keyChangedText(change, name: "alice").contains("(before: #1234, key 3f2a 9c01…; now: #\(Self.alice.shortTag), key 7b1e 0042…)"))
+        var lookAlike = Self.change(nickname: "\u{430}lice")  // Cyrillic а
+        lookAlike.previousNickname = "alice"
+        #expect(plain.keyChangedText(lookAlike, name: "\u{430}lice").hasPrefix("\u{430}lice looks like alice, and its key is not the one you have seen since 5 March 2026"))
+        lookAlike.previousNickname = "\u{430}lice"
+        #expect(plain.keyChangedText(lookAlike, name: "\u{430}lice").hasPrefix("\u{430}lice's key is not"), "the same spelling is not a look-alike")
+    }
+
     @Test func verifyShowsTheNumberInGroupsAndConfirmationMarksIt() {
         let number = "53057 04234 45518 24814 77828 96268 91953 59631 36011 12859 26786 23464"
         let asked = KeyVerification(number: Self.alice, nickname: "alice", key: Self.peer.identityKey!, fingerprint: Self.peer.fingerprint!,
@@ -100,5 +111,25 @@ import Testing
                 == .verify("4393289295727693", confirm: true))
         #expect(try JSONCommandParser.parse(#"{"cmd":"whois","name":"alice"}"#).command == .whois("alice"))
         #expect(try JSONCommandParser.parse(#"{"cmd":"whois","peer":"alice"}"#).command == .whois("alice"))
+        #expect(try ConsoleCommandParser.parse("/discard alice") == .discard("alice"))
+        #expect(throws: UsageError.self) { try ConsoleCommandParser.parse("/discard") }
+        #expect(try JSONCommandParser.parse(#"{"cmd":"discard","name":"alice"}"#).command == .discard("alice"))
+    }
+
+    @Test func heldAndDiscardedDMsAreSaidInTheConsole() {
+        #expect(plain.delivery(.held, peer: "alice") == nil, "the command's error says why it is held")
+        #expect(plain.delivery(.discarded, peer: "alice", preview: "hi") == "   ✗ discarded, never sent to alice: \"hi\"")
+        #expect(plain.plainDiscarded(2, name: "alice") == "2 held DMs to alice discarded: never sent, kept in the conversation")
+        #expect(plain.plainDiscarded(0, name: "alice") == "no DMs are held for alice")
+        // A page shows an own DM's state after it, held included.
+        let me = NodeNumber(rawValue: 7)!
+        let message = Message(id: MessageID(millis: Self.march, random: (1, 2)), room: .direct(Self.alice), senderNumber: me, senderNickname: "bob",
+                              content: "the secret", timestamp: Self.march)
+        let page = HistoryPage(room: .direct(Self.alice), messages: [message], hasMoreBefore: false, hasMoreAfter: false)
+        let day = DaySection(year: 2026, month: 3, day: 5, start: Date(timeIntervalSince1970: 1_772_668_800), messageCount: 1,
+                             first: HistoryCursor(message), last: HistoryCursor(message))
+        let lines = plain.history(page, sections: [day], locale: Locale(identifier: "en_US"), conversation: "alice",
+                                  states: [message.id: .held]) { $0.senderNickname }
+        #expect(lines.contains { $0.hasSuffix("bob: the secret  · held") }, "\(lines)")
     }
 }

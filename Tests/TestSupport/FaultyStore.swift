@@ -16,6 +16,8 @@ public actor FaultyStore: ChatStoring {
     private var random = SeededRandom(seed: 1)
     private var delay = Duration.zero
     public private(set) var commits = 0
+    /// Key ledger transactions that reached the store (each one an fsync on a file).
+    public private(set) var keyCommits = 0
     public private(set) var failures = 0
     /// Lookups and commits in the order they reached the store.
     public private(set) var journal: [StoreCall] = []
@@ -98,6 +100,7 @@ public actor FaultyStore: ChatStoring {
     public func newestCursor(_ room: RoomID) async throws(StoreError) -> HistoryCursor? { try await inner.newestCursor(room) }
     public func undelivered() async throws(StoreError) -> [Message] { try await inner.undelivered() }
     public func delivery(of id: MessageID) async throws(StoreError) -> DeliveryState? { try await inner.delivery(of: id) }
+    public func held() async throws(StoreError) -> [Message] { try await inner.held() }
     public func pageAroundReadMarker(_ room: RoomID, limit: Int) async throws(StoreError) -> HistoryPage {
         try await inner.pageAroundReadMarker(room, limit: limit)
     }
@@ -131,5 +134,6 @@ public actor FaultyStore: ChatStoring {
     public func commitKeys(_ changes: KeyChanges) async throws(StoreError) {
         if diskFull { throw .io(path: "history.sqlite", code: 13, message: "database or disk is full") }
         try await inner.commitKeys(changes)
+        keyCommits += 1
     }
 }

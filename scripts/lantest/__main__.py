@@ -26,13 +26,15 @@ from lantest.common import ALL_SCENARIOS, BEACON, DEAD, EXTRA_SCENARIOS, LOG_FIL
 from lantest.fault_scenarios import FaultScenarios
 from lantest.flood_scenario import FloodScenario
 from lantest.group_scenarios import GroupScenarios
+from lantest.key_scenarios import KeyScenarios
 from lantest.recovery_scenarios import RecoveryScenarios
 from lantest.resource_scenarios import ResourceScenarios
 from lantest.harness import Harness
 from lantest.mesh_scenarios import MeshScenarios
 
 
-class Suite(MeshScenarios, FaultScenarios, GroupScenarios, RecoveryScenarios, ResourceScenarios, FloodScenario, Harness):
+class Suite(MeshScenarios, FaultScenarios, GroupScenarios, KeyScenarios, RecoveryScenarios, ResourceScenarios, FloodScenario,
+            Harness):
     """The harness with every scenario."""
 
 

@@ -116,8 +116,9 @@ class Proc:
 class Node:
     """A lanchat node on a host: its data directory outlives its processes."""
 
-    def __init__(self, lan, work, host, name, kind="json", extra=(), env=None, clock=None, skip=()):
+    def __init__(self, lan, work, host, name, kind="json", extra=(), env=None, clock=None, skip=(), nick=None):
         self.lan, self.host, self.name, self.kind, self.extra = lan, host, name, kind, list(extra)
+        self.nick = nick or name     # the nickname it uses (an impostor's is another node's)
         self.skip = tuple(skip)      # output lines containing one of these are only counted
         self.env = dict(env or {})   # added to the process's environment
         self.clock = clock           # (skewclock.so, seconds its wall clock is off), or None
@@ -139,7 +140,7 @@ class Node:
         mode = ["--json"] if self.kind == "json" else ["bot", self.kind]
         # LAN_TEST_LOG_LEVEL=debug (in the environment) for a closer look.
         argv = (["ip", "netns", "exec", self.lan.host(self.host)] + self.launcher() + [binary] + mode + self.extra +
-                ["--nick", self.name, "--beacon-interval", f"{BEACON:g}", "--log-level", os.environ.get("LAN_TEST_LOG_LEVEL", "notice")] +
+                ["--nick", self.nick, "--beacon-interval", f"{BEACON:g}", "--log-level", os.environ.get("LAN_TEST_LOG_LEVEL", "notice")] +
                 ([] if "--in-memory" in self.extra else ["--data-dir", self.data]))
         self.procs.append(Proc(self, argv, self.logs, len(self.procs) + 1))
         return self.proc

@@ -57,9 +57,10 @@ import TestSupport
         let trust = try #require(bob.node.trust(of: impostor.identity.number))
         #expect(trust.state == .changed && trust.previousFirstSeen == change.previousFirstSeen)
         #expect(bob.node.trust(of: aliceAgain.identity.number)?.state == .new)
-        // On disk: both keys, and "alice" still belongs to the first.
+        // On disk (sightings are written in batches, within a second): both
+        // keys, and "alice" still belongs to the first.
+        try #require(await waitUntil("both keys written") { (try? await bob.store.keyLedger().keys.count) == 2 })
         let rows = try await bob.store.keyLedger()
-        #expect(rows.keys.count == 2)
         #expect(rows.pins.first { $0.name == "alice" }?.key == aliceKey.encodedKey)
     }
 
@@ -97,18 +98,19 @@ import TestSupport
         // knows it): a DM is held, not queued in the outbox for its next link.
         await impostor.node.stop()
         try await bob.log.first("impostor left") { if case .peerLeft(let info, _) = $0, info.number == impostor.identity.number { true } else { nil } }
-        await #expect(throws: NodeError.held(nickname: "alice", count: 1)) {
-            try await bob.node.sendDirect("the secret", to: impostor.identity.number)
-        }
-        // A second waits as a send would: behind the request the first opens.
-        await #expect(throws: NodeError.chat(.awaitingAcceptance(peer: impostor.identity.number))) {
+        let heldID = try await HeldDMTests.held("the secret", from: bob, to: impostor.identity.number)
+        // A second is neither sent nor held: the first must open the conversation.
+        await #expect(throws: NodeError.notHeld(nickname: "alice", reason: "one DM already waits, and it must open the conversation first")) {
             try await bob.node.sendDirect("the second", to: impostor.identity.number)
         }
-        #expect(try await bob.store.page(.direct(impostor.identity.number), before: nil, limit: 10).isEmpty, "nothing stored or queued")
+        let stored = try await bob.store.page(.direct(impostor.identity.number), before: nil, limit: 10)
+        #expect(stored.map(\.id) == [heldID], "stored, not queued")
+        #expect(try await bob.store.delivery(of: heldID) == .held)
+        #expect(await bob.node.pendingDeliveries == 0)
         #expect(try await bob.node.verify("\(impostor.identity.number)", confirm: false).held == 1)
         let impostorAgain = try await TestNode(impostorKey, on: network)
         try await Self.joined(impostorAgain, at: bob)
-        await #expect(throws: NodeError.chat(.awaitingAcceptance(peer: impostor.identity.number))) {
+        await #expect(throws: NodeError.self) {
             try await bob.node.sendDirect("linked again", to: impostor.identity.number)
         }
 

@@ -49,5 +49,18 @@ import TestSupport
         #expect(held["event"] as? String == "error" && held["held"] as? Int == 1, "\(held)")
         let whois = try await Self.reply(bob, ["cmd": "whois", "name": "alice"], id: "5")
         #expect((whois["peer"] as? [String: Any])?["trust"] as? String == "changed")
+
+        // The held DM survives a restart: in its conversation, as held; then discarded.
+        let heldID = try #require(held["id"] as? String)
+        bob.send(json: ["cmd": "quit"])
+        _ = try await bob.waitForExit()
+        bob = try EndToEndTests.node("bob", port: port, dataDir: bobDir)
+        try await EndToEndTests.waitForPeers(bob, ["alice"])
+        let history = try await Self.reply(bob, ["cmd": "history", "room": "alice"], id: "6")
+        let shown = try #require((history["messages"] as? [[String: Any]])?.first { $0["id"] as? String == heldID }, "\(history)")
+        #expect(shown["delivery"] as? String == "held" && shown["text"] as? String == "the secret", "\(shown)")
+        let discarded = try await Self.reply(bob, ["cmd": "discard", "name": "alice"], id: "7")
+        #expect(discarded["discarded"] as? Int == 1, "\(discarded)")
+        _ = try await bob.event("discarded") { $0["event"] as? String == "delivery" && $0["state"] as? String == "discarded" }
     }
 }
