@@ -50,12 +50,26 @@ public struct SearchQuery: Hashable, Sendable, CustomStringConvertible {
         return terms.joined(separator: " AND ")
     }
 
-    /// The text with ASCII capitals made small, as SQLite's `lower()` does,
-    /// for the check on the text itself (both paths).
-    public var asciiLowercased: String {
-        String(String.UnicodeScalarView(text.unicodeScalars.map { scalar in
-            (65...90).contains(scalar.value) ? Unicode.Scalar(scalar.value + 32)! : scalar
-        }))
+    /// The text with every capital made small, scalar by scalar
+    /// (`fold(_:)`), for the check on the text itself (both paths): what
+    /// the store looks for in each message's folded text.
+    public var folded: String {
+        String(String.UnicodeScalarView(text.unicodeScalars.map(Self.fold)))
+    }
+
+    /// One scalar folded to small letters the way the trigram index folds
+    /// case (one scalar to one, so folded text keeps its trigrams): ASCII,
+    /// Latin with accents, Greek, Cyrillic, Armenian, Georgian and the rest
+    /// that Unicode pairs; a final sigma counts as a sigma. Scripts without
+    /// case (Hangul, CJK) pass unchanged.
+    @inline(__always)
+    public static func fold(_ scalar: Unicode.Scalar) -> Unicode.Scalar {
+        let value = scalar.value
+        if value < 0x80 { return (0x41...0x5A).contains(value) ? Unicode.Scalar(UInt8(value + 0x20)) : scalar }
+        if value == 0x3C2 { return "\u{3C3}" }  // ς: the same letter as σ
+        guard scalar.properties.changesWhenLowercased else { return scalar }
+        // Only İ maps to more than one scalar (i + a combining dot): its i.
+        return scalar.properties.lowercaseMapping.unicodeScalars.first ?? scalar
     }
 
     public var description: String { text }
