@@ -67,6 +67,8 @@ public struct SearchQuery: Hashable, Sendable, CustomStringConvertible {
         let value = scalar.value
         if value < 0x80 { return (0x41...0x5A).contains(value) ? Unicode.Scalar(UInt8(value + 0x20)) : scalar }
         if value == 0x3C2 { return "\u{3C3}" }  // ς: the same letter as σ
+        // CJK, kana, Yi and Hangul have no case: skip the property lookup.
+        if (0x3000..<0xA640).contains(value) || (0xAC00..<0xD800).contains(value) { return scalar }
         guard scalar.properties.changesWhenLowercased else { return scalar }
         // Only İ maps to more than one scalar (i + a combining dot): its i.
         return scalar.properties.lowercaseMapping.unicodeScalars.first ?? scalar

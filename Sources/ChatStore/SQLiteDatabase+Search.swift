@@ -24,20 +24,34 @@ extension SQLiteDatabase {
 
     /// Whether UTF-8 `text`, folded, contains the already folded `needle`.
     static func folded(_ text: UnsafeBufferPointer<UInt8>, contains needle: UnsafeBufferPointer<UInt8>) -> Bool {
-        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: max(1, needle.count)) { wanted in
+        guard !needle.isEmpty else { return true }
+        // ASCII text (most messages) folds byte by byte, with no decoding;
+        // it folds to ASCII, so a needle with anything else is not in it.
+        if !text.contains(where: { $0 >= 0x80 }) {
+            guard needle.count <= text.count, !needle.contains(where: { $0 >= 0x80 }) else { return false }
+            return find(needle, in: text) { byte in byte &- 0x41 < 26 ? byte | 0x20 : byte }
+        }
+        return withUnsafeTemporaryAllocation(of: UInt32.self, capacity: needle.count) { wanted in
             let wantedCount = scalars(of: needle, folding: false, into: wanted)
-            guard wantedCount > 0 else { return true }
-            return withUnsafeTemporaryAllocation(of: UInt32.self, capacity: max(1, text.count)) { haystack in
+            return withUnsafeTemporaryAllocation(of: UInt32.self, capacity: text.count) { haystack in
                 let count = scalars(of: text, folding: true, into: haystack)
-                guard count >= wantedCount else { return false }
-                let first = wanted[0]
-                search: for start in 0...(count - wantedCount) where haystack[start] == first {
-                    for offset in 1..<wantedCount where haystack[start + offset] != wanted[offset] { continue search }
-                    return true
-                }
-                return false
+                return find(UnsafeBufferPointer(rebasing: wanted[..<wantedCount]), in: UnsafeBufferPointer(rebasing: haystack[..<count])) { $0 }
             }
         }
+    }
+
+    /// Whether `needle` occurs in `haystack` with `fold` applied to the
+    /// haystack's elements (plain search: both are at most a message long).
+    @inline(__always)
+    private static func find<Element: Equatable>(_ needle: UnsafeBufferPointer<Element>, in haystack: UnsafeBufferPointer<Element>, fold: (Element) -> Element) -> Bool {
+        guard !needle.isEmpty else { return true }
+        guard needle.count <= haystack.count else { return false }
+        let first = needle[0]
+        search: for start in 0...(haystack.count - needle.count) where fold(haystack[start]) == first {
+            for offset in 1..<needle.count where fold(haystack[start + offset]) != needle[offset] { continue search }
+            return true
+        }
+        return false
     }
 
     /// Decodes UTF-8 into scalar values (invalid bytes as U+FFFD), folded

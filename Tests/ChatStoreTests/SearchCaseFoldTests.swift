@@ -50,8 +50,11 @@ import TestSupport
         for value in UInt32(0)...0x1FFFF {
             guard let scalar = Unicode.Scalar(value) else { continue }
             let folded = SearchQuery.fold(scalar)
-            // Folding twice changes nothing, and a small letter stays itself.
+            // Folding twice changes nothing, and the shortcuts give what
+            // Unicode's lowercase mapping gives (its first scalar).
             #expect(SearchQuery.fold(folded) == folded, "U+\(String(value, radix: 16))")
+            let reference = value == 0x3C2 ? "\u{3C3}" : scalar.properties.lowercaseMapping.unicodeScalars.first!
+            #expect(folded == reference, "U+\(String(value, radix: 16))")
         }
     }
 
@@ -67,5 +70,10 @@ import TestSupport
         // Invalid UTF-8 reads as U+FFFD, and what follows is still found.
         #expect(contains([0xFF, 0xC3, 0x41, 0x42, 0x43], "abc"))
         #expect(!contains([0xE2, 0x82], "a"))
+        // ASCII text: folded byte by byte, and a needle from another script is not in it.
+        #expect(contains(Array("Meet at NOON".utf8), "t at noon"))
+        #expect(!contains(Array("Meet at NOON".utf8), "noonx"))
+        #expect(!contains(Array("Meet at NOON".utf8), "é"))
+        #expect(contains(Array("[Z]@`{".utf8), "[z]@`{"))
     }
 }
