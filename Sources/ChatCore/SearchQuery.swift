@@ -62,13 +62,13 @@ public struct SearchQuery: Hashable, Sendable, CustomStringConvertible {
     /// Latin with accents, Greek, Cyrillic, Armenian, Georgian and the rest
     /// that Unicode pairs; a final sigma counts as a sigma. Scripts without
     /// case (Hangul, CJK) pass unchanged.
-    @inline(__always)
+    @inlinable
     public static func fold(_ scalar: Unicode.Scalar) -> Unicode.Scalar {
         let value = scalar.value
         if value < 0x80 { return (0x41...0x5A).contains(value) ? Unicode.Scalar(UInt8(value + 0x20)) : scalar }
         if value == 0x3C2 { return "\u{3C3}" }  // ς: the same letter as σ
-        // CJK, kana, Yi and Hangul have no case: skip the property lookup.
-        if (0x3000..<0xA640).contains(value) || (0xAC00..<0xD800).contains(value) { return scalar }
+        // CJK, kana, Yi, Hangul and emoji have no case: no property lookup.
+        if (0x3000..<0xA640).contains(value) || (0xAC00..<0xD800).contains(value) || value >= 0x1F000 { return scalar }
         guard scalar.properties.changesWhenLowercased else { return scalar }
         // Only İ maps to more than one scalar (i + a combining dot): its i.
         return scalar.properties.lowercaseMapping.unicodeScalars.first ?? scalar

@@ -59,7 +59,7 @@ struct TerminalBytes {
         if code < 0x80 {
             bytes.append(UInt8(code))
         } else if cell.isInterned {
-            bytes.append(contentsOf: String(grid.character(of: cell)).utf8)
+            bytes.append(contentsOf: grid.character(of: cell).utf8)
         } else if let scalar = Unicode.Scalar(code) {
             UTF8.encode(scalar) { bytes.append($0) }
         }
