@@ -50,12 +50,41 @@ public struct SearchQuery: Hashable, Sendable, CustomStringConvertible {
         return terms.joined(separator: " AND ")
     }
 
-    /// The text with ASCII capitals made small, as SQLite's `lower()` does,
-    /// for the check on the text itself (both paths).
-    public var asciiLowercased: String {
-        String(String.UnicodeScalarView(text.unicodeScalars.map { scalar in
-            (65...90).contains(scalar.value) ? Unicode.Scalar(scalar.value + 32)! : scalar
-        }))
+    /// The text with every capital made small, scalar by scalar
+    /// (`fold(_:)`), for the check on the text itself (both paths): what
+    /// the store looks for in each message's folded text.
+    public var folded: String {
+        String(String.UnicodeScalarView(text.unicodeScalars.map(Self.fold)))
+    }
+
+    /// One scalar folded to small letters the way the trigram index folds
+    /// case (one scalar to one, so folded text keeps its trigrams): ASCII,
+    /// Latin with accents, Greek, Cyrillic, Armenian, Georgian and the rest
+    /// that Unicode pairs; a final sigma counts as a sigma. Scripts without
+    /// case (Hangul, CJK) pass unchanged.
+    ///
+    /// Never wider than the index: SQLite's tokenizer folds by Unicode 6.1's
+    /// table and leaves İ alone, so letters (or small forms) newer than 6.1
+    /// (Cherokee's small letters, Georgian Mtavruli, later Latin additions)
+    /// and İ stay as they are. Two texts this fold makes equal are then
+    /// equal to the index too, and the index path finds what the scan does.
+    @inlinable
+    public static func fold(_ scalar: Unicode.Scalar) -> Unicode.Scalar {
+        let value = scalar.value
+        if value < 0x80 { return (0x41...0x5A).contains(value) ? Unicode.Scalar(UInt8(value + 0x20)) : scalar }
+        if value == 0x3C2 { return "\u{3C3}" }  // ς: the same letter as σ
+        // CJK, kana, Yi, Hangul and emoji have no case: no property lookup.
+        if (0x3000..<0xA640).contains(value) || (0xAC00..<0xD800).contains(value) || value >= 0x1F000 { return scalar }
+        guard value != 0x130, scalar.properties.changesWhenLowercased, isInIndexTable(scalar),
+              let small = scalar.properties.lowercaseMapping.unicodeScalars.first, isInIndexTable(small) else { return scalar }
+        return small
+    }
+
+    /// Assigned by Unicode 6.1, the case table SQLite's FTS5 folds with.
+    @inlinable
+    static func isInIndexTable(_ scalar: Unicode.Scalar) -> Bool {
+        guard let age = scalar.properties.age else { return false }
+        return age.major < 6 || (age.major == 6 && age.minor <= 1)
     }
 
     public var description: String { text }

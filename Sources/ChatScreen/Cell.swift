@@ -25,48 +25,19 @@ public struct CellStyle: Hashable, Sendable {
     public static let plain = CellStyle()
 }
 
-/// One column of one row. A wide character fills its own cell and the one
-/// to its right, which is marked `isContinuation` and holds no text.
+/// One column of one row, as read back from a `ScreenGrid` (which stores
+/// cells packed, see `PackedCell`). A wide character fills its own cell and
+/// the one to its right, which is marked `isContinuation` and holds no text.
 public struct Cell: Hashable, Sendable {
-    public var character: Character { didSet { code = Self.code(of: character) } }
+    public var character: Character
     public var style: CellStyle
     /// The right half of a wide character: the terminal draws nothing here.
     public var isContinuation: Bool
-    /// The character's only scalar, or `multiScalar`: lets the diff compare
-    /// most cells as integers instead of as strings.
-    private var code: UInt32
-
-    static let multiScalar = UInt32.max
 
     public init(_ character: Character = " ", style: CellStyle = .plain, isContinuation: Bool = false) {
         self.character = character
         self.style = style
         self.isContinuation = isContinuation
-        code = Self.code(of: character)
-    }
-
-    /// A one-scalar cell without the grapheme machinery (the ASCII fast path).
-    init(scalar: Unicode.Scalar, style: CellStyle) {
-        character = Character(scalar)
-        self.style = style
-        isContinuation = false
-        code = scalar.value
-    }
-
-    private static func code(of character: Character) -> UInt32 {
-        let scalars = character.unicodeScalars
-        return scalars.count == 1 ? scalars.first!.value : multiScalar
-    }
-
-    public static func == (lhs: Cell, rhs: Cell) -> Bool {
-        lhs.code == rhs.code && lhs.style == rhs.style && lhs.isContinuation == rhs.isContinuation
-            && (lhs.code != multiScalar || lhs.character == rhs.character)
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(character)
-        hasher.combine(style)
-        hasher.combine(isContinuation)
     }
 
     /// Terminals disagree on this character's width: any cluster of more
@@ -76,7 +47,14 @@ public struct Cell: Hashable, Sendable {
     /// `ScreenDiff` draws rows holding one so that a wrong guess cannot
     /// leave a stray cell.
     public var hasUncertainWidth: Bool {
-        code == Self.multiScalar || code >= 0x1F000 || ((0x2190...0x2BFF).contains(code) && DisplayWidth.isWide(code))
+        let scalars = character.unicodeScalars
+        return scalars.count != 1 || Self.hasUncertainWidth(scalar: scalars.first!.value)
+    }
+
+    /// The rule for a cell holding one scalar (a cluster of several is
+    /// always uncertain).
+    static func hasUncertainWidth(scalar code: UInt32) -> Bool {
+        code >= 0x1F000 || ((0x2190...0x2BFF).contains(code) && DisplayWidth.isWide(code))
     }
 
     public static let blank = Cell()

@@ -12,17 +12,27 @@
 /// overwritten by what follows, a narrower one leaves a blank. The session
 /// also turns autowrap off, so nothing drawn past the right edge reaches
 /// another row.
+///
+/// Cells are compared as integers (`PackedCell`); only cells holding a
+/// cluster of several scalars are compared by their text, since each grid
+/// numbers its clusters on its own.
 public enum ScreenDiff {
     /// `previous` nil (or another size) redraws everything.
     public static func output(from previous: ScreenGrid?, to next: ScreenGrid, cursorRow: Int, cursorColumn: Int) -> String {
-        var out = ""
         let full = previous == nil || previous!.width != next.width || previous!.height != next.height
-        if full { out += "\u{1B}[0m\u{1B}[2J" }
-        let old = full ? [] : previous!.cells
+        var out = TerminalBytes(capacity: full ? next.packed.count * 2 : 4_096)
+        if full { out.append("\u{1B}[0m\u{1B}[2J") }
+        let before = full ? next : previous!
         let width = next.width
-        var current: CellStyle? = nil
-        next.cells.withUnsafeBufferPointer { new in
-            old.withUnsafeBufferPointer { old in
+        let plain = PackedCell.pack(.plain)
+        var current: UInt64? = nil
+        next.packed.withUnsafeBufferPointer { new in
+            before.packed.withUnsafeBufferPointer { old in
+                func same(_ index: Int) -> Bool {
+                    let a = old[index], b = new[index]
+                    if (a.bits | b.bits) & PackedCell.internedBit == 0 { return a.bits == b.bits }
+                    return before.same(index, as: index, in: next)
+                }
                 /// Writes columns `from..<to` of `row`: every cell (`all`)
                 /// or the changed ones, plain blanks skipped when the row was
                 /// just erased there.
@@ -32,14 +42,14 @@ public enum ScreenDiff {
                     var cursorAt = erased ? from : -1
                     while column < to {
                         let cell = new[base + column]
-                        let changed = all || old[base + column] != cell
+                        let changed = all || !same(base + column)
                         if !changed || cell.isContinuation || (erased && cell == .blank) { column += 1; continue }
-                        if cursorAt != column { out += "\u{1B}[\(row + 1);\(column + 1)H" }
-                        if current != cell.style { out += sgr(cell.style); current = cell.style }
-                        out.append(cell.character)
+                        if cursorAt != column { out.moveCursor(row: row + 1, column: column + 1) }
+                        if current != cell.styleBits { out.sgr(cell.styleBits); current = cell.styleBits }
+                        out.character(cell, of: next)
                         var after = column + 1
                         while after < width && new[base + after].isContinuation { after += 1 }
-                        if cell.hasUncertainWidth && after < width { out += "\u{1B}[\(after + 1)G" }
+                        if cell.hasUncertainWidth && after < width { out.moveCursor(column: after + 1) }
                         column = after
                         cursorAt = after
                     }
@@ -48,10 +58,10 @@ public enum ScreenDiff {
                     if full { write(row: row, from: 0, to: width, all: true, erased: false); continue }
                     let base = row * width
                     var first = 0
-                    while first < width && old[base + first] == new[base + first] { first += 1 }
+                    while first < width && same(base + first) { first += 1 }
                     if first == width { continue }  // unchanged row
                     var last = width - 1
-                    while old[base + last] == new[base + last] { last -= 1 }
+                    while same(base + last) { last -= 1 }
                     // Only a cluster at or before the last change matters.
                     var uncertain = 0
                     while uncertain <= last && !old[base + uncertain].hasUncertainWidth && !new[base + uncertain].hasUncertainWidth { uncertain += 1 }
@@ -60,26 +70,16 @@ public enum ScreenDiff {
                     while uncertain > 0 && uncertain < width && (old[base + uncertain].isContinuation || new[base + uncertain].isContinuation) { uncertain -= 1 }
                     write(row: row, from: first, to: min(uncertain, last + 1), all: false, erased: false)
                     guard last >= uncertain else { continue }
-                    out += "\u{1B}[\(row + 1);\(uncertain + 1)H"
-                    if current != .plain { out += "\u{1B}[0m"; current = .plain }
-                    out += "\u{1B}[K"
+                    out.moveCursor(row: row + 1, column: uncertain + 1)
+                    if current != plain { out.append("\u{1B}[0m"); current = plain }
+                    out.append("\u{1B}[K")
                     write(row: row, from: uncertain, to: width, all: true, erased: true)
                 }
             }
         }
-        if current != nil { out += "\u{1B}[0m" }
-        out += "\u{1B}[\(cursorRow + 1);\(cursorColumn + 1)H"
-        return out
+        if current != nil { out.append("\u{1B}[0m") }
+        out.moveCursor(row: cursorRow + 1, column: cursorColumn + 1)
+        return out.string
     }
 
-    /// Select Graphic Rendition for `style`, from a reset.
-    static func sgr(_ style: CellStyle) -> String {
-        var codes = ["0"]
-        if style.bold { codes.append("1") }
-        if style.dim { codes.append("2") }
-        if style.reverse { codes.append("7") }
-        if style.foreground != .standard { codes.append(style.foreground == .gray ? "90" : String(30 + Int(style.foreground.rawValue))) }
-        if style.background != .standard { codes.append(style.background == .gray ? "100" : String(40 + Int(style.background.rawValue))) }
-        return "\u{1B}[" + codes.joined(separator: ";") + "m"
-    }
 }

@@ -198,12 +198,9 @@ public enum ScreenRenderer {
     }
 
     /// "unread #12 @3 !2": public, DMs, and those wanting attention
-    /// (DMs and mentions), for terminals too narrow for the list. O(rooms).
+    /// (DMs and mentions), for terminals too narrow for the list.
     static func unreadSummary(_ state: ScreenState) -> String {
-        var publicUnread = 0, directUnread = 0
-        for entry in state.side.entries.values {
-            if entry.room.peer == nil { publicUnread += entry.unread } else { directUnread += entry.unread }
-        }
+        let publicUnread = state.side.publicUnread, directUnread = state.side.directUnread
         let highlights = state.totalHighlights
         guard publicUnread + directUnread > 0 else { return "all read" }
         let parts = [(publicUnread, "#"), (directUnread, "@"), (highlights, "!")].filter { $0.0 > 0 }.map { "\($0.1)\($0.0)" }

@@ -105,9 +105,10 @@ public struct ScreenState: Sendable {
         return mentions[room]?.count ?? 0
     }
 
-    /// Unread messages that want attention, in all rooms: O(rooms).
+    /// Unread messages that want attention, in all rooms: O(rooms with
+    /// mentions), the DMs' sum being kept by the side list.
     public var totalHighlights: Int {
-        side.entries.values.reduce(0) { $0 + ($1.room.peer != nil ? $1.unread : 0) } + mentions.values.reduce(0) { $0 + $1.count }
+        side.directUnread + mentions.values.reduce(0) { $0 + $1.count }
     }
 
     /// The terminal's title: the highlight count first, so a tab bar shows it.

@@ -16,6 +16,11 @@ public struct SideList: Hashable, Sendable {
     public private(set) var rows: [Row] = []
     /// First row drawn.
     public var top = 0
+    /// Unread messages in the public room and in all DMs, kept as entries
+    /// change, so the terminal title and the narrow status line cost O(1)
+    /// a frame rather than a pass over every room.
+    public private(set) var publicUnread = 0
+    public private(set) var directUnread = 0
     /// Where today began and ends, worked out at the last regroup so a live
     /// message costs no calendar call.
     private var today: Range<Date>?
@@ -32,6 +37,9 @@ public struct SideList: Hashable, Sendable {
             entry.title = TerminalText.sanitize(entry.title)
             return (entry.room, entry)
         }, uniquingKeysWith: { first, _ in first })
+        publicUnread = 0
+        directUnread = 0
+        for entry in entries.values { count(entry, sign: 1) }
         regroup(grouping: grouping, filter: filter, keep: open)
     }
 
@@ -59,13 +67,19 @@ public struct SideList: Hashable, Sendable {
         var entry = entries[room] ?? RoomEntry(room: room, title: TerminalText.sanitize(title))
         entry.lastActivity = max(entry.lastActivity ?? .distantPast, date)
         entry.unread += unreadDelta
-        entries[room] = entry
+        set(entry)
         // Future dates count as now (ChatListGrouping's skew rule).
         guard let today, entry.lastActivity! >= today.lowerBound, grouping.clock.now() < today.upperBound else {
             regroup(grouping: grouping, filter: filter, keep: open)
             return
         }
+        let todayTitle = ChatListPeriod.today.title(in: grouping.language)
+        // O(position): the busy rooms sit near the top, whatever the list's length.
         if let at = rows.firstIndex(of: .room(room)) {
+            if at > 0, rows[0] == .header(todayTitle) {
+                moveToTopOfToday(from: at)
+                return
+            }
             rows.remove(at: at)
             // A group left empty loses its header.
             if at > 0, case .header = rows[at - 1], at == rows.count || { if case .header = rows[at] { true } else { false } }() {
@@ -74,7 +88,6 @@ public struct SideList: Hashable, Sendable {
         } else if !(room == .publicRoom || room == open || filter.matches(stage: entry.stage)) {
             return
         }
-        let todayTitle = ChatListPeriod.today.title(in: grouping.language)
         if rows.first == .header(todayTitle) {
             rows.insert(.room(room), at: 1)
         } else {
@@ -82,10 +95,38 @@ public struct SideList: Hashable, Sendable {
         }
     }
 
+    /// Moves the row at `at` to just under Today's header (row 0) by
+    /// shifting only the rows above it, instead of a remove and an insert
+    /// that each move every row of a 10k-room list.
+    private mutating func moveToTopOfToday(from at: Int) {
+        let moved = rows[at]
+        var index = at
+        while index > 1 {
+            rows[index] = rows[index - 1]
+            index -= 1
+        }
+        rows[1] = moved
+        // A group left empty loses its header (now at `at`, where the room was).
+        guard at > 1, case .header = rows[at] else { return }
+        if at + 1 == rows.count || { if case .header = rows[at + 1] { true } else { false } }() {
+            rows.remove(at: at)
+        }
+    }
+
     public mutating func update(_ room: RoomID, _ change: (inout RoomEntry) -> Void) {
         guard var entry = entries[room] else { return }
         change(&entry)
-        entries[room] = entry
+        set(entry)
+    }
+
+    /// Stores `entry`, keeping the unread totals.
+    private mutating func set(_ entry: RoomEntry) {
+        if let old = entries.updateValue(entry, forKey: entry.room) { count(old, sign: -1) }
+        count(entry, sign: 1)
+    }
+
+    private mutating func count(_ entry: RoomEntry, sign: Int) {
+        if entry.room.peer == nil { publicUnread += sign * entry.unread } else { directUnread += sign * entry.unread }
     }
 
     /// The room `step` rooms after (or before, negative) `room`, wrapping.

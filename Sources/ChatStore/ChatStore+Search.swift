@@ -3,9 +3,10 @@ import ChatCore
 /// `/search` over every room's history (Schema+Search.swift).
 ///
 /// Text of three or more characters (Unicode scalars) goes through the
-/// trigram index: a page costs about the same at any history size. ASCII
-/// letters match in either case (the check on the text uses SQLite's
-/// `lower()`).
+/// trigram index: a page costs about the same at any history size.
+/// Letters of every cased script match in either case (Привет, ΟΔΟΣ,
+/// École): the index folds case itself, and the check on the text folds
+/// both sides the same way (`lanchat_contains`, SQLiteDatabase+Search).
 ///
 /// Shorter text (Korean words are often two syllables: 안녕) has no
 /// trigram to look up, and FTS5's own fallback for it reads every row. It
@@ -41,7 +42,7 @@ extension ChatStore {
                 hits = try searchRows(SQL.searchScan) { statement throws(StoreError) in
                     try statement.bind(top, at: 1)
                     try statement.bind(indexed + 1, at: 2)
-                    try statement.bind(query.asciiLowercased, at: 3)
+                    try statement.bind(query.folded, at: 3)
                     try statement.bind(limit + 1, at: 4)
                 }
             }
@@ -50,7 +51,7 @@ extension ChatStore {
                     try statement.bind(query.ftsTrigrams, at: 1)
                     try statement.bind(min(top, indexed + 1), at: 2)
                     try statement.bind(limit + 1 - hits.count, at: 3)
-                    try statement.bind(query.asciiLowercased, at: 4)
+                    try statement.bind(query.folded, at: 4)
                 }
             }
             let more = hits.count > limit
@@ -61,7 +62,7 @@ extension ChatStore {
         var hits = try searchRows(SQL.searchScan) { statement throws(StoreError) in
             try statement.bind(top, at: 1)
             try statement.bind(floor, at: 2)
-            try statement.bind(query.asciiLowercased, at: 3)
+            try statement.bind(query.folded, at: 3)
             try statement.bind(limit + 1, at: 4)
         }
         let scanned = Int(max(0, top - floor))

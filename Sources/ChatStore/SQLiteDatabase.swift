@@ -34,6 +34,7 @@ final class SQLiteDatabase {
             throw .from(code: code, message: message, path: path, sql: "open")
         }
         handle = db
+        try registerSearchFunctions()
     }
 
     deinit { close() }

@@ -44,6 +44,28 @@ import Testing
         }
     }
 
+    /// As the session draws: into the grid of two frames ago, cleared, then
+    /// swapped; each grid numbers its clusters on its own.
+    @Test(arguments: [1, 2, 3, 42, 2026] as [UInt64])
+    func reusedGridsShowTheGridExactly(seed: UInt64) {
+        var random = Seeded(state: seed &* 0x9E37_79B9_7F4A_7C15 | 1)
+        var terminal = VirtualTerminal(width: 24, height: 6, glyphs: VirtualTerminal.agreeing)
+        var shown = ScreenGrid(width: 24, height: 6)
+        var back = ScreenGrid(width: 24, height: 6)
+        terminal.run(ScreenDiff.output(from: nil, to: shown, cursorRow: 0, cursorColumn: 0))
+        for step in 0..<200 {
+            let fresh = Self.frame(&random, width: 24, height: 6)
+            back.clear()
+            for row in 0..<6 {
+                let style = Bool.random(using: &random) ? CellStyle.plain : CellStyle(foreground: .yellow, background: .blue, dim: true)
+                back.put(fresh.text(row: row), row: row, column: 0, style: style)
+            }
+            terminal.run(ScreenDiff.output(from: shown, to: back, cursorRow: 0, cursorColumn: 0))
+            #expect(terminal.lines == back.lines, "seed \(seed) step \(step)")
+            swap(&shown, &back)
+        }
+    }
+
     @Test(arguments: [1, 2, 3, 42, 2026] as [UInt64])
     func disagreeingTerminalKeepsEveryCertainCellInItsColumn(seed: UInt64) {
         var random = Seeded(state: seed &* 0x9E37_79B9_7F4A_7C15 | 1)

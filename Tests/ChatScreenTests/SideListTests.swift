@@ -96,3 +96,35 @@ import Testing
         #expect(state.side.rows == incremental)
     }
 }
+
+/// Arrivals move a room to the top of Today by shifting only the rows
+/// above it, and the unread totals are kept as entries change: both must
+/// give what a full regroup and a full recount give.
+@Suite struct SideListIncrementalTests {
+    @Test func arrivalsGiveTheRowsAndTotalsOfAFullRegroup() {
+        let fixture = ScreenFixture()
+        var random = ScreenDiffPropertyTests.Seeded(state: 0x5EED_1234_ABCD_0001)
+        var entries = [RoomEntry(room: .publicRoom, title: "public", unread: 4, lastActivity: ScreenFixture.noon.addingTimeInterval(-7_000))]
+        for index in 0..<300 {
+            // Today, yesterday, this year's months and last year's.
+            let age = [Double.random(in: 3_700..<40_000, using: &random), Double.random(in: 45_000..<80_000, using: &random),
+                       Double.random(in: 86_400..<400 * 86_400, using: &random)][index % 3]
+            entries.append(RoomEntry(room: .direct(NodeNumber(rawValue: UInt64(0x100 + index))!), title: "peer\(index)",
+                                     unread: Int.random(in: 0..<5, using: &random), lastActivity: ScreenFixture.noon.addingTimeInterval(-age)))
+        }
+        var side = SideList()
+        side.replace(entries, grouping: fixture.grouping, filter: .all, keep: nil)
+        for step in 0..<600 {
+            let room: RoomID = step % 10 == 0 ? .publicRoom : .direct(NodeNumber(rawValue: UInt64(0x100 + Int.random(in: 0..<300, using: &random)))!)
+            let at = ScreenFixture.noon.addingTimeInterval(-3_600 + Double(step))  // later every time
+            side.touch(room, at: at, title: "x", unreadDelta: Int.random(in: 0...1, using: &random), grouping: fixture.grouping, filter: .all, keep: nil)
+            if step % 7 == 0 { side.update(room) { $0.unread = 0 } }
+            var regrouped = side
+            regrouped.regroup(grouping: fixture.grouping, filter: .all, keep: nil)
+            #expect(side.rows == regrouped.rows, "step \(step)")
+            let values = side.entries.values
+            #expect(side.publicUnread == values.filter { $0.room.peer == nil }.reduce(0) { $0 + $1.unread })
+            #expect(side.directUnread == values.filter { $0.room.peer != nil }.reduce(0) { $0 + $1.unread })
+        }
+    }
+}
