@@ -3,16 +3,34 @@ import ChatCore
 /// One transaction per node step (see `StoreChanges`).
 extension ChatStore {
     /// Writes `changes` in one transaction (one commit, so one fsync with
-    /// `.full` durability): messages, then delivery states, conversations
-    /// and read markers. All or nothing: on error nothing is stored and the
-    /// caller must not change its memory either.
+    /// `.full` durability): messages (and the pool's ageing out), then
+    /// delivery states, conversations and read markers. All or nothing: on
+    /// error nothing is stored and the caller must not change its memory
+    /// either. Refused by a full disk or cap while the pool holds
+    /// messages, it is tried again with more of the pool aged out first
+    /// (ChatStore+StoragePressure.swift).
     @discardableResult
     public func commit(_ changes: StoreChanges) throws(StoreError) -> StoreCommitResult {
         if changes.isEmpty { return StoreCommitResult() }
-        let database = try db()
-        let result = try database.transaction { () throws(StoreError) -> StoreCommitResult in
-            var result = StoreCommitResult()
-            result.added = try insertNew(changes.messages)
+        var reclaim = try reclaimBeforeCommit(changes)
+        var retry = 0
+        while true {
+            do {
+                let result = try attempt(changes, reclaim: reclaim)
+                foldSearchIndex(added: result.added.count)
+                return result
+            } catch where error.isFull && retry < 2 && !changes.messages.isEmpty && (try? poolUsage().messages) ?? 0 > 0 {
+                retry += 1
+                reclaim = Self.reclaim(retry: retry, changes: changes)
+                logger.debug("commit refused (\(error)); trying again with \(reclaim == .max ? "the whole" : "\(reclaim) bytes of the") pool aged out")
+            }
+        }
+    }
+
+    private func attempt(_ changes: StoreChanges, reclaim: Int) throws(StoreError) -> StoreCommitResult {
+        try db().transaction { () throws(StoreError) -> StoreCommitResult in
+            if !changes.unpooled.isEmpty { try unpool(changes.unpooled) }
+            var result = try insertRows(changes, reclaim: reclaim)
             for (id, state) in changes.deliveries.sorted(by: { $0.key < $1.key }) {
                 try setDelivery(state, for: id)
             }
@@ -29,7 +47,5 @@ extension ChatStore {
             }
             return result
         }
-        foldSearchIndex(added: result.added.count)
-        return result
     }
 }

@@ -21,7 +21,11 @@ extension ChatStore {
                     }
                 }
             }
-            if !authors.isEmpty { found.usage = try usage(of: Set(authors), in: database) }
+            if !authors.isEmpty {
+                let records = try records(of: Set(authors), in: database)
+                found.usage = records.usage
+                found.standing = records.standing
+            }
             return found
         }
     }

@@ -101,7 +101,7 @@ extension ChatStore {
             let last = try lastSeq()
             var indexed = try indexedUpTo()
             while last - indexed >= (all ? 1 : Int64(Self.searchFoldThreshold)) {
-                let upTo = min(last, indexed + Int64(Self.searchFoldBatch))
+                let upTo = min(last, indexed + Int64(foldBatch))
                 let from = indexed
                 try database.transaction { () throws(StoreError) in
                     try database.withStatement(SQL.foldIntoSearchIndex) { statement throws(StoreError) in

@@ -44,6 +44,13 @@ public actor ChatStore {
     /// considered once this reaches the threshold, so a commit costs no
     /// extra query (a hint; the fold reads the truth from the file).
     var searchUnfoldedHint = Int.max
+    /// The cap in pages (`maxBytes`), and the page size.
+    let maxPages: Int?
+    let pageSize: Int
+    /// Bytes of free disk kept (`DiskReserve`), for a file store given one.
+    public nonisolated let reserveBytes: Int?
+    /// Messages one search fold takes in one transaction.
+    let foldBatch: Int
     /// Off the cooperative pool for a file, on it in memory (see `StoreExecutor`).
     private let executor: StoreExecutor
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.unowned }
@@ -55,11 +62,15 @@ public actor ChatStore {
         try self.init(path: path, localNumber: localNumber, durability: .full, logger: logger)
     }
 
-    /// `maxBytes` caps the file (the total storage quota): past it every
-    /// write fails as a full disk does (`StoreError.io`, SQLITE_FULL), which
-    /// the node reports once and survives; nil for no cap.
+    /// `maxBytes` caps the files (`--max-history`): the database file
+    /// stays within it, and its write-ahead log and shared memory within
+    /// `walMargin(cap:)` more (see `WALBound`); a write the cap refuses
+    /// fails as on a full disk (`StoreError.io`, SQLITE_FULL), after the
+    /// pool has aged out. `diskReserve`: free disk a file store keeps
+    /// (`DiskReserve`). Nil: neither.
     public init(
-        path: String?, localNumber: NodeNumber, durability: StoreDurability, maxBytes: Int? = nil, logger: ChatLogger = .disabled
+        path: String?, localNumber: NodeNumber, durability: StoreDurability, maxBytes: Int? = nil,
+        diskReserve: DiskReserve? = nil, logger: ChatLogger = .disabled
     ) throws(StoreError) {
         self.path = path
         executor = StoreExecutor(label: "lanchat.store", inMemory: path == nil)
@@ -67,16 +78,30 @@ public actor ChatStore {
         self.logger = logger.labeled("store")
         let database = try SQLiteDatabase(path: path ?? ":memory:")
         try Self.configure(database, durability: durability, logger: self.logger)
+        let pageSize = try Self.pageSize(of: database)
+        self.pageSize = pageSize
         if let maxBytes {
-            let pageSize = try Self.pageSize(of: database)
-            try database.execute("PRAGMA max_page_count = \(max(16, maxBytes / pageSize))")
+            let pages = max(16, maxBytes / pageSize)
+            try database.execute("PRAGMA max_page_count = \(pages)")
+            try WALBound.configure(database, cap: maxBytes)
+            maxPages = pages
+        } else {
+            maxPages = nil
+        }
+        foldBatch = maxBytes.map { WALBound.foldBatch(cap: $0) } ?? Self.searchFoldBatch
+        if let path, let diskReserve, let space = FileSystemSpace.of(path) {
+            reserveBytes = diskReserve.bytes(ofFileSystem: space.total)
+        } else {
+            reserveBytes = nil
         }
         let found = try Schema.migrate(database)
         epoch = try Self.loadEpoch(database)
         self.database = database
         if let path {
-            try Self.preallocateWAL(database, path: path, logger: self.logger)
-            let checkpointer = WALCheckpointer(path: path, synchronous: durability.pragma)
+            // Under a cap the WAL's working size is the margin's to spend.
+            if maxBytes == nil { try Self.preallocateWAL(database, path: path, logger: self.logger) }
+            let checkpointer = WALCheckpointer(path: path, synchronous: durability.pragma,
+                                               eagerPages: maxBytes.map { WALBound.checkpointPages(cap: $0, pageSize: pageSize) })
             database.checkpoint(with: checkpointer)
             self.checkpointer = checkpointer
         } else {
@@ -121,7 +146,7 @@ public actor ChatStore {
     }
 
     /// The database's page size in bytes.
-    private static func pageSize(of database: SQLiteDatabase) throws(StoreError) -> Int {
+    static func pageSize(of database: SQLiteDatabase) throws(StoreError) -> Int {
         try database.withStatement("PRAGMA page_size") { statement throws(StoreError) in
             try statement.step() ? max(512, Int(statement.int64(0))) : 4096
         }
@@ -196,50 +221,78 @@ public actor ChatStore {
     /// stored. The node group-commits received messages through this.
     @discardableResult
     public func insertNew(_ messages: [Message]) throws(StoreError) -> Set<MessageID> {
+        var changes = StoreChanges()
+        changes.messages = messages
         let database = try db()
         if messages.isEmpty { return [] }
-        return try database.transaction { () throws(StoreError) -> Set<MessageID> in
-            var seq = try lastSeq()
-            var rooms: [RoomID: RoomSummary] = [:]
-            var added = Set<MessageID>(minimumCapacity: messages.count)
-            var usage: [NodeNumber: StorageUsage] = [:]
-            // One statement for the batch, reset per row (no cache lookup per row).
-            let inserted = try database.withStatement(SQL.insertMessage) { statement throws(StoreError) -> [Bool] in
-                var inserted: [Bool] = []
-                inserted.reserveCapacity(messages.count)
-                for message in messages {
-                    defer { statement.reset() }
-                    try Self.bind(message, to: statement)
-                    try statement.bind(seq + 1, at: 9)
-                    try statement.run()
-                    let isNew = database.changes == 1
-                    if isNew { seq += 1 }
-                    inserted.append(isNew)
-                }
-                return inserted
-            }
-            for (message, isNew) in zip(messages, inserted) {
-                guard isNew else {
-                    logger.trace("duplicate \(message.id) in \(message.room) ignored")
-                    continue
-                }
-                added.insert(message.id)
-                usage[message.senderNumber, default: StorageUsage()].add(StorageUsage.bytes(of: message))
-                var summary: RoomSummary
-                if let loaded = rooms[message.room] {
-                    summary = loaded
-                } else {
-                    summary = try self.summary(of: message.room) ?? RoomSummary(room: message.room)
-                }
-                summary.absorb(message, localNumber: localNumber)
-                rooms[message.room] = summary
-            }
-            for summary in rooms.values { try save(summary) }
-            try addUsage(usage)
-            if path == nil { try trim(rooms.keys, adding: messages, added: added) }
-            return added
-        }
+        return try database.transaction { () throws(StoreError) -> StoreCommitResult in
+            try insertRows(changes, reclaim: 0)
+        }.added
     }
+
+    /// Inserts `changes.messages` (pooled as it says), then ages the pool
+    /// down to its budget and by `reclaim` more counted bytes; inside the
+    /// caller's transaction.
+    func insertRows(_ changes: StoreChanges, reclaim: Int) throws(StoreError) -> StoreCommitResult {
+        let database = try db()
+        let messages = changes.messages
+        var result = StoreCommitResult()
+        if messages.isEmpty { return result }
+        let firstSeq = try lastSeq() + 1
+        var seq = firstSeq - 1
+        var rooms: [RoomID: RoomSummary] = [:]
+        var added = Set<MessageID>(minimumCapacity: messages.count)
+        var usage: [NodeNumber: AuthorDelta] = [:]
+        var pool = AuthorDelta()
+        let pooled = changes.pooled
+        // One statement for the batch, reset per row (no cache lookup per row).
+        let inserted = try database.withStatement(SQL.insertMessage) { statement throws(StoreError) -> [Bool] in
+            var inserted: [Bool] = []
+            inserted.reserveCapacity(messages.count)
+            for message in messages {
+                defer { statement.reset() }
+                try Self.bind(message, to: statement)
+                try statement.bind(seq + 1, at: 9)
+                try statement.bind(pooled.isEmpty || !pooled.contains(message.id) ? nil : Int64(1), at: 13)
+                try statement.run()
+                let isNew = database.changes == 1
+                if isNew { seq += 1 }
+                inserted.append(isNew)
+            }
+            return inserted
+        }
+        for (message, isNew) in zip(messages, inserted) {
+            guard isNew else {
+                logger.trace("duplicate \(message.id) in \(message.room) ignored")
+                continue
+            }
+            added.insert(message.id)
+            let bytes = StorageUsage.bytes(of: message)
+            let inPool = !pooled.isEmpty && pooled.contains(message.id)
+            usage[message.senderNumber, default: AuthorDelta()].add(bytes, pooled: inPool)
+            if inPool { pool.add(bytes, pooled: true) }
+            var summary: RoomSummary
+            if let loaded = rooms[message.room] {
+                summary = loaded
+            } else {
+                summary = try self.summary(of: message.room) ?? RoomSummary(room: message.room)
+            }
+            summary.absorb(message, localNumber: localNumber)
+            rooms[message.room] = summary
+        }
+        for summary in rooms.values { try save(summary) }
+        try addUsage(usage, firstSeen: changes.now ?? Self.wallClockMillis())
+        result.added = added
+        if path == nil { try trim(rooms.keys, adding: messages, added: added) }
+        guard !added.isEmpty else { return result }
+        if pool.messages > 0 { try addToPool(pool) }
+        // The newest rows, this commit's own, never age out: a new message
+        // is always stored and shown, and the arrival numbers never go back.
+        try ageOutPool(budget: changes.poolBudget, reclaim: reclaim, before: firstSeq, into: &result)
+        return result
+    }
+
+    static func wallClockMillis() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
 
     /// Which of `ids` are stored (any room): one call for a whole batch.
     public func storedIDs(among ids: [MessageID]) throws(StoreError) -> Set<MessageID> {
@@ -304,7 +357,7 @@ public actor ChatStore {
     // Adding a column touches these two, SQL.swift and a migration.
 
     /// Binds `message` to `SQL.insertMessage`'s parameters ?1...?8 and
-    /// ?10...?12 (?9, the arrival sequence, is the caller's).
+    /// ?10...?12 (?9, the arrival sequence, and ?13, pooled, are the caller's).
     static func bind(_ message: Message, to statement: Statement) throws(StoreError) {
         try statement.bind(message.id, at: 1)
         try statement.bind(message.room.description, at: 2)

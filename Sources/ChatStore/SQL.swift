@@ -12,8 +12,8 @@ enum SQL {
     static let messageColumnCount: Int32 = 11
 
     static let insertMessage = """
-        INSERT INTO messages (id, room, sent_at, sender, nickname, stage, content, automatic, seq, signature, author_key, signed_at)
-        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) ON CONFLICT (id) DO NOTHING
+        INSERT INTO messages (id, room, sent_at, sender, nickname, stage, content, automatic, seq, signature, author_key, signed_at, pooled)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) ON CONFLICT (id) DO NOTHING
         """
     static let lastSeq = "SELECT coalesce(max(seq), 0) FROM messages"
     /// Public messages in arrival order after a sequence number (catch-up).
@@ -117,11 +117,50 @@ enum SQL {
         INSERT INTO author_usage (sender, messages, bytes)
             SELECT sender, count(*), sum(\(accountedBytes)) FROM messages GROUP BY sender
         """
-    static let authorUsage = "SELECT messages, bytes FROM author_usage WHERE sender = ?1"
+    static let authorUsage = "SELECT messages, bytes, first_seen, pooled FROM author_usage WHERE sender = ?1"
+    /// Adds to an author's totals; `first_seen` is set by its first row only.
     static let addAuthorUsage = """
-        INSERT INTO author_usage (sender, messages, bytes) VALUES (?1, ?2, ?3)
-        ON CONFLICT (sender) DO UPDATE SET messages = messages + excluded.messages, bytes = bytes + excluded.bytes
+        INSERT INTO author_usage (sender, messages, bytes, first_seen, pooled) VALUES (?1, ?2, ?3, ?4, ?5)
+        ON CONFLICT (sender) DO UPDATE SET messages = messages + excluded.messages, bytes = bytes + excluded.bytes,
+            first_seen = coalesce(first_seen, excluded.first_seen), pooled = pooled + excluded.pooled
         """
+    /// Takes rows out of an author's totals (aged out, or taken out of the pool).
+    static let subtractAuthorUsage = """
+        UPDATE author_usage SET messages = messages - ?2, bytes = bytes - ?3, pooled = max(0, pooled - ?4) WHERE sender = ?1
+        """
+    /// An author with no stored message left has no row (and is first seen again).
+    static let dropEmptyAuthorUsage = "DELETE FROM author_usage WHERE sender = ?1 AND messages <= 0"
+    /// In-memory trims: every total recounted from the rows, first seen kept.
+    static let recountAuthorUsageKeepingFirstSeen = """
+        DELETE FROM author_usage WHERE sender NOT IN (SELECT sender FROM messages);
+        UPDATE author_usage SET messages = counted.n, bytes = counted.b, pooled = counted.p
+            FROM (SELECT sender AS author, count(*) AS n, sum(\(accountedBytes)) AS b, count(pooled) AS p
+                  FROM messages GROUP BY sender) AS counted
+            WHERE counted.author = author_usage.sender;
+        UPDATE storage_pool SET messages = (SELECT count(*) FROM messages WHERE pooled = 1),
+            bytes = (SELECT coalesce(sum(\(accountedBytes)), 0) FROM messages WHERE pooled = 1);
+        """
+
+    // The unknown authors' pool (`StoragePool`).
+    static let poolTotals = "SELECT messages, bytes FROM storage_pool"
+    static let addToPool = "UPDATE storage_pool SET messages = messages + ?1, bytes = bytes + ?2"
+    /// The pool's rows stored before arrival ?1, oldest first, with their counted bytes.
+    static let pooledOldest = """
+        SELECT seq, \(accountedBytes) FROM messages INDEXED BY messages_pooled WHERE pooled = 1 AND seq < ?1 ORDER BY seq
+        """
+    /// Deletes the pool's rows up to arrival ?1, returning what the caller
+    /// needs to keep rooms, totals and memory true.
+    static let ageOutPooled = """
+        DELETE FROM messages WHERE seq IN (SELECT seq FROM messages INDEXED BY messages_pooled WHERE pooled = 1 AND seq <= ?1)
+        RETURNING room, sent_at, id, sender, \(accountedBytes)
+        """
+    /// Takes an author's rows out of the pool (it is known now).
+    static let unpoolAuthor = """
+        UPDATE messages INDEXED BY messages_pooled SET pooled = NULL WHERE pooled = 1 AND sender = ?1
+        RETURNING \(accountedBytes)
+        """
+    static let pageCount = "PRAGMA page_count"
+    static let freelistCount = "PRAGMA freelist_count"
 
     // Settings.
     static let metaValue = "SELECT value FROM meta WHERE key = ?1"

@@ -76,6 +76,8 @@ enum Schema {
         fileTransfers,
         // 12: DMs held for a key change, found at start (Schema+Held.swift).
         heldIndex,
+        // 13: storage shared by trust: the unknown authors' pool (Schema+StoragePools.swift).
+        storagePools,
     ]
 
     static var currentVersion: Int32 { Int32(migrations.count) }

@@ -17,11 +17,23 @@ public struct StoreChanges: Sendable {
     /// Node settings (the meta table), e.g. a peer's catch-up cursor,
     /// committed with the page it belongs to.
     public var settings: [String: String] = [:]
+    /// Of `messages`, those that join the pool unknown authors share
+    /// (`StoragePool`); the others are kept outside it.
+    public var pooled: Set<MessageID> = []
+    /// The pool's budget in counted bytes (`StorageUsage`): past it, its
+    /// oldest messages age out in this commit. Nil: no budget.
+    public var poolBudget: Int?
+    /// Authors known now whose pooled messages leave the pool.
+    public var unpooled: Set<NodeNumber> = []
+    /// This node's clock (ms) when the step was planned: an author's
+    /// first seen, if this is its first stored message. Nil: the wall clock.
+    public var now: Int64?
 
     public init() {}
 
     public var isEmpty: Bool {
         messages.isEmpty && deliveries.isEmpty && conversations.isEmpty && readMarkers.isEmpty && settings.isEmpty
+            && unpooled.isEmpty
     }
 
     /// Moves `room`'s marker to `cursor` if that is further on than what is planned.
@@ -51,7 +63,10 @@ public struct ConversationRow: Hashable, Sendable {
 public struct StoreCommitResult: Sendable {
     /// Ids of `messages` that were new (the others were stored before).
     public var added: Set<MessageID> = []
-    /// Unread counts after the commit's read-marker moves.
+    /// Unread counts after the commit's read-marker moves, and of the
+    /// rooms messages aged out of.
     public var unread: [RoomID: Int] = [:]
+    /// Messages of the pool this commit aged out (deleted), per room.
+    public var agedOut: [RoomID: [MessageID]] = [:]
     public init() {}
 }

@@ -21,6 +21,9 @@ final class WALCheckpointer: Sendable {
 
     private let path: String
     private let synchronous: String
+    /// Under a history cap: WAL pages after which the commit checkpoints
+    /// itself (`WALBound`); nil: no cap.
+    private let eagerPages: Int32?
     private let queue = DispatchQueue(label: "lanchat.store.checkpoint", qos: .utility)
     /// Opened by the first checkpoint; used only on `queue` (the lock is
     /// never contended, it only makes the sharing checked).
@@ -30,9 +33,10 @@ final class WALCheckpointer: Sendable {
     /// Checkpoints run here and inline (tests, diagnostics).
     let counts = Mutex((background: 0, inline: 0))
 
-    init(path: String, synchronous: String) {
+    init(path: String, synchronous: String, eagerPages: Int32? = nil) {
         self.path = path
         self.synchronous = synchronous
+        self.eagerPages = eagerPages
     }
 
     deinit {
@@ -43,7 +47,7 @@ final class WALCheckpointer: Sendable {
     /// From the WAL hook, on the store's thread, after a commit left
     /// `pages` in the WAL of `database` (the store's own connection).
     func committed(pages: Int32, database: OpaquePointer) {
-        if pages >= Self.pagesBeforeInlineCheckpoint {
+        if pages >= min(eagerPages ?? .max, Self.pagesBeforeInlineCheckpoint) {
             sqlite3_wal_checkpoint_v2(database, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
             counts.withLock { $0.inline += 1 }
             return
