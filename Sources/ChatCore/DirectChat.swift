@@ -199,6 +199,11 @@ public struct DirectChat: Sendable {
         for peer in unsettled { conversations[peer]?.log.settle() }
     }
 
+    /// See `RoomLog.forget`.
+    public mutating func forget(_ ids: Set<MessageID>, with peer: NodeNumber, unreadCount: Int?) {
+        conversations[peer]?.log.forget(ids, unreadCount: unreadCount)
+    }
+
     public mutating func deactivate(_ peer: NodeNumber) {
         conversations[peer]?.log.deactivate()
     }

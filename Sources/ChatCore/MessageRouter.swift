@@ -28,6 +28,22 @@ public struct MessageRouter: Sendable {
         directChat.settle()
     }
 
+    /// Drops messages the store aged out from `room`'s memory (`RoomLog.forget`).
+    public mutating func forget(_ ids: Set<MessageID>, in room: RoomID, unreadCount: Int?) {
+        switch room {
+        case .publicRoom: publicChat.forget(ids, unreadCount: unreadCount)
+        case .direct(let peer): directChat.forget(ids, with: peer, unreadCount: unreadCount)
+        }
+    }
+
+    /// `room`'s unread count in memory.
+    public func unreadCount(in room: RoomID) -> Int {
+        switch room {
+        case .publicRoom: publicChat.unreadCount
+        case .direct(let peer): directChat.conversation(with: peer)?.log.unreadCount ?? 0
+        }
+    }
+
     /// What receiving one frame produced: local events and frames to send back
     /// on the same link.
     public struct Result: Sendable, Hashable {

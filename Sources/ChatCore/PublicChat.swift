@@ -68,6 +68,9 @@ public struct PublicChat: Sendable {
 
     public mutating func deactivate() { log.deactivate() }
 
+    /// See `RoomLog.forget`.
+    public mutating func forget(_ ids: Set<MessageID>, unreadCount: Int?) { log.forget(ids, unreadCount: unreadCount) }
+
     /// Clears the unread count without activating the room.
     public mutating func markRead() -> [ChatEvent] {
         log.markRead() ? [.unreadChanged(.publicRoom, count: 0)] : []

@@ -84,6 +84,19 @@ public struct RoomLog: Sendable {
         self.unreadCount = max(0, unreadCount)
     }
 
+    /// Drops messages the store no longer holds (aged out of the pool
+    /// unknown authors share) and takes the store's unread count, if given.
+    /// Their ids stay seen: a copy arriving again is a duplicate here.
+    public mutating func forget(_ ids: Set<MessageID>, unreadCount: Int?) {
+        settle()
+        if settled.contains(where: { ids.contains($0.id) }) {
+            let kept = settled.filter { !ids.contains($0.id) }
+            settled.removeAll()
+            for message in kept { _ = settled.append(message) }
+        }
+        if let unreadCount, !isActive { self.unreadCount = max(0, unreadCount) }
+    }
+
     /// Makes the room the one being read: clears unread. Returns whether the
     /// count changed.
     @discardableResult

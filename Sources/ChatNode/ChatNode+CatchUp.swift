@@ -135,8 +135,9 @@ extension ChatNode {
                 continue
             }
             if stored.contains(message.id) { continue }
-            guard admitToQuota(author: message.senderNumber, nickname: message.senderNickname,
-                               bytes: StorageUsage.bytes(of: message), into: &plan) else { continue }
+            guard admitToStorage(id: message.id, author: message.senderNumber, nickname: message.senderNickname,
+                                 bytes: StorageUsage.bytes(of: message), room: message.room, now: now,
+                                 on: scratch, into: &plan) else { continue }
             let events = scratch.publicChat.add(message)
             if events.contains(where: { if case .message = $0 { true } else { false } }) {
                 plan.changes.messages.append(message)

@@ -70,6 +70,9 @@ extension ChatNode {
     ) throws(NodeError) -> Message {
         let nickname = directory[peer]?.nickname ?? scratch.directChat.conversation(with: peer)?.peerNickname ?? "\(peer)"
         let composed: (payloads: [P2PPayload], events: [ChatEvent])
+        // Replying to a request accepts it: what the peer sent while
+        // unknown leaves the shared pool (ChatNode+TrustPools.swift).
+        if scratch.directChat.state(with: peer) == .incomingRequest { plan.changes.unpooled.insert(peer) }
         do {
             composed = try scratch.directChat.compose(text, to: peer, peerNickname: nickname, at: now, automatic: automatic)
         } catch { throw .chat(error) }
@@ -121,6 +124,9 @@ extension ChatNode {
             answer = accepting ? try scratch.directChat.accept(peer, at: now) : try scratch.directChat.decline(peer, at: now)
         } catch { throw .chat(error) }
         planConversation(peer, on: scratch, into: &plan)
+        // Accepted: the request and whatever else the peer sent while
+        // unknown leave the shared pool (they would age out there).
+        if accepting { plan.changes.unpooled.insert(peer) }
         if !accepting { planFailOutbox(peer, into: &plan) }
         if let payload = answer.payload { plan.effects.append(.send(payload, to: peer)) }
         for event in answer.events { plan.report(event) }

@@ -16,12 +16,13 @@ extension ChatNode {
             if payload.type.isDirect { plan.effects.append(.acknowledge(payload, to: peer)) }
             return
         }
-        // Over its author's storage quota: refused before it touches anything
-        // (a DM from a peer I declined is refused below anyway, with the
-        // repeated decline that stops its retries).
+        // Where its author's class puts it; over a known author's quota it
+        // is refused before it touches anything (a DM from a peer I declined
+        // is refused below anyway, with the repeated decline that stops its
+        // retries).
         if payload.type.carriesChatText,
            !(payload.type.isDirect && scratch.directChat.state(with: payload.senderNumber) == .declinedByMe),
-           !admitToQuota(payload, into: &plan) { return }
+           !admitToStorage(payload, now: now, on: scratch, into: &plan) { return }
         let result = scratch.receive(payload, from: peer, at: now)
         for event in result.events {
             switch event {

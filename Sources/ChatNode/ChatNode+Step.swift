@@ -31,8 +31,8 @@ extension ChatNode {
     /// `takeInput` without the lookup.
     private func take(following: Bool) async -> StepInput? {
         if following, !inbox.isEmpty, !inbox.startsWithFrame { return nil }
-        let received = inbox.takeReceived(limit: NodeLimits.maxCommitBatch)
-        let taken = Array(commands.prefix(NodeLimits.maxCommitBatch))
+        let received = inbox.takeReceived(limit: options.commitBatch)
+        let taken = Array(commands.prefix(options.commitBatch))
         commands.removeFirst(taken.count)
         if received.isEmpty && taken.isEmpty { return nil }
         await releaseBackpressure()
@@ -133,6 +133,9 @@ extension ChatNode {
         }
         plan.authorUsage = usage
         plan.startUsage = usage
+        plan.standing = input.standing
+        plan.changes.poolBudget = options.unknownPoolBytes
+        plan.changes.now = input.now
         for (payload, peer) in input.frames {
             planReceive(payload, from: peer, stored: stored, now: input.now, on: &scratch, into: &plan)
         }
@@ -201,6 +204,7 @@ extension ChatNode {
             if next != nil {
                 for change in replay { _ = change(&next!.scratch) }
             }
+            forgetAgedOut(result, next: &next)
             let applied = AppliedStep(effects: plan.effects, added: result.added)
             guard next != nil else {
                 await perform(applied)

@@ -40,6 +40,8 @@ public struct NodeCounters: Hashable, Sendable, Codable {
     public var relayedClaimingSelf = 0
     /// Messages refused because their author reached its storage quota.
     public var quotaRefused = 0
+    /// Messages of unknown authors aged out of their shared pool.
+    public var agedOut = 0
     /// Catch-up requests not answered in time, asked of another peer.
     public var catchUpTimeouts = 0
     public var acksSent = 0
@@ -66,6 +68,7 @@ public struct NodeCounters: Hashable, Sendable, Codable {
         relayRefusals.merge(other.relayRefusals, uniquingKeysWith: +)
         relayedClaimingSelf += other.relayedClaimingSelf
         quotaRefused += other.quotaRefused
+        agedOut += other.agedOut
         catchUpTimeouts += other.catchUpTimeouts
         acksSent += other.acksSent
         dmRetries += other.dmRetries

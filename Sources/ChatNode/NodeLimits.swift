@@ -27,6 +27,12 @@ public enum NodeLimits {
     /// refused write: a nearly full disk takes small commits and refuses
     /// larger ones, and each switch would otherwise be said.
     public static let storageRecoveryQuiet = Duration.seconds(5)
+    /// An author whose first stored message arrived this long ago counts
+    /// as known (`StorageTrust.known`): room of its own, out of the pool
+    /// unknown authors share. A day: a flood of fresh keys cannot wait it
+    /// out unnoticed, while a neighbour seen yesterday is known today.
+    public static let knownAfter = Duration.seconds(24 * 3600)
+    static let knownAfterMillis: Int64 = 24 * 3600 * 1000
     /// Pages in a row with nothing new after which a catch-up source lets a
     /// waiting peer go first.
     public static let catchUpIdlePagesBeforeYield = 3
@@ -69,6 +75,7 @@ public enum NodeLimits {
         LimitRow("catchUpTimeout", catchUpTimeout, "a page unanswered this long is asked of another peer"),
         LimitRow("catchUpRetry", catchUpRetry, "a page that could not be stored is asked again after this"),
         LimitRow("storageRecoveryQuiet", storageRecoveryQuiet, "the store is said to write again after this long without a refused write"),
+        LimitRow("knownAfter", knownAfter, "an author first stored this long ago is known: out of the shared pool of unknown authors"),
         LimitRow("catchUpIdlePagesBeforeYield", catchUpIdlePagesBeforeYield, "pages", "pages in a row with nothing new before the source yields, or a probed peer's turn ends"),
         LimitRow("maxCommitBatch", maxCommitBatch, "frames", "frames and commands committed in one transaction"),
         LimitRow("inboxHighWater", inboxHighWater, "events", "waiting transport events before reading is paused"),

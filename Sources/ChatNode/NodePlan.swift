@@ -27,6 +27,8 @@ struct NodePlan {
     /// `authorUsage` before this step admitted anything: the difference is
     /// what a step planned on top of this one counts as already stored.
     var startUsage: [NodeNumber: StorageUsage] = [:]
+    /// Other authors' standing when the step began (first seen, pooled).
+    var standing: [NodeNumber: AuthorStanding] = [:]
     /// Authors refused for their quota in this step.
     var quotaReached = Set<NodeNumber>()
     /// What planning refused or found (duplicates, invalid entries, quota),

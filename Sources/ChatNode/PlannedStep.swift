@@ -14,6 +14,7 @@ struct StepInput {
     /// The authors whose quota the frames touch, and their stored usage.
     var authors: [NodeNumber]
     var usage: [NodeNumber: StorageUsage] = [:]
+    var standing: [NodeNumber: AuthorStanding] = [:]
     /// Refusals found while checking (bad signatures), reported in the
     /// step's own turn: after the events of the step before it.
     var notices: [NodeEvent]
@@ -23,6 +24,7 @@ struct StepInput {
     mutating func take(_ found: StoreLookup?) {
         stored = found?.stored ?? []
         usage = found?.usage ?? [:]
+        standing = found?.standing ?? [:]
     }
 }
 

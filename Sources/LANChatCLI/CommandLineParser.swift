@@ -1,4 +1,5 @@
 import ChatCore
+import ChatStore
 
 /// Turns argv and the environment into `LaunchOptions`, or a `UsageError`.
 /// Pure: no I/O, so every case is unit-testable.
@@ -71,6 +72,7 @@ public struct CommandLineParser {
                     throw UsageError("--max-peer-history wants MiB between 1 and 1048576, not '\(text)'")
                 }
                 options.maxPeerHistoryMiB = mib
+            case "--min-disk-free": options.minDiskFree = try Self.diskReserve(try value())
             case "--beacon-interval":
                 let text = try value()
                 guard let seconds = Double(text), seconds >= 0.05, seconds <= 3600 else {
@@ -156,5 +158,14 @@ public struct CommandLineParser {
             throw UsageError("\(option) wants HOST:PORT, such as 127.0.0.1:47001, not '\(text)'")
         }
         return text
+    }
+
+    /// `--min-disk-free`: MiB (`0`: none) or a percentage of the file system (`2%`).
+    static func diskReserve(_ text: String) throws(UsageError) -> DiskReserve {
+        if text.hasSuffix("%"), let percent = Double(text.dropLast()), percent >= 0, percent <= 50 {
+            return DiskReserve(percent: percent, floor: 0)
+        }
+        if let mib = Int(text), mib >= 0, mib <= 1_048_576 { return DiskReserve(percent: 0, floor: mib * 1_048_576) }
+        throw UsageError("--min-disk-free wants MiB (0 to 1048576) or a percentage up to 50%, not '\(text)'")
     }
 }

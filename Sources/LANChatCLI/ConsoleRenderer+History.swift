@@ -80,7 +80,7 @@ extension ConsoleRenderer {
             notice("signatures refused: \(Self.verdicts(counters.signatureRefusals)), not relayed: \(Self.verdicts(counters.relayRefusals)), "
                 + "relayed as mine \(counters.relayedClaimingSelf), unsolicited history replies \(counters.catchUpUnsolicited)"),
             notice("backpressure \(counters.backpressure), commit failures \(counters.commitFailures), events dropped \(counters.eventsDropped), "
-                + "refused over a peer's quota \(counters.quotaRefused), catch-up timeouts \(counters.catchUpTimeouts)"),
+                + "refused over a peer's quota \(counters.quotaRefused), aged out of the shared pool \(counters.agedOut), catch-up timeouts \(counters.catchUpTimeouts)"),
             notice("transport: " + transport.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")),
         ]
     }

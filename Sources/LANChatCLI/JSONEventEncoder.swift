@@ -70,7 +70,7 @@ public enum JSONEventEncoder {
             "relayRefusals": counters.relayRefusals,
             "catchUpUnsolicited": counters.catchUpUnsolicited, "backpressure": counters.backpressure,
             "commitFailures": counters.commitFailures, "eventsDropped": counters.eventsDropped,
-            "quotaRefused": counters.quotaRefused, "catchUpTimeouts": counters.catchUpTimeouts,
+            "quotaRefused": counters.quotaRefused, "agedOut": counters.agedOut, "catchUpTimeouts": counters.catchUpTimeouts,
         ]
     }
 

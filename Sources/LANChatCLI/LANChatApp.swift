@@ -58,7 +58,8 @@ public enum LANChatApp {
             }
             groupSecret = try options.secretFile.map(loadGroupSecret)
             store = try ChatStore(path: dataDirectory?.historyPath, localNumber: identityKey.nodeNumber, durability: .full,
-                                  maxBytes: options.maxHistoryMiB.map { $0 * 1_048_576 }, logger: logger.labeled("store"))
+                                  maxBytes: options.maxHistoryMiB.map { $0 * 1_048_576 }, diskReserve: options.minDiskFree,
+                                  logger: logger.labeled("store"))
         } catch let error as DataDirectory.Failure {
             writeError("lanchat: \(error)")
             return 1
@@ -79,11 +80,10 @@ public enum LANChatApp {
         configuration.capabilities = ["ack", "history"]
         configuration.groupSecret = groupSecret
         let service = P2PService(identity: identity, configuration: configuration, logger: logger.labeled("transport"))
-        let peerQuota = options.maxPeerHistoryMiB.map { $0 * 1_048_576 }
-            ?? NodeOptions.defaultPeerQuota(historyBytes: options.maxHistoryMiB.map { $0 * 1_048_576 })
         let node = ChatNode(identity: identity, transport: service, store: store, logger: logger.labeled("node"),
                             authenticator: Ed25519MessageAuthenticator(key: identityKey),
-                            options: NodeOptions(peerStorageQuota: peerQuota))
+                            options: nodeOptions(options))
+        logStorage(options, path: dataDirectory?.historyPath, store: store, logger: logger)
         let signals = SignalWatcher()
         let files: FileTransfers
         do {
@@ -163,6 +163,31 @@ public enum LANChatApp {
         redirect?.end()
         withExtendedLifetime(dataDirectory) {}  // the lock is held until here
         return 0
+    }
+
+    /// The storage shares (ChatNode+TrustPools.swift): each known peer's
+    /// quota, the unknown authors' pool (one such share), and under a
+    /// history cap smaller steps (`WALBound.commitBatch`).
+    static func nodeOptions(_ options: LaunchOptions) -> NodeOptions {
+        let cap = options.maxHistoryMiB.map { $0 * 1_048_576 }
+        let share = NodeOptions.defaultPeerQuota(historyBytes: cap)
+        return NodeOptions(peerStorageQuota: options.maxPeerHistoryMiB.map { $0 * 1_048_576 } ?? share,
+                           unknownPoolBytes: share,
+                           commitBatch: cap.map { WALBound.commitBatch(cap: $0) } ?? NodeLimits.maxCommitBatch)
+    }
+
+    /// Says at start what the history may take, once.
+    static func logStorage(_ options: LaunchOptions, path: String?, store: ChatStore, logger: ChatLogger) {
+        guard let path else { return }
+        if let reserve = store.reserveBytes, reserve > 0 {
+            logger.notice("keeping \(reserve / 1_048_576) MiB free on the disk of \(path) (--min-disk-free \(options.minDiskFree)); below it, unknown senders' messages age out instead of growing the history")
+        } else {
+            logger.notice("no free disk reserve for \(path) (--min-disk-free 0)")
+        }
+        if let mib = options.maxHistoryMiB {
+            let margin = WALBound.margin(cap: mib * 1_048_576)
+            logger.notice("history capped at \(mib) MiB (its write-ahead log within \(margin / 1024) KiB more)")
+        }
     }
 
     static func transportConfiguration(_ options: LaunchOptions) -> P2PConfiguration {

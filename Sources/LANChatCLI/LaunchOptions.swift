@@ -1,3 +1,5 @@
+import ChatStore
+
 /// Everything the command line and environment say, as a plain value.
 /// `CommandLineParser` builds it; `LANChatApp` runs it.
 public struct LaunchOptions: Hashable, Sendable {
@@ -39,6 +41,8 @@ public struct LaunchOptions: Hashable, Sendable {
     /// What one other peer's messages may take, in MiB (the per-peer
     /// quota); nil: `NodeOptions.defaultPeerQuota`.
     public var maxPeerHistoryMiB: Int?
+    /// `--min-disk-free`: free disk the history leaves alone (`DiskReserve`).
+    public var minDiskFree = DiskReserve.standard
     public var beaconInterval: Double = 2
     public var locale = "en"
     /// `--secret-file` / LANCHAT_SECRET_FILE: the private group's secret.

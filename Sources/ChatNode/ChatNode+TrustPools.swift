@@ -1,0 +1,114 @@
+import ChatCore
+import ChatStore
+
+/// Storage shared by trust (`StorageTrust`), decided in the plan: before a
+/// message by another peer joins a step, its author's class says where it
+/// goes.
+///
+/// - own (the user's, and DMs of conversations the user accepted or
+///   started): stored, no quota;
+/// - verified and known: their own room, the per-peer quota
+///   (`NodeOptions.peerStorageQuota`, from the author's stored bytes read
+///   when the step starts plus what the step already admitted). Over it,
+///   the peer's *new* messages are refused, not its oldest deleted: a
+///   flood by a known peer costs no writes and erases nothing the user
+///   has. A refused message leaves no trace (not stored, shown,
+///   acknowledged, or taken as seen); refusals are counted
+///   (`quotaRefused`) and said once per peer per run (`.peerQuota`);
+/// - unknown: always stored, into the one pool all unknown authors share
+///   (`NodeOptions.unknownPoolBytes`); the commit ages the pool's oldest
+///   out to make room, so a flood of fresh keys pushes out older unknown
+///   chatter but never stops a new message from being stored and shown.
+///
+/// An author that becomes known (a day after its first stored message,
+/// or when the user accepts its conversation) takes its pooled messages
+/// out of the pool in the same commit.
+extension ChatNode {
+    /// Adds the authors whose class `payload` touches: a live chat frame's
+    /// or catch-up entries' authors, anyone but this node.
+    func quotaAuthors(of payload: P2PPayload, into authors: inout Set<NodeNumber>) {
+        let me = identity.number
+        if payload.type.carriesChatText, payload.senderNumber != me { authors.insert(payload.senderNumber) }
+        for entry in payload.messages ?? [] where entry.senderNumber != me { authors.insert(entry.senderNumber) }
+    }
+
+    /// The class of a message by `author` in `room`, on the step's router.
+    func storageTrust(of author: NodeNumber, in room: RoomID, on scratch: MessageRouter, standing: AuthorStanding?, now: Int64) -> StorageTrust {
+        if author == identity.number { return .own }
+        let state = scratch.directChat.state(with: author)
+        let talkedWith = state == .accepted || state == .outgoingRequest
+        if talkedWith && room == .direct(author) { return .own }
+        if options.verifiedPeers(author) { return .verified }
+        if talkedWith { return .known }
+        if let first = standing?.firstSeen, now - first >= NodeLimits.knownAfterMillis { return .known }
+        return .unknown
+    }
+
+    /// Whether a message of `bytes` by `author` in `room` is stored; if so
+    /// it is counted in `plan` (pooled if its author is unknown), if not
+    /// the refusal is counted and, once per peer, announced after the commit.
+    func admitToStorage(
+        id: MessageID, author: NodeNumber, nickname: String, bytes: Int, room: RoomID, now: Int64,
+        on scratch: MessageRouter, into plan: inout NodePlan
+    ) -> Bool {
+        let standing = plan.standing[author]
+        switch storageTrust(of: author, in: room, on: scratch, standing: standing, now: now) {
+        case .own:
+            if (standing?.pooledMessages ?? 0) > 0 { plan.changes.unpooled.insert(author) }
+            return true
+        case .unknown:
+            plan.changes.pooled.insert(id)
+            return true
+        case .verified, .known:
+            if (standing?.pooledMessages ?? 0) > 0 { plan.changes.unpooled.insert(author) }
+            var usage = plan.authorUsage[author] ?? StorageUsage()
+            guard usage.bytes + bytes <= options.peerStorageQuota else {
+                plan.counted.quotaRefused += 1
+                if !quotaReported.contains(author), plan.quotaReached.insert(author).inserted {
+                    plan.effects.append(.quotaReached(author, nickname: nickname, used: usage))
+                }
+                return false
+            }
+            usage.add(bytes)
+            plan.authorUsage[author] = usage
+            return true
+        }
+    }
+
+    /// A live chat frame's check (its fields as sent: the stored text,
+    /// trimmed, is at most this long).
+    func admitToStorage(_ payload: P2PPayload, now: Int64, on scratch: MessageRouter, into plan: inout NodePlan) -> Bool {
+        let room: RoomID = payload.type.isDirect ? .direct(payload.senderNumber) : .publicRoom
+        return admitToStorage(
+            id: payload.messageId, author: payload.senderNumber, nickname: payload.senderNickname,
+            bytes: StorageUsage.bytes(content: payload.content, nickname: payload.senderNickname,
+                                      stage: payload.senderStage, signature: payload.signature, authorKey: payload.authorKey),
+            room: room, now: now, on: scratch, into: &plan)
+    }
+
+    /// Says once per peer (per run) that its messages are no longer stored.
+    func reportQuota(_ peer: NodeNumber, nickname: String, used: StorageUsage) {
+        guard quotaReported.insert(peer).inserted else { return }
+        let name = TerminalText.sanitize(nickname)
+        logger.warning("peer \(peer) (\(name)) reached its storage quota (\(used.messages) messages, \(used.bytes) of \(options.peerStorageQuota) bytes): its new messages are not stored")
+        emit(.peerQuota(peer: peer, nickname: nickname, quotaBytes: options.peerStorageQuota))
+    }
+
+    /// A commit aged pool messages out: the rooms' memory follows the
+    /// file (the messages leave the rooms' buffers, unread counts are the
+    /// store's), on the adopted router and on the copy the next step was
+    /// planned on. Said as unread changes; counted (`agedOut`).
+    func forgetAgedOut(_ result: StoreCommitResult, next: inout PlannedStep?) {
+        guard !result.agedOut.isEmpty else { return }
+        for (room, ids) in result.agedOut {
+            counters.agedOut += ids.count
+            let forgotten = Set(ids)
+            let unread = result.unread[room]
+            let before = router.unreadCount(in: room)
+            router.forget(forgotten, in: room, unreadCount: unread)
+            next?.scratch.forget(forgotten, in: room, unreadCount: unread)
+            let after = router.unreadCount(in: room)
+            if after != before { emit(.unread(room, count: after)) }
+        }
+    }
+}
