@@ -1,5 +1,6 @@
 import CSQLite
 import Dispatch
+import Foundation
 
 /// Internal looks at the connection, for tests that check the store keeps
 /// its promises (index use, pragmas) rather than trusting the SQL text.
@@ -61,5 +62,19 @@ extension ChatStore {
     func checkSearchIndex() throws(StoreError) {
         foldSearchIndex(all: true)  // the check compares the index with every row
         try db().execute("INSERT INTO messages_search (messages_search, rank) VALUES ('integrity-check', 1)")
+    }
+}
+
+/// The files a store on disk takes, for tests that hold `--max-history`
+/// to its margin.
+extension ChatStore {
+    /// Bytes of the database file, its WAL and its shared memory (0 for
+    /// one that does not exist).
+    func fileBytes() -> (database: Int, wal: Int, shm: Int) {
+        guard let path else { return (0, 0, 0) }
+        func size(_ file: String) -> Int {
+            (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0
+        }
+        return (size(path), size(path + "-wal"), size(path + "-shm"))
     }
 }

@@ -31,6 +31,8 @@ public actor InMemoryNetwork {
     /// Pairs whose link is cut (both directions), stored low-high.
     private var cutPairs: Set<[NodeNumber]> = []
     public private(set) var deliveredCount = 0
+    /// Peers that only `inject` frames.
+    private var injected: Set<NodeNumber> = []
     /// History entries each node has sent in catch-up replies (what a
     /// catch-up costs its answerers).
     public private(set) var relayedEntries: [NodeNumber: Int] = [:]
@@ -124,6 +126,18 @@ public actor InMemoryNetwork {
         if let ma = members[a], let mb = members[b] {
             ma.emit(.peerJoined(mb.info))
             mb.emit(.peerJoined(ma.info))
+        }
+    }
+
+    /// Frames from peers that are not nodes (a test's crowd of attackers,
+    /// each with an identity of its own): each links to `target` alone,
+    /// once, and its frames arrive in order. Nothing is sent back to them.
+    public func inject(_ frames: [(payload: P2PPayload, from: PeerInfo)], into target: NodeNumber) {
+        guard let member = members[target] else { return }
+        for (payload, peer) in frames {
+            if injected.insert(peer.number).inserted { member.emit(.peerJoined(peer)) }
+            deliveredCount += 1
+            member.emit(.received(payload, from: peer.number))
         }
     }
 
