@@ -73,12 +73,17 @@ public enum HelpText {
                                ~/Downloads/lanchat; also LANCHAT_DOWNLOAD_DIR)
           --file-rate KIB      cap what each file this node sends takes, in KiB/s
                                (default: no cap; TCP's own pace)
-          --max-history MIB    cap the history file; past it new messages are
-                               refused as on a full disk (default: no cap)
+          --max-history MIB    cap the history files (write-ahead log within
+                               1 MiB or 1/4 more); strangers' oldest messages
+                               age out first (default: no cap)
           --max-peer-history MIB
-                               cap what one other peer's messages take; past
-                               it its new ones are refused (default: 1/8 of
+                               what one known peer's messages may take, and
+                               all strangers' together (default: 1/8 of
                                --max-history, at most 64)
+          --min-disk-free MIB|N%
+                               disk space the history leaves free; below it
+                               strangers' oldest messages age out instead
+                               (default: 1% or 50 MiB, whichever is larger)
           --beacon-interval S  seconds between beacons (default: 2)
           --locale en|ko       language of dates and group labels (default: en)
           --no-mouse           full screen: no mouse reports, so the terminal's own

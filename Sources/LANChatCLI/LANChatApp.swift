@@ -171,8 +171,8 @@ public enum LANChatApp {
     static func nodeOptions(_ options: LaunchOptions) -> NodeOptions {
         let cap = options.maxHistoryMiB.map { $0 * 1_048_576 }
         let share = NodeOptions.defaultPeerQuota(historyBytes: cap)
+        // The pool of strangers' messages is one peer's share.
         return NodeOptions(peerStorageQuota: options.maxPeerHistoryMiB.map { $0 * 1_048_576 } ?? share,
-                           unknownPoolBytes: share,
                            commitBatch: cap.map { WALBound.commitBatch(cap: $0) } ?? NodeLimits.maxCommitBatch)
     }
 

@@ -1,4 +1,5 @@
 import LANChatCLI
+import ChatStore
 import Testing
 
 @Suite struct CommandLineParserTests {
@@ -38,6 +39,19 @@ import Testing
         #expect(options.maxHistoryMiB == 40)
         #expect(options.maxPeerHistoryMiB == 3)
         #expect(try parser.parse([]).maxPeerHistoryMiB == nil)
+    }
+
+    @Test func theDiskReserveParsesAsMebibytesOrAPercentage() throws {
+        #expect(try parser.parse([]).minDiskFree == .standard)
+        #expect(try parser.parse(["--min-disk-free", "200"]).minDiskFree == DiskReserve(percent: 0, floor: 200 * 1_048_576))
+        #expect(try parser.parse(["--min-disk-free", "2.5%"]).minDiskFree == DiskReserve(percent: 2.5, floor: 0))
+        #expect(try parser.parse(["--min-disk-free", "0"]).minDiskFree == .none)
+        for bad in ["-1", "51%", "lots", "%"] {
+            #expect(throws: UsageError.self) { try parser.parse(["--min-disk-free", bad]) }
+        }
+        #expect(DiskReserve.standard.bytes(ofFileSystem: 1 << 30) == 50 * 1_048_576, "the floor on a small disk")
+        #expect(DiskReserve.standard.bytes(ofFileSystem: 100 << 30) == (100 << 30) / 100, "1% of a large one")
+        #expect(DiskReserve.standard.description == "1% or 50 MiB, whichever is larger")
     }
 
     @Test func botsParse() throws {

@@ -16,6 +16,7 @@ import TestSupport
         counters.eventsDropped = 7
         counters.quotaRefused = 11
         counters.catchUpTimeouts = 13
+        counters.agedOut = 17
         return counters
     }
 
@@ -26,6 +27,7 @@ import TestSupport
         #expect(object["eventsDropped"] as? Int == 7)
         #expect(object["quotaRefused"] as? Int == 11)
         #expect(object["catchUpTimeouts"] as? Int == 13)
+        #expect(object["agedOut"] as? Int == 17)
         #expect(object["transport"] as? [String: Int] == ["links": 2])
         // Through the encoder as a script reads it.
         let line = JSONEventEncoder.line(object)
@@ -35,7 +37,7 @@ import TestSupport
 
     @Test func consoleStatsNameBackpressure() {
         let lines = ConsoleRenderer(useColor: false).stats(Self.counters, transport: [:])
-        #expect(lines.contains("-- backpressure 3, commit failures 5, events dropped 7, refused over a peer's quota 11, catch-up timeouts 13"))
+        #expect(lines.contains("-- backpressure 3, commit failures 5, events dropped 7, refused over a peer's quota 11, aged out of the shared pool 17, catch-up timeouts 13"))
     }
 
     @Test func aPeerReachingItsQuotaIsAStorageEventNamingThePeer() async throws {

@@ -5,15 +5,18 @@ import Foundation
 import Testing
 import TestSupport
 
-/// The per-peer storage quota: one peer's messages cannot take more than
-/// its share of the store; past it its new messages are refused in the
-/// plan (nothing stored, shown or acknowledged), said once, and everyone
-/// else's messages, the user's own included, are still stored.
+/// The per-peer storage quota of a known or verified peer (mallory, number
+/// 3, is verified here: an unknown one shares the pool instead, see
+/// TrustPoolTests): its messages cannot take more than its share of the
+/// store; past it its new messages are refused in the plan (nothing
+/// stored, shown or acknowledged), said once, and everyone else's
+/// messages, the user's own included, are still stored.
 @Suite(.realTime) struct PeerQuotaTests {
     /// Each flood message counts 64 + "mallory" (7) + "flood NNN" (9) bytes.
     static let floodBytes = 80
     /// Room for exactly ten of them.
-    static let quota = NodeOptions(peerStorageQuota: 10 * floodBytes)
+    static let quota = NodeOptions(peerStorageQuota: 10 * floodBytes, verifiedPeers: isMallory)
+    static let isMallory: VerifiedPeers = { $0.rawValue == 3 }
 
     static func flood(_ n: Int) -> String { "flood " + String(repeating: "0", count: 3 - String(n).count) + String(n) }
 
@@ -138,7 +141,8 @@ import TestSupport
         let store = try ChatStore(path: directory.appendingPathComponent("alice.sqlite").path, localNumber: identity.number,
                                   durability: .full, maxBytes: cap)
         let alice = try await TestNode(identity, on: network, store: store,
-                                       options: NodeOptions(peerStorageQuota: NodeOptions.defaultPeerQuota(historyBytes: cap)))
+                                       options: NodeOptions(peerStorageQuota: NodeOptions.defaultPeerQuota(historyBytes: cap),
+                                                            verifiedPeers: Self.isMallory))
         let (node, log) = (alice.node, alice.log)
         defer { Task { await node.stop() } }
         let bob = try await TestNode("bob", number: 2, on: network)
