@@ -27,8 +27,9 @@ usage() {
 OVERVIEW: run lanchat nodes on a virtual LAN of network namespaces and
 check discovery, fan-out, DM privacy, leave/crash, durability, partition,
 packet loss, a stopped consumer, two private groups, clocks an hour apart,
-a sender killed again and again, a full disk, a flooding peer and an
-impostor taking a verified nickname after the observer restarts.
+a sender killed again and again, a full disk, a flooding peer, an
+impostor taking a verified nickname after the observer restarts and a
+flood of fresh identities.
 
 USAGE: scripts/lan-test.sh [options]
 
@@ -38,7 +39,7 @@ OPTIONS:
   --only LIST       comma-separated scenarios: discovery, fanout, dm-privacy,
                     leave-crash, durability, partition, loss, slow-consumer,
                     two-groups, clock-skew, killed-sender, disk-full, flood,
-                    impostor, and backlog (opt-in: 2500 missed messages to catch up)
+                    impostor, sybil, and backlog (opt-in: 2500 missed messages to catch up)
                     (discovery always runs: it builds the mesh the others use)
   --beacon-interval S
                     the nodes' beacon interval (default 1, so a silent peer

@@ -1,7 +1,8 @@
 import CSQLite
 import ChatCore
 
-/// The pool unknown authors share, and ageing out (see `StoragePool`).
+/// The pool unknown authors share (the node decides who is unknown:
+/// ChatNode+TrustPools.swift), and ageing out.
 ///
 /// A commit inserts its rows first, then deletes the pool's oldest rows
 /// until the pool is within its budget and, when the files are short of

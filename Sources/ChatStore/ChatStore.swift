@@ -64,7 +64,7 @@ public actor ChatStore {
 
     /// `maxBytes` caps the files (`--max-history`): the database file
     /// stays within it, and its write-ahead log and shared memory within
-    /// `walMargin(cap:)` more (see `WALBound`); a write the cap refuses
+    /// `WALBound.margin(cap:)` more (see `WALBound`); a write the cap refuses
     /// fails as on a full disk (`StoreError.io`, SQLITE_FULL), after the
     /// pool has aged out. `diskReserve`: free disk a file store keeps
     /// (`DiskReserve`). Nil: neither.

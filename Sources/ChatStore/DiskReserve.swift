@@ -24,9 +24,14 @@ public struct DiskReserve: Hashable, Sendable, CustomStringConvertible {
     /// Nothing reserved.
     public static let none = DiskReserve(percent: 0, floor: 0)
 
+    /// Most of a file system the floor may take, in percent.
+    public static let floorShareLimit = 5.0
+
     /// The bytes kept free on a file system of `fileSystemBytes`.
     public func bytes(ofFileSystem fileSystemBytes: Int) -> Int {
-        max(floor, Int(Double(fileSystemBytes) * percent / 100))
+        let share = Int(Double(fileSystemBytes) * percent / 100)
+        let cappedFloor = percent == 0 ? floor : min(floor, Int(Double(fileSystemBytes) * Self.floorShareLimit / 100))
+        return max(share, cappedFloor)
     }
 
     public var description: String {

@@ -141,7 +141,7 @@ enum SQL {
             bytes = (SELECT coalesce(sum(\(accountedBytes)), 0) FROM messages WHERE pooled = 1);
         """
 
-    // The unknown authors' pool (`StoragePool`).
+    // The unknown authors' pool (ChatStore+StoragePool.swift).
     static let poolTotals = "SELECT messages, bytes FROM storage_pool"
     static let addToPool = "UPDATE storage_pool SET messages = messages + ?1, bytes = bytes + ?2"
     /// The pool's rows stored before arrival ?1, oldest first, with their counted bytes.

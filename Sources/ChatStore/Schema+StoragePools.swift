@@ -1,9 +1,10 @@
-/// Migration 13: storage shared by trust (see `StoragePool`).
+/// Migration 13: storage shared by trust (ChatStore+StoragePool.swift).
 ///
 /// `messages.pooled` marks the rows of the one pool that unknown authors
 /// share (1; NULL otherwise); its partial index lists them oldest first,
 /// so ageing out the oldest reads only the pool, never the rest of the
-/// history. `author_usage.first_seen` is when an author's first stored
+/// history (with the sender, so taking one author out reads the index
+/// alone). `author_usage.first_seen` is when an author's first stored
 /// message arrived (this node's clock, ms), behind "known after a day";
 /// `author_usage.pooled` counts an author's rows in the pool, so the node
 /// knows whom to take out of it once the author is known. Rows of an
@@ -14,7 +15,7 @@
 extension Schema {
     static let storagePools = """
         ALTER TABLE messages ADD COLUMN pooled INTEGER;
-        CREATE INDEX messages_pooled ON messages (seq) WHERE pooled = 1;
+        CREATE INDEX messages_pooled ON messages (seq, sender) WHERE pooled = 1;
         ALTER TABLE author_usage ADD COLUMN first_seen INTEGER;
         ALTER TABLE author_usage ADD COLUMN pooled INTEGER NOT NULL DEFAULT 0;
         UPDATE author_usage SET first_seen = oldest.at

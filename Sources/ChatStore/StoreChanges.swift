@@ -18,7 +18,7 @@ public struct StoreChanges: Sendable {
     /// committed with the page it belongs to.
     public var settings: [String: String] = [:]
     /// Of `messages`, those that join the pool unknown authors share
-    /// (`StoragePool`); the others are kept outside it.
+    /// (ChatStore+StoragePool.swift); the others are kept outside it.
     public var pooled: Set<MessageID> = []
     /// The pool's budget in counted bytes (`StorageUsage`): past it, its
     /// oldest messages age out in this commit. Nil: no budget.

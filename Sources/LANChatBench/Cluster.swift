@@ -50,7 +50,10 @@ final class Cluster: Sendable {
             // too, not the cost being measured.
             configuration.limits.connectionBurstPerAddress = 1_000_000
             configuration.limits.connectionsPerSecondPerAddress = 1_000_000
-            let store = try ChatStore(path: storePath(index), localNumber: identity.number)
+            // As `lanchat` opens it: the default free-disk reserve checked at every commit.
+            let path = storePath(index)
+            let store = try ChatStore(path: path, localNumber: identity.number, durability: .full,
+                                      diskReserve: path == nil ? nil : .standard)
             let logger = Self.logger(label: "n\(index)")
             let service = P2PService(identity: identity, configuration: configuration, logger: logger)
             let node = ChatNode(identity: identity, transport: service, store: store, logger: logger,

@@ -49,7 +49,9 @@ import Testing
         for bad in ["-1", "51%", "lots", "%"] {
             #expect(throws: UsageError.self) { try parser.parse(["--min-disk-free", bad]) }
         }
-        #expect(DiskReserve.standard.bytes(ofFileSystem: 1 << 30) == 50 * 1_048_576, "the floor on a small disk")
+        #expect(DiskReserve.standard.bytes(ofFileSystem: 2 << 30) == 50 * 1_048_576, "the floor on a small disk")
+        #expect(DiskReserve.standard.bytes(ofFileSystem: 200 << 20) == 10 << 20, "never more than 5% of a very small one")
+        #expect(DiskReserve(percent: 0, floor: 300 << 20).bytes(ofFileSystem: 200 << 20) == 300 << 20, "asked for in MiB: as asked")
         #expect(DiskReserve.standard.bytes(ofFileSystem: 100 << 30) == (100 << 30) / 100, "1% of a large one")
         #expect(DiskReserve.standard.description == "1% or 50 MiB, whichever is larger")
     }

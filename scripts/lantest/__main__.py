@@ -25,6 +25,7 @@ import time
 from lantest.common import ALL_SCENARIOS, BEACON, DEAD, EXTRA_SCENARIOS, LOG_FILES, QUICK_SCENARIOS, load_average, log, neighbour_table
 from lantest.fault_scenarios import FaultScenarios
 from lantest.flood_scenario import FloodScenario
+from lantest.sybil_scenario import SybilScenario
 from lantest.group_scenarios import GroupScenarios
 from lantest.key_scenarios import KeyScenarios
 from lantest.recovery_scenarios import RecoveryScenarios
@@ -34,7 +35,7 @@ from lantest.mesh_scenarios import MeshScenarios
 
 
 class Suite(MeshScenarios, FaultScenarios, GroupScenarios, KeyScenarios, RecoveryScenarios, ResourceScenarios, FloodScenario,
-            Harness):
+            SybilScenario, Harness):
     """The harness with every scenario."""
 
 

@@ -20,7 +20,7 @@ LOSS_ONE_IN = 5              # loss scenario: drop one packet in 5 (20%) each wa
 DIRECT_TYPES = ("dmRequest", "directMessage", "dmAccept", "dmDecline", "ack")
 ALL_SCENARIOS = ["discovery", "fanout", "dm-privacy", "leave-crash", "durability",
                  "partition", "loss", "slow-consumer",
-                 "two-groups", "clock-skew", "killed-sender", "disk-full", "flood", "impostor"]
+                 "two-groups", "clock-skew", "killed-sender", "disk-full", "flood", "impostor", "sybil"]
 QUICK_SCENARIOS = ALL_SCENARIOS     # with 3 hosts and smaller bursts they take ~25 s
 EXTRA_SCENARIOS = ["backlog"]       # only with --only: known to fail (see the scenario)
 
