@@ -38,8 +38,11 @@ extension ChatNode {
         let state = scratch.directChat.state(with: author)
         let talkedWith = state == .accepted || state == .outgoingRequest
         if talkedWith && room == .direct(author) { return .own }
-        if options.verifiedPeers(author) { return .verified }
-        if talkedWith { return .known }
+        // The key ledger's word (ChatNode+Keys.swift): a key the user
+        // verified, or one the user talked with; a changed key is neither.
+        let ledger = trustBook.trust(of: author)?.state
+        if ledger == .verified || options.verifiedPeers(author) { return .verified }
+        if talkedWith || ledger == .known { return .known }
         if let first = standing?.firstSeen, now - first >= NodeLimits.knownAfterMillis { return .known }
         return .unknown
     }
@@ -106,8 +109,12 @@ extension ChatNode {
             let unread = result.unread[room]
             let before = router.unreadCount(in: room)
             router.forget(forgotten, in: room, unreadCount: unread)
-            next?.scratch.forget(forgotten, in: room, unreadCount: unread)
             let after = router.unreadCount(in: room)
+            // The next step's copy counts its own messages on top: it moves
+            // by as much as this step's count did.
+            if let planned = next?.scratch.unreadCount(in: room) {
+                next?.scratch.forget(forgotten, in: room, unreadCount: planned + after - before)
+            }
             if after != before { emit(.unread(room, count: after)) }
         }
     }

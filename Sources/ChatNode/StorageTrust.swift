@@ -8,8 +8,8 @@ public enum StorageTrust: String, Hashable, Sendable, CaseIterable {
     /// accepted or started: always room, never refused for a quota and
     /// never aged out by others' traffic.
     case own
-    /// A peer whose key the user verified (the key ledger says so through
-    /// `VerifiedPeers`): room of its own, a share of the history.
+    /// A peer whose key the user verified (the key ledger says so, or
+    /// `NodeOptions.verifiedPeers`): room of its own, a share of the history.
     case verified
     /// A peer the user talked with (a DM conversation accepted or started),
     /// or whose messages were stored at least `NodeLimits.knownAfter` ago:
@@ -20,7 +20,7 @@ public enum StorageTrust: String, Hashable, Sendable, CaseIterable {
     case unknown
 }
 
-/// The port through which the node learns which peers the user verified
-/// (the key ledger answers it). Called while a step is planned, on the
-/// node's actor: it must answer at once, from memory.
+/// Peers to treat as verified besides those the node's key ledger marks
+/// (tests; a front end's own list). Called while a step is planned, on
+/// the node's actor: it must answer at once, from memory.
 public typealias VerifiedPeers = @Sendable (NodeNumber) -> Bool

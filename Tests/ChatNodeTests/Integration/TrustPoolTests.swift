@@ -209,4 +209,23 @@ struct FreshCrowd {
         try await Self.expectConsistent(alice)
         for node in [alice, bob, dave, erin] { await node.node.stop() }
     }
+
+    /// A key the user verified (the key ledger) has room of its own: its
+    /// messages never join the pool.
+    @Test func aVerifiedPeerIsKeptOutOfThePool() async throws {
+        let network = InMemoryNetwork()
+        let alice = try await TestNode(try TestSigner("alice"), on: network)
+        let bob = try await TestNode(try TestSigner("bob"), on: network)
+        try await alice.waitForPeers(1)
+        _ = try await bob.node.sendPublic("bob, new")
+        _ = try await alice.waitForMessage("bob, new")
+        #expect(try await alice.store.standing(of: [bob.identity.number])[bob.identity.number]?.pooledMessages == 1)
+        _ = try await alice.node.verify("bob", confirm: true)
+        _ = try await bob.node.sendPublic("bob, verified")
+        _ = try await alice.waitForMessage("bob, verified")
+        #expect(try await alice.store.standing(of: [bob.identity.number])[bob.identity.number]?.pooledMessages == 0,
+                "verified: out of the pool, the earlier message too")
+        #expect(try await alice.store.poolUsage().messages == 0)
+        for node in [alice, bob] { await node.node.stop() }
+    }
 }
