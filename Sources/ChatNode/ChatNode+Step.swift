@@ -204,8 +204,7 @@ extension ChatNode {
             if next != nil {
                 for change in replay { _ = change(&next!.scratch) }
             }
-            forgetAgedOut(result, next: &next)
-            let applied = AppliedStep(effects: plan.effects, added: result.added)
+            let applied = AppliedStep(effects: plan.effects + forgetAgedOut(result, next: &next), added: result.added)
             guard next != nil else {
                 await perform(applied)
                 return (nil, nil, nil)

@@ -55,7 +55,17 @@ extension ChatNode {
         on scratch: MessageRouter, into plan: inout NodePlan
     ) -> Bool {
         let standing = plan.standing[author]
-        switch storageTrust(of: author, in: room, on: scratch, standing: standing, now: now) {
+        // Once per author and kind of room a step: a flood's thousands of
+        // messages by one author cost one classification.
+        let key = TrustKey(author: author, direct: room != .publicRoom)
+        let trust: StorageTrust
+        if let known = plan.trust[key] {
+            trust = known
+        } else {
+            trust = storageTrust(of: author, in: room, on: scratch, standing: standing, now: now)
+            plan.trust[key] = trust
+        }
+        switch trust {
         case .own:
             if (standing?.pooledMessages ?? 0) > 0 { plan.changes.unpooled.insert(author) }
             return true
@@ -100,22 +110,24 @@ extension ChatNode {
     /// A commit aged pool messages out: the rooms' memory follows the
     /// file (the messages leave the rooms' buffers, unread counts are the
     /// store's), on the adopted router and on the copy the next step was
-    /// planned on. Said as unread changes; counted (`agedOut`).
-    func forgetAgedOut(_ result: StoreCommitResult, next: inout PlannedStep?) {
-        guard !result.agedOut.isEmpty else { return }
+    /// planned on. Returns the unread counts to say, after the step's own
+    /// reports (which were planned before the ageing). Counted (`agedOut`).
+    func forgetAgedOut(_ result: StoreCommitResult, next: inout PlannedStep?) -> [NodeEffect] {
+        guard !result.agedOut.isEmpty else { return [] }
+        var corrections: [NodeEffect] = []
         for (room, ids) in result.agedOut {
             counters.agedOut += ids.count
             let forgotten = Set(ids)
-            let unread = result.unread[room]
             let before = router.unreadCount(in: room)
-            router.forget(forgotten, in: room, unreadCount: unread)
+            router.forget(forgotten, in: room, unreadCount: result.unread[room])
             let after = router.unreadCount(in: room)
             // The next step's copy counts its own messages on top: it moves
             // by as much as this step's count did.
             if let planned = next?.scratch.unreadCount(in: room) {
                 next?.scratch.forget(forgotten, in: room, unreadCount: planned + after - before)
             }
-            if after != before { emit(.unread(room, count: after)) }
+            if after != before { corrections.append(.emit(.unread(room, count: after))) }
         }
+        return corrections
     }
 }

@@ -29,6 +29,8 @@ struct NodePlan {
     var startUsage: [NodeNumber: StorageUsage] = [:]
     /// Other authors' standing when the step began (first seen, pooled).
     var standing: [NodeNumber: AuthorStanding] = [:]
+    /// Each author's class as this step first found it (ChatNode+TrustPools.swift).
+    var trust: [TrustKey: StorageTrust] = [:]
     /// Authors refused for their quota in this step.
     var quotaReached = Set<NodeNumber>()
     /// What planning refused or found (duplicates, invalid entries, quota),
@@ -49,6 +51,13 @@ struct NodePlan {
         }
         effects.append(.report(event))
     }
+}
+
+/// An author, and whether the message is in its DM room (there an
+/// accepted conversation makes it the user's own).
+struct TrustKey: Hashable {
+    let author: NodeNumber
+    let direct: Bool
 }
 
 /// Something the node does after a commit.

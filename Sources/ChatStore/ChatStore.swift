@@ -246,29 +246,31 @@ public actor ChatStore {
         var pool = AuthorDelta()
         let pooled = changes.pooled
         // One statement for the batch, reset per row (no cache lookup per row).
-        let inserted = try database.withStatement(SQL.insertMessage) { statement throws(StoreError) -> [Bool] in
-            var inserted: [Bool] = []
+        // Per row: whether it is new, and whether it joins the pool.
+        let inserted = try database.withStatement(SQL.insertMessage) { statement throws(StoreError) -> [(new: Bool, pooled: Bool)] in
+            var inserted: [(new: Bool, pooled: Bool)] = []
             inserted.reserveCapacity(messages.count)
             for message in messages {
                 defer { statement.reset() }
+                let inPool = !pooled.isEmpty && pooled.contains(message.id)
                 try Self.bind(message, to: statement)
                 try statement.bind(seq + 1, at: 9)
-                try statement.bind(pooled.isEmpty || !pooled.contains(message.id) ? nil : Int64(1), at: 13)
+                try statement.bind(inPool ? Int64(1) : nil, at: 13)
                 try statement.run()
                 let isNew = database.changes == 1
                 if isNew { seq += 1 }
-                inserted.append(isNew)
+                inserted.append((isNew, inPool))
             }
             return inserted
         }
-        for (message, isNew) in zip(messages, inserted) {
-            guard isNew else {
+        for (message, row) in zip(messages, inserted) {
+            guard row.new else {
                 logger.trace("duplicate \(message.id) in \(message.room) ignored")
                 continue
             }
             added.insert(message.id)
             let bytes = StorageUsage.bytes(of: message)
-            let inPool = !pooled.isEmpty && pooled.contains(message.id)
+            let inPool = row.pooled
             usage[message.senderNumber, default: AuthorDelta()].add(bytes, pooled: inPool)
             if inPool { pool.add(bytes, pooled: true) }
             var summary: RoomSummary
