@@ -22,7 +22,7 @@ struct NodePlan {
     /// of answers (its `.caughtUp` has not run yet): another reply is unsolicited.
     var catchUpAnsweredBefore = Set<NodeNumber>()
     /// Other authors' stored usage when the step began, plus what it admits
-    /// (ChatNode+Quota.swift).
+    /// (ChatNode+TrustPools.swift).
     var authorUsage: [NodeNumber: StorageUsage] = [:]
     /// `authorUsage` before this step admitted anything: the difference is
     /// what a step planned on top of this one counts as already stored.
