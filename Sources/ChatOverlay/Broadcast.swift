@@ -1,0 +1,209 @@
+import ChatCore
+
+/// How public messages cross the overlay, as a pure value (Plumtree,
+/// Leitão, Pereira and Rodrigues, SRDS 2007). Each message goes eagerly
+/// (whole) to the *eager* neighbours and as an id only (IHAVE, batched
+/// every `ihaveInterval`) to the *lazy* ones. A duplicate moves its sender
+/// to lazy (PRUNE), so the eager links settle into a spanning tree; an id
+/// announced but not received within `graftTimeout` is pulled (GRAFT),
+/// which also makes that link eager again: the tree repairs itself around
+/// a crashed or silent node.
+///
+/// Nothing is relayed before the shell's verification says the author's
+/// signature holds; duplicates are never verified twice. Every table is
+/// capped and IHAVE and GRAFT ids are budgeted per peer.
+public struct Broadcast: Sendable {
+    struct Missing: Sendable {
+        /// Peers that announced the id, oldest first.
+        var announcers: [NodeNumber]
+        var deadline: Duration
+        /// The peer last grafted, if the timer ran out once already.
+        var grafted: NodeNumber?
+    }
+
+    let config: OverlayConfig
+    public internal(set) var eager: Set<NodeNumber> = []
+    public internal(set) var lazy: Set<NodeNumber> = []
+    var seen: RecentIDs
+    var cache: [MessageID: GossipMessage] = [:]
+    var cacheOrder: BoundedBuffer<MessageID>
+    var missing: [MessageID: Missing] = [:]
+    var pendingIHave: [NodeNumber: [MessageID]] = [:]
+    var flushAt: Duration?
+    var ihaveBudgets: [NodeNumber: TokenBucket] = [:]
+    var graftBudgets: [NodeNumber: TokenBucket] = [:]
+    /// Score notes for the membership, drained by `Overlay`.
+    var notes: [(NodeNumber, PeerNote)] = []
+
+    public init(config: OverlayConfig = OverlayConfig()) {
+        self.config = config
+        seen = RecentIDs(capacity: config.recentIDs)
+        cacheOrder = BoundedBuffer(capacity: config.cachedMessages)
+    }
+
+    public var neighbors: Set<NodeNumber> { eager.union(lazy) }
+    public func isNeighbor(_ peer: NodeNumber) -> Bool { eager.contains(peer) || lazy.contains(peer) }
+    public func hasSeen(_ id: MessageID) -> Bool { seen.contains(id) }
+
+    /// When `tick` next has something to do, if anything.
+    public var nextDeadline: Duration? {
+        let graft = missing.values.lazy.map(\.deadline).min()
+        switch (flushAt, graft) {
+        case let (flush?, graft?): return min(flush, graft)
+        case let (flush, graft): return flush ?? graft
+        }
+    }
+
+    /// A new neighbour starts eager (Plumtree's initial state: flooding,
+    /// which the first duplicates prune).
+    mutating func neighborUp(_ peer: NodeNumber) {
+        lazy.remove(peer)
+        eager.insert(peer)
+    }
+
+    mutating func neighborDown(_ peer: NodeNumber) {
+        eager.remove(peer)
+        lazy.remove(peer)
+        pendingIHave.removeValue(forKey: peer)
+        ihaveBudgets.removeValue(forKey: peer)
+        graftBudgets.removeValue(forKey: peer)
+    }
+
+    /// This node's own message: delivered (by the caller) and pushed.
+    public mutating func publish(_ message: P2PPayload, now: Duration) -> [OverlayAction] {
+        var out: [OverlayAction] = []
+        let gossip = GossipMessage(hops: 1, message: message)
+        guard seen.insert(gossip.id) else { return out }
+        keep(gossip)
+        relay(gossip, except: nil, now: now, &out)
+        return out
+    }
+
+    /// A gossip frame from a neighbour. `verify` is asked only for an id
+    /// not seen before: the author's signature (the simulator's flag).
+    public mutating func receive(_ gossip: GossipMessage, from peer: NodeNumber, now: Duration, relay: Bool = true,
+                                 verify: (P2PPayload) -> Bool) -> [OverlayAction] {
+        guard isNeighbor(peer) else { return [] }
+        var out: [OverlayAction] = []
+        if seen.contains(gossip.id) {
+            if config.lazyPush, relay, eager.contains(peer) {
+                eager.remove(peer)
+                lazy.insert(peer)
+                out.append(.send(.prune, to: peer))
+            }
+            return out
+        }
+        guard gossip.hops >= 1, gossip.hops <= 255, verify(gossip.message) else {
+            notes.append((peer, .invalidMessage))
+            return out
+        }
+        seen.insert(gossip.id)
+        keep(gossip)
+        missing.removeValue(forKey: gossip.id)
+        if lazy.contains(peer) {
+            lazy.remove(peer)
+            eager.insert(peer)
+        }
+        notes.append((peer, .firstDelivery))
+        out.append(.deliver(gossip, from: peer))
+        guard relay else { return out }
+        var next = gossip
+        next.hops = min(255, gossip.hops + 1)
+        self.relay(next, except: peer, now: now, &out)
+        return out
+    }
+
+    /// IHAVE, GRAFT or PRUNE from a neighbour.
+    public mutating func receive(control frame: OverlayFrame, from peer: NodeNumber, now: Duration) -> [OverlayAction] {
+        guard isNeighbor(peer) else { return [] }
+        var out: [OverlayAction] = []
+        switch frame {
+        case .ihave(let ids):
+            guard Self.take(&ihaveBudgets, peer, Double(ids.count), burst: config.ihaveBurst, rate: config.ihavePerSecond, now: now) else {
+                notes.append((peer, .overBudget))
+                break
+            }
+            for id in ids.prefix(config.idsPerFrame) where !seen.contains(id) {
+                if var entry = missing[id] {
+                    if entry.announcers.count < config.announcersPerID, !entry.announcers.contains(peer) {
+                        entry.announcers.append(peer)
+                        missing[id] = entry
+                    }
+                } else if missing.count < config.missingMax {
+                    missing[id] = Missing(announcers: [peer], deadline: now + config.graftTimeout)
+                }
+            }
+        case .graft(let ids):
+            guard Self.take(&graftBudgets, peer, Double(ids.count), burst: config.graftBurst, rate: config.graftPerSecond, now: now) else {
+                notes.append((peer, .overBudget))
+                break
+            }
+            lazy.remove(peer)
+            eager.insert(peer)
+            for id in ids.prefix(config.idsPerFrame) {
+                if let gossip = cache[id] { out.append(.send(.gossip(gossip), to: peer)) }
+            }
+        case .prune:
+            if eager.remove(peer) != nil { lazy.insert(peer) }
+        default:
+            break
+        }
+        return out
+    }
+
+    /// Sends the batched IHAVEs that are due and grafts what is overdue.
+    public mutating func tick(now: Duration) -> [OverlayAction] {
+        var out: [OverlayAction] = []
+        if let flushAt, now >= flushAt {
+            self.flushAt = nil
+            for peer in pendingIHave.keys.sorted() {
+                let ids = pendingIHave[peer]!
+                for start in stride(from: 0, to: ids.count, by: config.idsPerFrame) {
+                    out.append(.send(.ihave(Array(ids[start..<min(ids.count, start + config.idsPerFrame)])), to: peer))
+                }
+            }
+            pendingIHave.removeAll(keepingCapacity: true)
+        }
+        var grafts: [NodeNumber: [MessageID]] = [:]
+        for id in missing.keys.sorted() {
+            guard var entry = missing[id], entry.deadline <= now else { continue }
+            if let promised = entry.grafted { notes.append((promised, .brokenPromise)) }
+            entry.announcers.removeAll { !isNeighbor($0) }
+            guard !entry.announcers.isEmpty else {
+                missing.removeValue(forKey: id)
+                continue
+            }
+            let peer = entry.announcers.removeFirst()
+            lazy.remove(peer)
+            eager.insert(peer)
+            grafts[peer, default: []].append(id)
+            entry.grafted = peer
+            entry.deadline = now + config.graftRetry
+            missing[id] = entry
+        }
+        for peer in grafts.keys.sorted() { out.append(.send(.graft(grafts[peer]!), to: peer)) }
+        return out
+    }
+
+    private mutating func keep(_ gossip: GossipMessage) {
+        if let dropped = cacheOrder.append(gossip.id) { cache.removeValue(forKey: dropped) }
+        cache[gossip.id] = gossip
+    }
+
+    private mutating func relay(_ gossip: GossipMessage, except sender: NodeNumber?, now: Duration, _ out: inout [OverlayAction]) {
+        for peer in eager.sorted() where peer != sender { out.append(.send(.gossip(gossip), to: peer)) }
+        guard config.lazyPush else { return }
+        for peer in lazy where peer != sender {
+            pendingIHave[peer, default: []].append(gossip.id)
+        }
+        if !pendingIHave.isEmpty, flushAt == nil { flushAt = now + config.ihaveInterval }
+    }
+
+    private static func take(_ budgets: inout [NodeNumber: TokenBucket], _ peer: NodeNumber, _ cost: Double,
+                               burst: Double, rate: Double, now: Duration) -> Bool {
+        var bucket = budgets[peer] ?? TokenBucket(capacity: burst, perSecond: rate)
+        let ok = bucket.take(cost, at: now)
+        budgets[peer] = bucket
+        return ok
+    }
+}

@@ -1,0 +1,110 @@
+import ChatCore
+
+extension Membership {
+    /// A membership frame from `peer` (broadcast frames go to `Broadcast`).
+    public mutating func received(_ frame: OverlayFrame, from peer: NodeNumber, now: Duration) -> [OverlayAction] {
+        guard links.contains(peer), peer != me, !frame.isBroadcast else { return [] }
+        guard charge(peer, now: now) else { return [] }
+        var out: [OverlayAction] = []
+        remember(peer, now: now)
+        switch frame {
+        case .join:
+            awaiting.removeValue(forKey: peer)
+            handleJoin(from: peer, now: now, &out)
+        case .forwardJoin(let newNode, let ttl):
+            handleForwardJoin(newNode, ttl: ttl, from: peer, now: now, &out)
+        case .neighbor(let high):
+            awaiting.removeValue(forKey: peer)
+            handleNeighbor(from: peer, highPriority: high, now: now, &out)
+        case .neighborReply(let accepted):
+            if !accepted, active.removeValue(forKey: peer) != nil {
+                out.append(.close(peer))
+                heldOff[peer] = now + config.cooldown
+                fill(now: now, &out)
+            }
+        case .disconnect:
+            if active.removeValue(forKey: peer) != nil {
+                scores.removeValue(forKey: peer)
+                out.append(.close(peer))
+                addPassive(peer)
+                if isFullMesh { heldOff[peer] = now + config.cooldown }
+                fill(now: now, &out)
+            }
+        case .shuffle(let origin, let ttl, let peers):
+            handleShuffle(origin: origin, ttl: ttl, peers: peers, from: peer, &out)
+        case .shuffleReply(let peers):
+            integrate(peers.prefix(config.shuffleActive + config.shufflePassive + 1))
+        case .gossip, .ihave, .graft, .prune:
+            break
+        }
+        return out
+    }
+
+    private mutating func handleJoin(from peer: NodeNumber, now: Duration, _ out: inout [OverlayAction]) {
+        guard active[peer] == nil, !isHeldOff(peer, now: now) else { return }
+        let repeated = lastJoin[peer].map { now - $0 < config.joinCooldown } ?? false
+        lastJoin[peer] = now
+        guard admit(peer, inbound: true, now: now, &out) else {
+            out.append(.send(.neighborReply(accepted: false), to: peer))
+            return
+        }
+        // Introduce the joiner by walks, once per joiner per cooldown here.
+        guard !isFullMesh, !repeated, walked[peer] == nil else { return }
+        walked[peer] = now
+        for other in activePeers where other != peer {
+            out.append(.send(.forwardJoin(newNode: peer, ttl: config.activeRandomWalk), to: other))
+        }
+    }
+
+    private mutating func handleForwardJoin(_ newNode: NodeNumber, ttl: Int, from peer: NodeNumber, now: Duration,
+                                            _ out: inout [OverlayAction]) {
+        guard newNode != me, !isHeldOff(newNode, now: now), walked[newNode] == nil else { return }
+        walked[newNode] = now
+        remember(newNode, now: now)
+        let ttl = max(0, min(ttl, config.activeRandomWalk))
+        if ttl == 0 || active.count <= 1 {
+            if active[newNode] == nil, dialing[newNode] == nil, inboundCount < config.inboundMax {
+                dial(newNode, .neighbor(highPriority: false, inbound: true), now: now, &out)
+            }
+            return
+        }
+        if ttl == config.passiveRandomWalk, active[newNode] == nil { addPassive(newNode) }
+        if let next = rng.pick(activePeers.filter { $0 != peer && $0 != newNode }) {
+            out.append(.send(.forwardJoin(newNode: newNode, ttl: ttl - 1), to: next))
+        }
+    }
+
+    private mutating func handleNeighbor(from peer: NodeNumber, highPriority: Bool, now: Duration,
+                                         _ out: inout [OverlayAction]) {
+        if active[peer] != nil {
+            out.append(.send(.neighborReply(accepted: true), to: peer))
+            return
+        }
+        var accept = !isHeldOff(peer, now: now)
+        if accept, !isFullMesh {
+            let room = active.count < target && inboundCount < config.inboundMax
+            accept = room || (highPriority && evictions.take(at: now))
+        }
+        if accept, admit(peer, inbound: true, now: now, &out) {
+            out.append(.send(.neighborReply(accepted: true), to: peer))
+        } else {
+            out.append(.send(.neighborReply(accepted: false), to: peer))
+            addPassive(peer)
+        }
+    }
+
+    private mutating func handleShuffle(origin: NodeNumber, ttl: Int, peers: [NodeNumber], from peer: NodeNumber,
+                                        _ out: inout [OverlayAction]) {
+        let peers = Array(peers.prefix(config.shuffleActive + config.shufflePassive + 1))
+        let ttl = max(0, min(ttl, config.passiveRandomWalk))
+        if ttl > 0, active.count > 1, let next = rng.pick(activePeers.filter { $0 != peer && $0 != origin }) {
+            out.append(.send(.shuffle(origin: origin, ttl: ttl - 1, peers: peers), to: next))
+            return
+        }
+        // The walk ends here: answer the origin if a link to it is up.
+        if links.contains(origin), origin != me {
+            out.append(.send(.shuffleReply(peers: rng.sample(passive, peers.count)), to: origin))
+        }
+        integrate(peers[...])
+    }
+}

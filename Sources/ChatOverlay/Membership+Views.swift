@@ -1,0 +1,142 @@
+import ChatCore
+
+extension Membership {
+    mutating func remember(_ peer: NodeNumber, now: Duration) {
+        if known[peer] == nil, known.count >= config.knownPeersMax {
+            // Forget the peer heard of longest ago (rare: the table is a size estimate).
+            if let oldest = known.min(by: { $0.value < $1.value || ($0.value == $1.value && $0.key < $1.key) }) {
+                known.removeValue(forKey: oldest.key)
+            }
+        }
+        known[peer] = now
+    }
+
+    func isHeldOff(_ peer: NodeNumber, now: Duration) -> Bool {
+        guard let until = heldOff[peer] else { return false }
+        return now < until
+    }
+
+    mutating func expire(now: Duration) {
+        known = known.filter { now - $0.value <= config.knownPeerLifetime || active[$0.key] != nil }
+        heldOff = heldOff.filter { now < $0.value }
+        walked = walked.filter { now - $0.value < config.joinCooldown }
+        lastJoin = lastJoin.filter { now - $0.value < config.joinCooldown }
+    }
+
+    /// Switches between full mesh and bounded views by the number of peers known.
+    mutating func updateMode(now: Duration, _ out: inout [OverlayAction]) {
+        let count = known.count + 1
+        if isFullMesh, count >= config.fullMeshThreshold {
+            isFullMesh = false
+            joined = !active.isEmpty
+            for peer in active.keys { addPassive(peer) }
+            while active.count > target, let victim = victim(preferInbound: true) {
+                drop(victim, holdOff: false, now: now, &out)
+            }
+        } else if !isFullMesh, count < config.fullMeshExit {
+            isFullMesh = true
+            for peer in known.keys.sorted() where active[peer] == nil && dialing[peer] == nil && !isHeldOff(peer, now: now) {
+                dial(peer, .neighbor(highPriority: false, inbound: false), now: now, &out)
+            }
+        }
+    }
+
+    mutating func dial(_ peer: NodeNumber, _ purpose: Purpose, now: Duration, _ out: inout [OverlayAction]) {
+        guard peer != me else { return }
+        dialing[peer] = Dial(purpose: purpose, deadline: now + config.dialTimeout)
+        out.append(.dial(peer))
+    }
+
+    /// Puts `peer` in the active view, making room if needed; false if none could be made.
+    @discardableResult
+    mutating func admit(_ peer: NodeNumber, inbound: Bool, now: Duration, _ out: inout [OverlayAction]) -> Bool {
+        if active[peer] != nil { return true }
+        if !isFullMesh {
+            if inbound, inboundCount >= config.inboundMax {
+                guard let victim = victim(preferInbound: true, inboundOnly: true) else { return false }
+                drop(victim, holdOff: false, now: now, &out)
+            }
+            while active.count >= config.activeViewMax, let victim = victim(preferInbound: inbound) {
+                drop(victim, holdOff: false, now: now, &out)
+            }
+        }
+        removePassive(peer)
+        awaiting.removeValue(forKey: peer)
+        active[peer] = ActivePeer(since: now, inbound: inbound)
+        return true
+    }
+
+    /// The active peer to give up first: the lowest score, then a random one.
+    mutating func victim(preferInbound: Bool, inboundOnly: Bool = false) -> NodeNumber? {
+        var candidates = activePeers
+        if inboundOnly || preferInbound {
+            let inbound = candidates.filter { active[$0]?.inbound == true }
+            if inboundOnly || !inbound.isEmpty { candidates = inbound }
+        }
+        guard let low = candidates.map(score).min() else { return nil }
+        let lowest = candidates.filter { score($0) == low }
+        return rng.pick(lowest)
+    }
+
+    /// Leaves the active view with a DISCONNECT; a bad peer is also held off.
+    mutating func drop(_ peer: NodeNumber, holdOff: Bool, now: Duration, _ out: inout [OverlayAction]) {
+        guard active.removeValue(forKey: peer) != nil else { return }
+        scores.removeValue(forKey: peer)
+        out.append(.send(.disconnect, to: peer))
+        out.append(.close(peer))
+        if holdOff {
+            heldOff[peer] = now + config.cooldown
+            removePassive(peer)
+        } else {
+            addPassive(peer)
+        }
+    }
+
+    /// Dials passive peers while the active view is under its target.
+    mutating func fill(now: Duration, _ out: inout [OverlayAction]) {
+        guard !isFullMesh, joined || !active.isEmpty else { return }
+        let pending = dialing.values.reduce(0) { $0 + ($1.purpose == .join ? 0 : 1) }
+        var wanted = target - active.count - pending
+        guard wanted > 0 else { return }
+        let candidates = rng.sample(passive.filter { dialing[$0] == nil && !links.contains($0) && !isHeldOff($0, now: now) }, wanted)
+        for peer in candidates where wanted > 0 {
+            dial(peer, .neighbor(highPriority: active.isEmpty, inbound: false), now: now, &out)
+            wanted -= 1
+        }
+    }
+
+    /// GossipSub's opportunistic grafting: an active peer that delivers
+    /// nothing first while the median one delivers plenty gives its place
+    /// to a passive peer (a silent censor ends up here).
+    mutating func replaceLaggard(now: Duration, _ out: inout [OverlayAction]) {
+        guard active.count >= target, !passive.isEmpty else { return }
+        let ranked = activePeers.sorted { score($0) < score($1) || (score($0) == score($1) && $0 < $1) }
+        let median = score(ranked[ranked.count / 2])
+        guard let worst = ranked.first, median >= config.opportunisticMedian, score(worst) <= 0,
+              let since = active[worst]?.since, now - since > config.shuffleInterval else { return }
+        drop(worst, holdOff: true, now: now, &out)
+        fill(now: now, &out)
+    }
+
+    mutating func startShuffle(_ out: inout [OverlayAction]) {
+        guard let target = rng.pick(activePeers) else { return }
+        let peers = [me] + rng.sample(activePeers.filter { $0 != target }, config.shuffleActive)
+            + rng.sample(passive, config.shufflePassive)
+        out.append(.send(.shuffle(origin: me, ttl: config.passiveRandomWalk, peers: peers), to: target))
+    }
+
+    /// Adds peers from a shuffle to the passive view.
+    mutating func integrate(_ peers: ArraySlice<NodeNumber>) {
+        for peer in peers where peer != me && active[peer] == nil { addPassive(peer) }
+    }
+
+    mutating func addPassive(_ peer: NodeNumber) {
+        guard peer != me, active[peer] == nil, !passive.contains(peer) else { return }
+        if passive.count >= config.passiveViewMax { passive.remove(at: rng.below(passive.count)) }
+        passive.append(peer)
+    }
+
+    mutating func removePassive(_ peer: NodeNumber) {
+        if let index = passive.firstIndex(of: peer) { passive.remove(at: index) }
+    }
+}

@@ -1,0 +1,80 @@
+import ChatCore
+
+/// One node's overlay: `Membership` (who to link to) and `Broadcast` (how
+/// public messages cross those links), kept in step. Pure: the shell (the
+/// simulator now, `P2PService` and `ChatNode` next) feeds it what happened
+/// and carries out the actions, in order. Broadcast's neighbours are
+/// always membership's active view; what a peer does in broadcast
+/// (delivers first, sends a bad signature, breaks a promise) moves its
+/// score in membership, which replaces the worst.
+///
+/// Not yet wired into the node: nodes do not send its frames.
+public struct Overlay: Sendable {
+    public private(set) var membership: Membership
+    public private(set) var broadcast: Broadcast
+
+    public init(me: NodeNumber, config: OverlayConfig = OverlayConfig(), seed: UInt64, now: Duration) {
+        membership = Membership(me: me, config: config, seed: seed, now: now)
+        broadcast = Broadcast(config: config)
+    }
+
+    public var me: NodeNumber { membership.me }
+
+    public mutating func peerHeard(_ peer: NodeNumber, now: Duration) -> [OverlayAction] {
+        settle(membership.peerHeard(peer, now: now))
+    }
+
+    public mutating func linkUp(_ peer: NodeNumber, now: Duration) -> [OverlayAction] {
+        settle(membership.linkUp(peer, now: now))
+    }
+
+    public mutating func linkDown(_ peer: NodeNumber, now: Duration) -> [OverlayAction] {
+        settle(membership.linkDown(peer, now: now))
+    }
+
+    /// A frame from `peer`. `verify` checks a new public message's
+    /// signature (asked once per id, never for a duplicate).
+    public mutating func received(_ frame: OverlayFrame, from peer: NodeNumber, now: Duration,
+                                  verify: (P2PPayload) -> Bool) -> [OverlayAction] {
+        switch frame {
+        case .gossip(let gossip):
+            // In a full mesh the author sends to everyone itself: nobody relays (as before the overlay).
+            return settle(broadcast.receive(gossip, from: peer, now: now, relay: !membership.isFullMesh, verify: verify))
+        case .ihave, .graft, .prune:
+            return settle(broadcast.receive(control: frame, from: peer, now: now))
+        default:
+            return settle(membership.received(frame, from: peer, now: now))
+        }
+    }
+
+    /// This node's own public message (already stored and shown).
+    public mutating func publish(_ message: P2PPayload, now: Duration) -> [OverlayAction] {
+        settle(broadcast.publish(message, now: now))
+    }
+
+    public mutating func tick(now: Duration) -> [OverlayAction] {
+        var out = membership.tick(now: now)
+        out += broadcast.tick(now: now)
+        return settle(out)
+    }
+
+    /// The next time `tick` is due: the broadcast's timers, or the membership's period.
+    public func nextTick(after now: Duration) -> Duration {
+        let periodic = membership.lastTick + membership.config.membershipTick
+        return min(periodic, broadcast.nextDeadline ?? periodic)
+    }
+
+    /// Brings broadcast's neighbours in line with the active view and
+    /// hands broadcast's score notes to membership.
+    private mutating func settle(_ out: [OverlayAction]) -> [OverlayAction] {
+        let active = membership.active
+        let neighbors = broadcast.neighbors
+        if neighbors.count != active.count || neighbors.contains(where: { active[$0] == nil }) {
+            for peer in neighbors where active[peer] == nil { broadcast.neighborDown(peer) }
+            for peer in active.keys.sorted() where !broadcast.isNeighbor(peer) { broadcast.neighborUp(peer) }
+        }
+        for (peer, note) in broadcast.notes { membership.note(peer, note) }
+        broadcast.notes.removeAll(keepingCapacity: true)
+        return out
+    }
+}

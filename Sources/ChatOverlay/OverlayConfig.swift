@@ -1,0 +1,87 @@
+/// Every number the overlay runs on, in one value. Defaults follow the
+/// papers (HyParView: random walks of 6 and 3, shuffles of 3 + 4 peers;
+/// Plumtree: eager push, lazy IHAVE, GRAFT on a timeout) scaled to a LAN
+/// (links of a millisecond or so, so timeouts of a few hundred).
+public struct OverlayConfig: Sendable, Hashable {
+    /// Fewer known peers than this (this node included): full mesh, as
+    /// before the overlay. At or above it: bounded views.
+    public var fullMeshThreshold = 48
+    /// Back to a full mesh below this (hysteresis, so a LAN near the
+    /// threshold does not flap).
+    public var fullMeshExit = 36
+
+    /// Active view: target `ceil(log2(known + 1)) + activeViewConstant`,
+    /// kept within `activeViewMin...activeViewMax`. `activeViewMax` is the
+    /// hard cap on links the overlay keeps.
+    public var activeViewMin = 4
+    public var activeViewMax = 10
+    public var activeViewConstant = 1
+    /// At most this many active peers were admitted on their own request
+    /// (JOIN, NEIGHBOR, a walk's end): the rest this node chose from its
+    /// passive view, so a flood of requests cannot take a whole view
+    /// (GossipSub v1.1's outbound quota).
+    public var inboundMax = 6
+    public var passiveViewMax = 64
+    /// Peers heard of (beacons, walks, shuffles): the size estimate.
+    public var knownPeersMax = 512
+    public var knownPeerLifetime: Duration = .seconds(60)
+
+    /// JOIN's active random walk length (ARWL) and the hop at which a walk
+    /// also leaves the joiner in a passive view (PRWL); also the shuffle walk.
+    public var activeRandomWalk = 6
+    public var passiveRandomWalk = 3
+    public var shuffleInterval: Duration = .seconds(10)
+    public var shuffleActive = 3
+    public var shufflePassive = 4
+    /// How often membership looks at its views (fill, timeouts, shuffles).
+    public var membershipTick: Duration = .milliseconds(500)
+    public var dialTimeout: Duration = .seconds(3)
+    /// An inbound link that says nothing (no JOIN, NEIGHBOR, gossip) for
+    /// this long is closed in partial mode.
+    public var inboundGrace: Duration = .seconds(5)
+    /// A JOIN from the same peer within this time is taken as a NEIGHBOR
+    /// (no new walks); a walk for the same joiner is forwarded once.
+    public var joinCooldown: Duration = .seconds(60)
+    /// Peers that declined us or that we dropped for their score wait this long.
+    public var cooldown: Duration = .seconds(60)
+    /// Membership frames from one peer: burst and refill per second.
+    public var controlBurst = 16.0
+    public var controlPerSecond = 2.0
+    /// Evictions a high-priority NEIGHBOR may cause: burst and per second.
+    public var evictionBurst = 2.0
+    public var evictionsPerSecond = 0.1
+
+    /// false: plain flooding (every message to every neighbour), the baseline.
+    public var lazyPush = true
+    public var recentIDs = 4096
+    /// Messages kept to answer GRAFTs.
+    public var cachedMessages = 512
+    /// Ids announced but not received, waiting for their timer.
+    public var missingMax = 1024
+    public var announcersPerID = 4
+    public var ihaveInterval: Duration = .milliseconds(50)
+    /// Most ids in one IHAVE or GRAFT frame (also a decoding cap).
+    public var idsPerFrame = 64
+    public var graftTimeout: Duration = .milliseconds(250)
+    public var graftRetry: Duration = .milliseconds(120)
+    /// IHAVE ids and GRAFT ids from one peer: burst and per second.
+    public var ihaveBurst = 1024.0
+    public var ihavePerSecond = 512.0
+    public var graftBurst = 256.0
+    public var graftPerSecond = 128.0
+
+    /// Score below which an active peer is dropped and held off for `cooldown`.
+    public var dropScore = -20.0
+    /// A peer that delivers nothing first while the median active peer
+    /// has delivered this much is replaced at a shuffle (opportunistic).
+    public var opportunisticMedian = 5.0
+
+    public init() {}
+
+    /// The active view's target for `known` peers heard of.
+    public func activeTarget(known: Int) -> Int {
+        var bits = 0
+        while (1 << bits) < known + 1 { bits += 1 }
+        return min(activeViewMax, max(activeViewMin, bits + activeViewConstant))
+    }
+}

@@ -1,0 +1,168 @@
+import ChatCore
+import Foundation
+
+/// The overlay frames on the wire: one JSON object each, with the common
+/// fields of every lanchat frame (`version`, `type`, `messageId`,
+/// `senderNumber`, `senderNickname`, `content` = "", `timestamp`), so a
+/// node without the capability decodes it as an unknown type and skips it
+/// (PROTOCOL.md 4.4). Example (an IHAVE):
+///
+///     {"version":2,"type":"overlayIHave","messageId":"01934c04-c101-7a00-9b00-000000000001",
+///      "senderNumber":8950841495892884,"senderNickname":"bob","content":"","timestamp":1732147200101,
+///      "ids":["01934c04-c001-7c3d-8e4f-5a6b7c8d9e0f"]}
+///
+/// Caps, checked when decoding: the frame is at most
+/// `ChatLimits.maxLineBytes`; `ids` 1...`maxIDs`; `peers` at most
+/// `maxPeers`; `ttl` 0...`maxTTL`; `hops` 1...255; a gossip `message` is a
+/// `publicMessage` with no nested `messages`.
+public enum OverlayFrameCodec {
+    public static let maxIDs = 64
+    public static let maxPeers = 8
+    public static let maxTTL = 16
+
+    /// The common fields of the frame that carries an overlay frame.
+    public struct Header: Sendable, Hashable {
+        public var messageId: MessageID
+        public var senderNumber: NodeNumber
+        public var senderNickname: String
+        public var timestamp: Int64
+
+        public init(messageId: MessageID, senderNumber: NodeNumber, senderNickname: String, timestamp: Int64) {
+            self.messageId = messageId
+            self.senderNumber = senderNumber
+            self.senderNickname = senderNickname
+            self.timestamp = timestamp
+        }
+    }
+
+    /// The `type` names, one per frame kind.
+    public static let typeNames = ["overlayJoin", "overlayForwardJoin", "overlayNeighbor", "overlayNeighborReply",
+                                   "overlayDisconnect", "overlayShuffle", "overlayShuffleReply",
+                                   "overlayGossip", "overlayIHave", "overlayGraft", "overlayPrune"]
+
+    public static func encode(_ frame: OverlayFrame, header: Header) -> [UInt8] {
+        var wire = Wire(version: P2PPayload.protocolVersion, type: "", messageId: header.messageId,
+                        senderNumber: header.senderNumber, senderNickname: header.senderNickname,
+                        content: "", timestamp: header.timestamp)
+        switch frame {
+        case .join: wire.type = "overlayJoin"
+        case .forwardJoin(let newNode, let ttl): (wire.type, wire.newNode, wire.ttl) = ("overlayForwardJoin", newNode, ttl)
+        case .neighbor(let high): (wire.type, wire.priority) = ("overlayNeighbor", high ? "high" : "low")
+        case .neighborReply(let accepted): (wire.type, wire.accepted) = ("overlayNeighborReply", accepted)
+        case .disconnect: wire.type = "overlayDisconnect"
+        case .shuffle(let origin, let ttl, let peers): (wire.type, wire.origin, wire.ttl, wire.peers) = ("overlayShuffle", origin, ttl, peers)
+        case .shuffleReply(let peers): (wire.type, wire.peers) = ("overlayShuffleReply", peers)
+        case .gossip(let gossip): (wire.type, wire.hops, wire.message) = ("overlayGossip", gossip.hops, gossip.message)
+        case .ihave(let ids): (wire.type, wire.ids) = ("overlayIHave", ids)
+        case .graft(let ids): (wire.type, wire.ids) = ("overlayGraft", ids)
+        case .prune: wire.type = "overlayPrune"
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        return Array((try? encoder.encode(wire)) ?? Data())
+    }
+
+    /// Decodes one frame; a named error for anything malformed or over a cap.
+    public static func decode(_ bytes: [UInt8]) throws(OverlayFrameError) -> (Header, OverlayFrame) {
+        guard bytes.count <= ChatLimits.maxLineBytes else { throw .tooLong(limit: ChatLimits.maxLineBytes) }
+        let wire: Wire
+        do {
+            wire = try JSONDecoder().decode(Wire.self, from: Data(bytes))
+        } catch {
+            throw .malformed("\(error)".prefix(200).description)
+        }
+        guard wire.version >= 1 else { throw .invalid(field: "version") }
+        let header = Header(messageId: wire.messageId, senderNumber: wire.senderNumber,
+                            senderNickname: wire.senderNickname, timestamp: wire.timestamp)
+        return (header, try frame(of: wire))
+    }
+
+    private static func frame(of wire: Wire) throws(OverlayFrameError) -> OverlayFrame {
+        func need<T>(_ value: T?, _ field: String) throws(OverlayFrameError) -> T {
+            guard let value else { throw .missing(field) }
+            return value
+        }
+        func ttl() throws(OverlayFrameError) -> Int {
+            let ttl = try need(wire.ttl, "ttl")
+            guard (0...maxTTL).contains(ttl) else { throw .invalid(field: "ttl") }
+            return ttl
+        }
+        func peers() throws(OverlayFrameError) -> [NodeNumber] {
+            let peers = try need(wire.peers, "peers")
+            guard peers.count <= maxPeers else { throw .overCap(field: "peers", limit: maxPeers) }
+            return peers
+        }
+        func ids() throws(OverlayFrameError) -> [MessageID] {
+            let ids = try need(wire.ids, "ids")
+            guard !ids.isEmpty else { throw .invalid(field: "ids") }
+            guard ids.count <= maxIDs else { throw .overCap(field: "ids", limit: maxIDs) }
+            return ids
+        }
+        switch wire.type {
+        case "overlayJoin": return .join
+        case "overlayForwardJoin": return .forwardJoin(newNode: try need(wire.newNode, "newNode"), ttl: try ttl())
+        case "overlayNeighbor":
+            switch try need(wire.priority, "priority") {
+            case "high": return .neighbor(highPriority: true)
+            case "low": return .neighbor(highPriority: false)
+            default: throw .invalid(field: "priority")
+            }
+        case "overlayNeighborReply": return .neighborReply(accepted: try need(wire.accepted, "accepted"))
+        case "overlayDisconnect": return .disconnect
+        case "overlayShuffle": return .shuffle(origin: try need(wire.origin, "origin"), ttl: try ttl(), peers: try peers())
+        case "overlayShuffleReply": return .shuffleReply(peers: try peers())
+        case "overlayGossip":
+            let hops = try need(wire.hops, "hops")
+            guard (1...255).contains(hops) else { throw .invalid(field: "hops") }
+            let message = try need(wire.message, "message")
+            guard message.type == .publicMessage, message.messages == nil else { throw .invalid(field: "message") }
+            return .gossip(GossipMessage(hops: hops, message: message))
+        case "overlayIHave": return .ihave(try ids())
+        case "overlayGraft": return .graft(try ids())
+        case "overlayPrune": return .prune
+        default: throw .unknownType(String(wire.type.prefix(64)))
+        }
+    }
+
+    /// Every field any overlay frame uses; absent ones are omitted.
+    struct Wire: Codable {
+        var version: Int
+        var type: String
+        var messageId: MessageID
+        var senderNumber: NodeNumber
+        var senderNickname: String
+        var content: String
+        var timestamp: Int64
+        var newNode: NodeNumber?
+        var ttl: Int?
+        var priority: String?
+        var accepted: Bool?
+        var origin: NodeNumber?
+        var peers: [NodeNumber]?
+        var hops: Int?
+        var message: P2PPayload?
+        var ids: [MessageID]?
+    }
+}
+
+/// Why an overlay frame was refused.
+public enum OverlayFrameError: Error, Sendable, Hashable, CustomStringConvertible {
+    case tooLong(limit: Int)
+    /// Not JSON, or a common field missing or of the wrong type.
+    case malformed(String)
+    case unknownType(String)
+    case missing(String)
+    case invalid(field: String)
+    case overCap(field: String, limit: Int)
+
+    public var description: String {
+        switch self {
+        case .tooLong(let limit): "overlay frame longer than \(limit) bytes"
+        case .malformed(let reason): "malformed overlay frame: \(reason)"
+        case .unknownType(let type): "unknown overlay frame type \(type)"
+        case .missing(let field): "overlay frame lacks \(field)"
+        case .invalid(let field): "overlay frame has an invalid \(field)"
+        case .overCap(let field, let limit): "overlay frame's \(field) holds more than \(limit)"
+        }
+    }
+}
