@@ -39,7 +39,7 @@ let package = Package(
         .target(name: "LANChatCLI", dependencies: ["ChatCore", "ChatStore", "P2PTransport", "ChatNode", "ChatScreen", "ChatCrypto"]),
         .executableTarget(name: "lanchat", dependencies: ["LANChatCLI"]),
         // `swift run -c release lanchat-bench`: figures beside same-run baselines.
-        .executableTarget(name: "LANChatBench", dependencies: ["ChatCore", "CSQLite", "ChatNode", "ChatStore", "P2PTransport", "LANChatCLI", "ChatScreen", "ChatCrypto", "CCrypto"]),
+        .executableTarget(name: "LANChatBench", dependencies: ["ChatCore", "CSQLite", "ChatNode", "ChatStore", "P2PTransport", "LANChatCLI", "ChatScreen", "ChatCrypto", "CCrypto", "ChatOverlay"]),
 
         // Shared test helpers: manual clock, recording logger, in-memory network, a raw v2 peer.
         .target(name: "TestSupport", dependencies: ["ChatCore", "ChatStore", "ChatCrypto"], path: "Tests/TestSupport"),

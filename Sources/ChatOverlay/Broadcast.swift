@@ -98,7 +98,9 @@ public struct Broadcast: Sendable {
             return out
         }
         seen.insert(gossip.id)
-        keep(gossip)
+        var next = gossip
+        next.hops = min(255, gossip.hops + 1)
+        keep(next)  // as this node sends it on (a GRAFT's answer too)
         missing.removeValue(forKey: gossip.id)
         if lazy.contains(peer) {
             lazy.remove(peer)
@@ -107,8 +109,6 @@ public struct Broadcast: Sendable {
         notes.append((peer, .firstDelivery))
         out.append(.deliver(gossip, from: peer))
         guard relay else { return out }
-        var next = gossip
-        next.hops = min(255, gossip.hops + 1)
         self.relay(next, except: peer, now: now, &out)
         return out
     }

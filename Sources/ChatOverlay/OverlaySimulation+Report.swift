@@ -1,3 +1,4 @@
+import ChatCore
 extension OverlaySimulation {
     /// The figures so far (every message published, every live node).
     public func report() -> SimulationReport {
@@ -64,5 +65,26 @@ extension OverlaySimulation {
     static func percentile<T>(_ sorted: [T], _ p: Double) -> T? {
         guard !sorted.isEmpty else { return nil }
         return sorted[Int((Double(sorted.count - 1) * p).rounded(.down))]
+    }
+}
+
+extension OverlaySimulation {
+    /// Live nodes that delivered the message `id`.
+    public func deliveries(of id: MessageID) -> Int {
+        guard let index = trackOf[id] else { return 0 }
+        return tracks[index].received.enumerated().filter { $0.element && nodes[$0.offset].alive }.count
+    }
+
+    /// The share of active links that both ends hold (HyParView's views are symmetric but for links in flight).
+    public func mutualShare() -> Double {
+        var links = 0, mutual = 0
+        for node in alive {
+            guard let overlay = nodes[node].overlay else { continue }
+            for peer in overlay.membership.active.keys {
+                links += 1
+                if nodes[Self.index(peer)].overlay?.membership.active[Self.number(node)] != nil { mutual += 1 }
+            }
+        }
+        return links == 0 ? 1 : Double(mutual) / Double(links)
     }
 }

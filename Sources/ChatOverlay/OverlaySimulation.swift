@@ -44,7 +44,7 @@ public struct OverlaySimulation: Sendable {
     var alive: [Int] = []
     private var aliveSlot: [Int: Int] = [:]
     var tracks: [Track] = []
-    private var trackOf: [MessageID: Int] = [:]
+    var trackOf: [MessageID: Int] = [:]
     var hops: [Int] = []
     var delays: [Int64] = []
     var copies = 0

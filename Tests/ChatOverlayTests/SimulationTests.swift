@@ -35,6 +35,8 @@ import Testing
         #expect(report.linksMax <= OverlayConfig().activeViewMax, "\(report)")
         #expect(report.linksMin >= OverlayConfig().activeViewMin, "\(report)")
         #expect(report.hopsP99 < 20, "\(report)")
+        #expect(sim.mutualShare() > 0.95, "views are symmetric but for links in flight")
+        for node in sim.aliveNodes { #expect(sim.overlay(of: node)!.membership.passive.count <= OverlayConfig().passiveViewMax) }
     }
 
     @Test func aSmallLANStaysAFullMesh() {
@@ -84,5 +86,39 @@ import Testing
         var other = Self.settled(300, seed: 43) { $0.loss = 0.01 }
         Self.publish(&other, 4)
         #expect(other.report() != first, "a different seed is a different run")
+    }
+
+    @Test func aForgerIsNotRelayedAndItsNeighboursDropIt() {
+        var sim = Self.settled(300)
+        Self.publish(&sim, 3)
+        let forger = sim.randomAlive(1)[0]
+        let neighbours = sim.aliveNodes.filter { sim.overlay(of: $0)!.membership.active[OverlaySimulation.number(forger)] != nil }
+        #expect(!neighbours.isEmpty)
+        let forged = sim.publish(from: forger, forged: true)
+        sim.run(for: .seconds(2))
+        #expect(sim.deliveries(of: forged) == 0)
+        for node in neighbours {
+            #expect(sim.overlay(of: node)!.membership.active[OverlaySimulation.number(forger)] == nil, "\(node) dropped the forger")
+        }
+    }
+
+    /// One peer floods a node with JOIN, NEIGHBOR and FORWARDJOIN naming
+    /// itself: it ends up in no more active views than one JOIN's walks
+    /// give (1 + one walk per neighbour), not everyone's.
+    @Test func aFloodOfJoinsDoesNotMakeAPeerEveryonesNeighbour() {
+        var sim = Self.settled(300)
+        let puppet = sim.join(1, role: .puppet)[0]
+        sim.run(for: .milliseconds(100))
+        let contact = sim.randomAlive(1)[0]
+        let me = OverlaySimulation.number(puppet)
+        for _ in 0..<200 {
+            for frame: OverlayFrame in [.join, .neighbor(highPriority: true), .forwardJoin(newNode: me, ttl: 16)] {
+                sim.inject(frame, from: puppet, to: contact)
+            }
+            sim.run(for: .milliseconds(10))
+        }
+        sim.run(for: .seconds(3))
+        #expect(sim.inDegree(of: puppet) <= 1 + OverlayConfig().activeViewMax, "in \(sim.inDegree(of: puppet)) views")
+        #expect(sim.report().linksMax <= OverlayConfig().activeViewMax)
     }
 }

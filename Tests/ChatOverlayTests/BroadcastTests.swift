@@ -1,0 +1,61 @@
+import ChatCore
+import ChatOverlay
+import Testing
+
+/// Plumtree's rules one frame at a time: verify before relaying, prune on
+/// a duplicate, graft an announced id that does not come.
+@Suite struct BroadcastTests {
+    static func number(_ value: Int) -> NodeNumber { NodeNumber(rawValue: UInt64(value))! }
+    static let id = MessageID("01934c04-c001-7c3d-8e4f-5a6b7c8d9e0f")!
+    static var gossip: GossipMessage {
+        GossipMessage(hops: 1, message: P2PPayload(type: .publicMessage, messageId: id, senderNumber: number(9),
+                                                   senderNickname: "n", content: "m", timestamp: 1_732_147_200_000))
+    }
+
+    /// A node in partial mode with neighbours 2, 3 and 4 (all eager at first).
+    static func overlay() -> Overlay {
+        var overlay = Overlay(me: number(1), seed: 1, now: .zero)
+        for peer in 2...80 { _ = overlay.peerHeard(number(peer), now: .zero) }
+        for peer in 2...4 {
+            _ = overlay.linkUp(number(peer), now: .zero)
+            _ = overlay.received(.neighbor(highPriority: false), from: number(peer), now: .zero) { _ in true }
+        }
+        return overlay
+    }
+
+    @Test func nothingIsRelayedOrDeliveredBeforeTheSignatureHolds() {
+        var overlay = Self.overlay()
+        let refused = overlay.received(.gossip(Self.gossip), from: Self.number(2), now: .seconds(1)) { _ in false }
+        #expect(refused.isEmpty)
+        var asked = 0
+        let accepted = overlay.received(.gossip(Self.gossip), from: Self.number(3), now: .seconds(1)) { _ in asked += 1; return true }
+        #expect(accepted.first == .deliver(Self.gossip, from: Self.number(3)))
+        #expect(accepted.contains(.send(.gossip(GossipMessage(hops: 2, message: Self.gossip.message)), to: Self.number(2))))
+        let duplicate = overlay.received(.gossip(Self.gossip), from: Self.number(4), now: .seconds(1)) { _ in asked += 1; return true }
+        #expect(asked == 1, "a duplicate is not verified again")
+        #expect(duplicate == [.send(.prune, to: Self.number(4))])
+        #expect(overlay.broadcast.lazy.contains(Self.number(4)))
+    }
+
+    @Test func anAnnouncedIDThatDoesNotComeIsGrafted() {
+        var overlay = Self.overlay()
+        _ = overlay.received(.ihave([Self.id]), from: Self.number(2), now: .seconds(1)) { _ in true }
+        #expect(overlay.tick(now: .seconds(1) + .milliseconds(100)).isEmpty || true)
+        let actions = overlay.tick(now: .seconds(2))
+        #expect(actions.contains(.send(.graft([Self.id]), to: Self.number(2))))
+        // The grafted peer answers: delivered once, and the grafted link is eager.
+        let answered = overlay.received(.gossip(Self.gossip), from: Self.number(2), now: .seconds(2)) { _ in true }
+        #expect(answered.first == .deliver(Self.gossip, from: Self.number(2)))
+        #expect(overlay.broadcast.eager.contains(Self.number(2)))
+    }
+
+    @Test func aGraftIsAnsweredFromTheCacheAndIHavesAreBatched() {
+        var overlay = Self.overlay()
+        _ = overlay.received(.prune, from: Self.number(4), now: .seconds(1)) { _ in true }
+        _ = overlay.received(.gossip(Self.gossip), from: Self.number(2), now: .seconds(1)) { _ in true }
+        let flushed = overlay.tick(now: .seconds(2))
+        #expect(flushed.contains(.send(.ihave([Self.id]), to: Self.number(4))), "ids only, to the lazy peer")
+        let answer = overlay.received(.graft([Self.id]), from: Self.number(4), now: .seconds(2)) { _ in true }
+        #expect(answer == [.send(.gossip(GossipMessage(hops: 2, message: Self.gossip.message)), to: Self.number(4))])
+    }
+}

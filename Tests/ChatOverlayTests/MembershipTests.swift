@@ -1,0 +1,72 @@
+import ChatCore
+import ChatOverlay
+import Testing
+
+/// Membership's views on their own: a small LAN stays a full mesh, a large
+/// one gets bounded views, and no single peer can flood its way in.
+@Suite struct MembershipTests {
+    static func number(_ value: Int) -> NodeNumber { NodeNumber(rawValue: UInt64(value))! }
+    static let me = number(1)
+
+    @Test func belowTheThresholdEveryPeerHeardIsDialled() {
+        var membership = Membership(me: Self.me, seed: 1, now: .zero)
+        var dials: [NodeNumber] = []
+        for peer in 2...21 {
+            for case .dial(let target) in membership.peerHeard(Self.number(peer), now: .milliseconds(peer)) { dials.append(target) }
+        }
+        #expect(dials == (2...21).map(Self.number))
+        #expect(membership.isFullMesh)
+    }
+
+    @Test func aboveTheThresholdViewsAreBoundedAndOnlyOnePeerIsAskedToJoin() {
+        var membership = Membership(me: Self.me, seed: 1, now: .zero)
+        var actions: [OverlayAction] = []
+        for peer in 2...201 { actions += membership.peerHeard(Self.number(peer), now: .milliseconds(peer)) }
+        #expect(!membership.isFullMesh)
+        #expect(membership.passive.count <= OverlayConfig().passiveViewMax)
+        let dialsAfterThreshold = actions.compactMap { if case .dial(let peer) = $0 { peer } else { nil } }
+        #expect(dialsAfterThreshold.count == OverlayConfig().fullMeshThreshold - 1, "the full mesh's dials, then one JOIN")
+        // Every dial comes up and every inbound link asks to be a neighbour: the view stays bounded.
+        var now = Duration.seconds(1)
+        for peer in dialsAfterThreshold { _ = membership.linkUp(peer, now: now) }
+        for peer in 300...400 {
+            now += .milliseconds(10)
+            _ = membership.linkUp(Self.number(peer), now: now)
+            _ = membership.received(.neighbor(highPriority: true), from: Self.number(peer), now: now)
+            _ = membership.received(.join, from: Self.number(peer), now: now)
+        }
+        #expect(membership.active.count <= OverlayConfig().activeViewMax)
+        #expect(membership.active.values.filter(\.inbound).count <= OverlayConfig().inboundMax)
+        #expect(membership.passive.count <= OverlayConfig().passiveViewMax)
+    }
+
+    @Test func aFloodFromOnePeerTakesOneSlotAndStartsOneWalk() {
+        var membership = Membership(me: Self.me, seed: 3, now: .zero)
+        for peer in 2...100 { _ = membership.peerHeard(Self.number(peer), now: .zero) }
+        for peer in 2...9 {  // eight neighbours of our own choosing
+            _ = membership.linkUp(Self.number(peer), now: .zero)
+        }
+        let attacker = Self.number(666)
+        _ = membership.linkUp(attacker, now: .seconds(1))
+        var walks = 0, evictions = 0, fakes = 0
+        for round in 0..<500 {
+            let now = Duration.seconds(1) + .milliseconds(round)
+            for frame: OverlayFrame in [.join, .neighbor(highPriority: true), .forwardJoin(newNode: attacker, ttl: 16),
+                                        .forwardJoin(newNode: Self.number(10_000 + round), ttl: 3),
+                                        .shuffle(origin: attacker, ttl: 0, peers: (0..<8).map { Self.number(20_000 + round * 8 + $0) })] {
+                for action in membership.received(frame, from: attacker, now: now) {
+                    if case .send(.forwardJoin(attacker, _), _) = action { walks += 1 }
+                    if case .send(.disconnect, _) = action { evictions += 1 }
+                }
+            }
+        }
+        fakes = membership.passive.filter { $0.rawValue >= 10_000 }.count
+        #expect(membership.active[attacker] != nil, "it may hold one slot")
+        #expect(membership.active.count <= OverlayConfig().activeViewMax)
+        #expect(walks <= OverlayConfig().activeViewMax, "one JOIN's walks, however many JOINs: \(walks)")
+        #expect(evictions <= 2, "at most the eviction budget: \(evictions)")
+        #expect(fakes <= Int(OverlayConfig().controlBurst) * 8 && fakes < OverlayConfig().passiveViewMax,
+                "what it can inject is budgeted: \(fakes)")
+        #expect(membership.active.values.filter { !$0.inbound }.count >= 7, "our own choices stay: \(membership.active)")
+    }
+}

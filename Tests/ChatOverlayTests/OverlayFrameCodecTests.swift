@@ -1,0 +1,94 @@
+import ChatCore
+import ChatOverlay
+import Foundation
+import Testing
+
+/// The overlay frames' JSON: every kind round-trips, caps hold, malformed
+/// input is a named error, and a node without the capability reads any of
+/// them as an unknown type it skips (PROTOCOL.md 4.4).
+@Suite struct OverlayFrameCodecTests {
+    static let alice = NodeNumber(rawValue: 4_393_289_295_727_693)!
+    static let bob = NodeNumber(rawValue: 8_950_841_495_892_884)!
+    static let header = OverlayFrameCodec.Header(messageId: MessageID("01934c04-c101-7a00-9b00-000000000001")!,
+                                                 senderNumber: bob, senderNickname: "bob", timestamp: 1_732_147_200_101)
+    static let id = MessageID("01934c04-c001-7c3d-8e4f-5a6b7c8d9e0f")!
+
+    static var message: P2PPayload {
+        var message = P2PPayload(type: .publicMessage, messageId: id, senderNumber: alice, senderNickname: "alice",
+                                 senderStage: "ios", content: "hi all", timestamp: 1_732_147_200_001)
+        message.signature = "RgEj5AsoxfqExmlNsOus94wTXgB7g14AQGJwZjLY4E6BhoPBO+PMMtBo2yUiKF23BMOZzUw/Sb3ZYgKVMaU4CA=="
+        message.authorKey = "11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo="
+        return message
+    }
+
+    static let every: [OverlayFrame] = [
+        .join, .forwardJoin(newNode: alice, ttl: 6), .neighbor(highPriority: true), .neighbor(highPriority: false),
+        .neighborReply(accepted: true), .neighborReply(accepted: false), .disconnect,
+        .shuffle(origin: alice, ttl: 3, peers: [alice, bob]), .shuffleReply(peers: [bob]), .shuffleReply(peers: []),
+        .gossip(GossipMessage(hops: 3, message: message)), .ihave([id]), .graft([id, id]), .prune,
+    ]
+
+    @Test(arguments: every) func everyFrameRoundTrips(_ frame: OverlayFrame) throws {
+        let bytes = OverlayFrameCodec.encode(frame, header: Self.header)
+        let (header, decoded) = try OverlayFrameCodec.decode(bytes)
+        #expect(header == Self.header)
+        #expect(decoded == frame)
+        #expect(bytes.count < 1_024, "small frames")
+    }
+
+    @Test(arguments: every) func aNodeWithoutTheCapabilitySkipsEveryFrame(_ frame: OverlayFrame) throws {
+        let payload = try P2PFrameCodec.decodeLine(OverlayFrameCodec.encode(frame, header: Self.header))
+        #expect(!PayloadType.known.contains(payload.type), "an unknown type: decoded, counted and skipped")
+        #expect(payload.senderNumber == Self.bob)
+    }
+
+    @Test func theDocumentedIHaveDecodes() throws {
+        let text = #"{"version":2,"type":"overlayIHave","messageId":"01934c04-c101-7a00-9b00-000000000001","senderNumber":8950841495892884,"senderNickname":"bob","content":"","timestamp":1732147200101,"ids":["01934c04-c001-7c3d-8e4f-5a6b7c8d9e0f"]}"#
+        let (_, frame) = try OverlayFrameCodec.decode(Array(text.utf8))
+        #expect(frame == .ihave([Self.id]))
+    }
+
+    @Test func capsAreEnforced() {
+        let ids = Array(repeating: Self.id, count: OverlayFrameCodec.maxIDs + 1)
+        #expect(throws: OverlayFrameError.overCap(field: "ids", limit: OverlayFrameCodec.maxIDs)) {
+            try OverlayFrameCodec.decode(OverlayFrameCodec.encode(.ihave(ids), header: Self.header))
+        }
+        let peers = Array(repeating: Self.alice, count: OverlayFrameCodec.maxPeers + 1)
+        #expect(throws: OverlayFrameError.overCap(field: "peers", limit: OverlayFrameCodec.maxPeers)) {
+            try OverlayFrameCodec.decode(OverlayFrameCodec.encode(.shuffleReply(peers: peers), header: Self.header))
+        }
+        #expect(throws: OverlayFrameError.invalid(field: "ttl")) {
+            try OverlayFrameCodec.decode(OverlayFrameCodec.encode(.forwardJoin(newNode: Self.alice, ttl: 17), header: Self.header))
+        }
+        #expect(throws: OverlayFrameError.invalid(field: "hops")) {
+            try OverlayFrameCodec.decode(OverlayFrameCodec.encode(.gossip(GossipMessage(hops: 0, message: Self.message)), header: Self.header))
+        }
+        #expect(throws: OverlayFrameError.invalid(field: "ids")) {
+            try OverlayFrameCodec.decode(OverlayFrameCodec.encode(.graft([]), header: Self.header))
+        }
+        #expect(throws: OverlayFrameError.tooLong(limit: ChatLimits.maxLineBytes)) {
+            try OverlayFrameCodec.decode(Array(repeating: UInt8(ascii: " "), count: ChatLimits.maxLineBytes + 1))
+        }
+    }
+
+    @Test func malformedFramesAreNamed() {
+        var direct = Self.message
+        direct.type = .directMessage
+        #expect(throws: OverlayFrameError.invalid(field: "message"), "only public messages are gossiped") {
+            try OverlayFrameCodec.decode(OverlayFrameCodec.encode(.gossip(GossipMessage(hops: 1, message: direct)), header: Self.header))
+        }
+        let common = #""version":2,"messageId":"01934c04-c101-7a00-9b00-000000000001","senderNumber":1,"senderNickname":"b","content":"","timestamp":1732147200101"#
+        #expect(throws: OverlayFrameError.unknownType("overlayTeleport")) {
+            try OverlayFrameCodec.decode(Array(#"{"type":"overlayTeleport",\#(common)}"#.utf8))
+        }
+        #expect(throws: OverlayFrameError.missing("newNode")) {
+            try OverlayFrameCodec.decode(Array(#"{"type":"overlayForwardJoin","ttl":2,\#(common)}"#.utf8))
+        }
+        #expect(throws: OverlayFrameError.invalid(field: "priority")) {
+            try OverlayFrameCodec.decode(Array(#"{"type":"overlayNeighbor","priority":"urgent",\#(common)}"#.utf8))
+        }
+        for bad in ["", "{", "[]", #"{"type":"overlayJoin"}"#, #"{"type":"overlayPrune",\#(common)"#] {
+            #expect(throws: (any Error).self, "\(bad)") { try OverlayFrameCodec.decode(Array(bad.utf8)) }
+        }
+    }
+}
