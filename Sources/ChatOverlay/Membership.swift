@@ -37,7 +37,11 @@ public struct Membership: Sendable {
     let config: OverlayConfig
     var rng: OverlayRandom
 
-    public internal(set) var active: [NodeNumber: ActivePeer] = [:]
+    public internal(set) var active: [NodeNumber: ActivePeer] = [:] {
+        didSet { viewVersion &+= 1 }
+    }
+    /// Changes whenever the active view does (`Overlay` syncs broadcast on it).
+    public private(set) var viewVersion = 0
     public internal(set) var passive: [NodeNumber] = []
     /// Links the shell reports up.
     var links: Set<NodeNumber> = []

@@ -12,6 +12,7 @@ import ChatCore
 public struct Overlay: Sendable {
     public private(set) var membership: Membership
     public private(set) var broadcast: Broadcast
+    private var syncedVersion = 0
 
     public init(me: NodeNumber, config: OverlayConfig = OverlayConfig(), seed: UInt64, now: Duration) {
         membership = Membership(me: me, config: config, seed: seed, now: now)
@@ -67,12 +68,14 @@ public struct Overlay: Sendable {
     /// Brings broadcast's neighbours in line with the active view and
     /// hands broadcast's score notes to membership.
     private mutating func settle(_ out: [OverlayAction]) -> [OverlayAction] {
-        let active = membership.active
-        let neighbors = broadcast.neighbors
-        if neighbors.count != active.count || neighbors.contains(where: { active[$0] == nil }) {
+        if syncedVersion != membership.viewVersion {
+            syncedVersion = membership.viewVersion
+            let active = membership.active
+            let neighbors = broadcast.neighbors
             for peer in neighbors where active[peer] == nil { broadcast.neighborDown(peer) }
             for peer in active.keys.sorted() where !broadcast.isNeighbor(peer) { broadcast.neighborUp(peer) }
         }
+        guard !broadcast.notes.isEmpty else { return out }
         for (peer, note) in broadcast.notes { membership.note(peer, note) }
         broadcast.notes.removeAll(keepingCapacity: true)
         return out

@@ -16,8 +16,8 @@ public enum OverlayFrame: Sendable, Hashable {
     /// A shuffle's random walk: `origin`'s sample of peers.
     case shuffle(origin: NodeNumber, ttl: Int, peers: [NodeNumber])
     case shuffleReply(peers: [NodeNumber])
-    /// Broadcast: a message pushed eagerly.
-    case gossip(GossipMessage)
+    /// Broadcast: a message pushed eagerly (boxed: a frame is otherwise a few words).
+    indirect case gossip(GossipMessage)
     /// Broadcast: ids I have (lazy push).
     case ihave([MessageID])
     /// Broadcast: send me these, and push to me eagerly from now on.

@@ -63,9 +63,9 @@ import Testing
     }
 
     @Test func censorsAreRoutedAroundByLazyPushAndGraft() {
-        var sim = Self.settled()
+        var sim = Self.settled(500)
         Self.publish(&sim, 6)  // the eager links settle into a tree first
-        for censor in sim.randomAlive(20) { sim.setRole(.censor, of: censor) }
+        for censor in sim.randomAlive(10) { sim.setRole(.censor, of: censor) }
         Self.publish(&sim, 8)
         let report = sim.report()
         #expect(report.reach == 1, "\(report)")
