@@ -133,6 +133,7 @@ public struct OverlaySimulation: Sendable {
         trackOf[id] = tracks.count
         tracks.append(Track(origin: node, sentAt: nanos, received: []))
         guard var overlay = nodes[node].overlay, nodes[node].alive else { return id }
+        nodes[node].overlay = nil
         let actions = overlay.publish(message, now: now)
         nodes[node].overlay = overlay
         perform(actions, at: node)
@@ -215,6 +216,7 @@ public struct OverlaySimulation: Sendable {
     /// Runs one input on a node's overlay, performs the actions, reschedules its tick.
     private mutating func step(_ node: Int, _ input: (inout Overlay, Duration) -> [OverlayAction]) {
         guard var overlay = nodes[node].overlay else { return }
+        nodes[node].overlay = nil  // the only copy: its tables mutate in place, not copied on write
         let actions = input(&overlay, now)
         let next = overlay.nextTick(after: now)
         nodes[node].overlay = overlay
