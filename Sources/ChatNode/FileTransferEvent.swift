@@ -20,4 +20,7 @@ enum FileNotice: Sendable {
     case frame(P2PPayload, from: NodeNumber, dmState: DMState)
     case joined(PeerInfo)
     case left(NodeNumber)
+    /// The DM conversation with a peer changed: held offers are shown
+    /// (accepted) or declined (declined by me).
+    case dmState(NodeNumber, DMState)
 }

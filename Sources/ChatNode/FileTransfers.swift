@@ -25,6 +25,10 @@ public actor FileTransfers {
     /// Every transfer known this run (finished ones too, for `/files`).
     var transfers: [MessageID: FileTransfer] = [:]
     var linked: [NodeNumber: PeerInfo] = [:]
+    /// Offers from peers with no accepted DM conversation: in memory,
+    /// unseen and not acceptable until the DM request is accepted
+    /// (`FileTransfers+Requests.swift`).
+    var held: [MessageID: FileTransfer] = [:]
     var ids = MessageIDGenerator()
     /// Per transfer, the bytes and time (ms) of the last progress, for its rate.
     var progressMarks: [MessageID: (bytes: Int64, at: Int64)] = [:]
@@ -145,6 +149,8 @@ public actor FileTransfers {
             await peerLinked(peer)
         case .left(let number):
             linked[number] = nil
+        case .dmState(let peer, let state):
+            await dmStateChanged(with: peer, to: state)
         }
     }
 
