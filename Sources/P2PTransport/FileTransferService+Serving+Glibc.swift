@@ -157,6 +157,8 @@ extension FileTransferService {
         let fd = open(file.path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw FileLinkFailure.final("cannot read the file: \(String(cString: strerror(errno)))") }
         defer { Glibc.close(fd) }
+        // Read from start to end once: let the kernel read ahead further.
+        _ = posix_fadvise(fd, off_t(offset), 0, POSIX_FADV_SEQUENTIAL)
         try connection.writeRecord(.start(offset: offset, size: file.facts.size))
         connection.setTimeout(seconds: FileTransferLimits.idleTimeoutSeconds)
         var buffer = [UInt8](repeating: 0, count: FileLinkRecord.dataHeaderBytes + FileTransferLimits.chunkBytes)

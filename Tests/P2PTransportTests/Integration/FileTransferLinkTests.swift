@@ -147,7 +147,8 @@ import TestSupport
         try handle.close()
         try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(5)], ofItemAtPath: source)
         receiver.service.fetch(request)
-        try #require(await waitUntil("failed") { receiver.failure(request.id) != nil })
+        // Each side reports on its own thread: wait for both.
+        try #require(await waitUntil("failed") { receiver.failure(request.id) != nil && sender.failure(request.id) != nil })
         #expect(receiver.failure(request.id)?.contains("changed on the sender's disk") == true)
         #expect(sender.failure(request.id)?.contains("changed on the sender's disk") == true)
         #expect(!receiver.saw { $0 == .received(request.id) })
