@@ -93,6 +93,15 @@ public actor FileTransfers {
         }
     }
 
+    /// Counters for `/stats`: the links' and the node's side of files.
+    public func diagnostics() -> [String: Int] {
+        var diagnostics = links.diagnostics()
+        diagnostics["fileOffersDeclinedUnseen"] = declinedUnseen
+        diagnostics["fileOffersHeld"] = held.count
+        diagnostics["fileTransfersRunning"] = transfers.values.filter { $0.state == .accepted }.count
+        return diagnostics
+    }
+
     /// Transfers, oldest first.
     public func list() -> [FileTransfer] {
         transfers.values.sorted { $0.id < $1.id }

@@ -161,6 +161,7 @@ import TestSupport
                               senderNickname: "bob", content: offer.content, timestamp: 1_800_000_000_000, targetNumber: alice.number)
         await bob.transport.send(late, to: alice.number)
         try #require(await waitUntil("declined unseen") { await alice.files.declinedUnseen == 2 })
+        #expect(await alice.node.transportDiagnostics()["fileOffersDeclinedUnseen"] == 2, "in /stats and JSON stats")
         #expect(await alice.files.list().count == before)
         #expect(await alice.files.transfer(late.messageId) == nil)
     }
