@@ -23,6 +23,12 @@ public protocol FileLinkPort: Sendable {
     func fetch(_ request: FetchRequest)
     /// Stops a fetch or a served link that is running (nothing if none).
     func interrupt(_ id: MessageID)
+    /// Counters for `/stats` (names start with "file").
+    func diagnostics() -> [String: Int]
+}
+
+extension FileLinkPort {
+    public func diagnostics() -> [String: Int] { [:] }
 }
 
 /// A file on this node's disk as offered.

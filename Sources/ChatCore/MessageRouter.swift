@@ -68,7 +68,7 @@ public struct MessageRouter: Sendable {
                 let outcome = try directChat.receive(payload, at: now)
                 return Result(events: outcome.events, replies: outcome.replies)
             case .hello, .ack, .leave, .historyRequest, .historyReply, .ping, .pong,
-                 .fileOffer, .fileAccept, .fileDecline, .fileCancel:
+                 .fileOffer, .fileAccept, .fileDecline, .fileCancel, .fileDone:
                 return Result(events: [.control(payload)])
             case .unknown(let name):
                 counters.unknownType += 1

@@ -22,12 +22,14 @@ public enum PayloadType: Hashable, Sendable, Codable, CustomStringConvertible {
     case fileAccept
     case fileDecline
     case fileCancel
+    /// The receiver already holds the verified file (answer to a repeated offer).
+    case fileDone
     case unknown(String)
 
     public static let known: [PayloadType] = [
         .hello, .publicMessage, .directMessage, .dmRequest, .dmAccept, .dmDecline,
         .ack, .leave, .historyRequest, .historyReply, .ping, .pong,
-        .fileOffer, .fileAccept, .fileDecline, .fileCancel,
+        .fileOffer, .fileAccept, .fileDecline, .fileCancel, .fileDone,
     ]
 
     public init(name: String) {
@@ -48,6 +50,7 @@ public enum PayloadType: Hashable, Sendable, Codable, CustomStringConvertible {
         case "fileAccept": self = .fileAccept
         case "fileDecline": self = .fileDecline
         case "fileCancel": self = .fileCancel
+        case "fileDone": self = .fileDone
         default: self = .unknown(name)
         }
     }
@@ -78,6 +81,7 @@ public enum PayloadType: Hashable, Sendable, Codable, CustomStringConvertible {
         case .fileAccept: "fileAccept"
         case .fileDecline: "fileDecline"
         case .fileCancel: "fileCancel"
+        case .fileDone: "fileDone"
         case .unknown(let name): name
         }
     }
@@ -86,7 +90,7 @@ public enum PayloadType: Hashable, Sendable, Codable, CustomStringConvertible {
     public var isDirect: Bool {
         switch self {
         case .directMessage, .dmRequest, .dmAccept, .dmDecline, .ack: true
-        case .fileOffer, .fileAccept, .fileDecline, .fileCancel: true
+        case .fileOffer, .fileAccept, .fileDecline, .fileCancel, .fileDone: true
         default: false
         }
     }
@@ -94,7 +98,7 @@ public enum PayloadType: Hashable, Sendable, Codable, CustomStringConvertible {
     /// The file transfer types (the node hands them to its file transfers).
     public var isFileTransfer: Bool {
         switch self {
-        case .fileOffer, .fileAccept, .fileDecline, .fileCancel: true
+        case .fileOffer, .fileAccept, .fileDecline, .fileCancel, .fileDone: true
         default: false
         }
     }

@@ -125,7 +125,9 @@ extension ChatNode {
 
     /// The transport's counters (links, beacons, frames refused, limits hit).
     public func transportDiagnostics() async -> [String: Int] {
-        await transport.diagnostics()
+        var diagnostics = await transport.diagnostics()
+        if let files { diagnostics.merge(await files.diagnostics()) { $1 } }
+        return diagnostics
     }
 
     public func statistics() -> NodeCounters {

@@ -76,7 +76,7 @@ extension ChatNode {
             planCatchUpReply(payload, from: peer, stored: stored, now: now, on: &scratch, into: &plan)
         case .leave:
             plan.effects.append(.linkLost(peer))
-        case .fileOffer, .fileAccept, .fileDecline, .fileCancel:
+        case .fileOffer, .fileAccept, .fileDecline, .fileCancel, .fileDone:
             // Not chat: file transfers keep their own state (FileTransfers.swift).
             fileNotices?.yield(.frame(payload, from: peer, dmState: scratch.directChat.state(with: peer)))
         default:
@@ -126,6 +126,7 @@ extension ChatNode {
         case .dmStateChanged(let number, let state):
             let nickname = directory[number]?.nickname ?? router.directChat.conversation(with: number)?.peerNickname ?? "\(number)"
             emit(.dmState(peer: number, nickname: nickname, state))
+            fileNotices?.yield(.dmState(number, state))
         case .unreadChanged(let room, let count):
             emit(.unread(room, count: count))
         case .rejected(let from, let error):

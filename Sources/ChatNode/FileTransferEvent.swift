@@ -20,4 +20,21 @@ enum FileNotice: Sendable {
     case frame(P2PPayload, from: NodeNumber, dmState: DMState)
     case joined(PeerInfo)
     case left(NodeNumber)
+    /// The DM conversation with a peer changed: held offers are shown
+    /// (accepted) or declined (declined by me).
+    case dmState(NodeNumber, DMState)
+}
+
+extension FileTransferEvent {
+    /// The transfer the event is about.
+    public var transfer: FileTransfer {
+        switch self {
+        case .offer(let t), .accepted(let t), .progress(let t), .done(let t), .failed(let t): t
+        }
+    }
+
+    /// An offer to this node that waits for the user's answer.
+    public var isPendingOffer: Bool {
+        if case .offer = self { true } else { false }
+    }
 }

@@ -93,6 +93,7 @@ extension FileTransfers {
     func find(_ token: String) throws(NodeError) -> FileTransfer {
         let token = token.lowercased().trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "#"))
         if let id = MessageID(token), let transfer = transfers[id] { return transfer }
+        if let error = heldError(token) { throw error }
         guard token.count >= 4 else { throw .file("no transfer \(token)") }
         let matches = transfers.values.filter { $0.id.description.hasPrefix(token) || $0.id.description.hasSuffix(token) }
         guard matches.count == 1, let transfer = matches.first else {

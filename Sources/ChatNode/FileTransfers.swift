@@ -25,6 +25,10 @@ public actor FileTransfers {
     /// Every transfer known this run (finished ones too, for `/files`).
     var transfers: [MessageID: FileTransfer] = [:]
     var linked: [NodeNumber: PeerInfo] = [:]
+    /// Offers from peers with no accepted DM conversation: in memory,
+    /// unseen and not acceptable until the DM request is accepted
+    /// (`FileTransfers+Requests.swift`).
+    var held: [MessageID: FileTransfer] = [:]
     var ids = MessageIDGenerator()
     /// Per transfer, the bytes and time (ms) of the last progress, for its rate.
     var progressMarks: [MessageID: (bytes: Int64, at: Int64)] = [:]
@@ -89,6 +93,15 @@ public actor FileTransfers {
         }
     }
 
+    /// Counters for `/stats`: the links' and the node's side of files.
+    public func diagnostics() -> [String: Int] {
+        var diagnostics = links.diagnostics()
+        diagnostics["fileOffersDeclinedUnseen"] = declinedUnseen
+        diagnostics["fileOffersHeld"] = held.count
+        diagnostics["fileTransfersRunning"] = transfers.values.filter { $0.state == .accepted }.count
+        return diagnostics
+    }
+
     /// Transfers, oldest first.
     public func list() -> [FileTransfer] {
         transfers.values.sorted { $0.id < $1.id }
@@ -145,6 +158,8 @@ public actor FileTransfers {
             await peerLinked(peer)
         case .left(let number):
             linked[number] = nil
+        case .dmState(let peer, let state):
+            await dmStateChanged(with: peer, to: state)
         }
     }
 

@@ -18,7 +18,7 @@ public enum KeyLegend {
         "Alt-Home/End oldest loaded / newest message",
         "Alt-←/→, Ctrl-P/N, Tab on an empty line: conversations",
         "Alt-1..9     the conversation at that place in the list",
-        "Alt-A        next conversation with unread messages",
+        "Alt-A  next unread   Alt-Y/N  accept/decline file offer",
         "Ctrl-R       the last /search results (arrows, Enter)",
         "mouse        wheel scrolls, a click opens a conversation",
         "Ctrl-L       redraw   Esc  close   Ctrl-C  quit",

@@ -67,6 +67,8 @@ public enum ScreenEvent: Hashable, Sendable {
     case keyChanged(RoomID, notice: String)
     /// The nodes whose keys the user verified: their names carry a ✓.
     case verified(Set<NodeNumber>)
+    /// A file transfer's line in its DM conversation (new, or updated by id).
+    case fileLine(RoomID, FileLine)
 }
 
 /// What the reducer asks the session to do against the node.

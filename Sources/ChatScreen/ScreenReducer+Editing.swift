@@ -79,7 +79,8 @@ extension ScreenReducer {
             state.memory.completion = completion
             return []
         }
-        guard let completion = TabCompletion.begin(state.input, names: completionNames(state), stages: completionStages(state)) else {
+        guard let completion = TabCompletion.begin(state.input, names: completionNames(state), stages: completionStages(state),
+                                                    paths: state.listPaths) else {
             state.memory.completion = nil
             return []
         }

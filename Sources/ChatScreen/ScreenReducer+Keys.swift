@@ -32,6 +32,8 @@ extension ScreenReducer {
             let number = letter == "0" ? 10 : Int(letter)!
             return open(number: number, &state)
         case .alt(.text("a")): return nextActivity(&state)
+        case .alt(.text("y")): return answerNewestOffer(accepting: true, &state)
+        case .alt(.text("n")): return answerNewestOffer(accepting: false, &state)
         case .control("c"):
             state.quitting = true
             return [.quit]

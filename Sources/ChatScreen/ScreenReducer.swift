@@ -91,6 +91,8 @@ public enum ScreenReducer {
             keyChanged(room, notice: notice, &state)
         case .verified(let numbers):
             verified(numbers, &state)
+        case .fileLine(let room, let line):
+            fileLine(line, in: room, &state)
         }
         // Only arrivals push messages up; a key that scrolls is the reader's own move.
         switch event {

@@ -132,6 +132,7 @@ public enum ScreenRenderer {
             }
         }
         SearchResultsView.markHit(state, layout: layout, into: &grid)
+        drawFileLines(state, into: &grid)
         if view.newBelow > 0 {
             let text = state.language == .korean ? " 새 메시지 \(view.newBelow) ↓ " : " \(view.newBelow) new ↓ "
             grid.put(text, row: state.messageRows, column: x + width - DisplayWidth.of(text) - 1, style: indicator)
@@ -139,6 +140,16 @@ public enum ScreenRenderer {
     }
 
     private static func room(_ state: ScreenState) -> RoomID? { state.opening ?? state.view?.room }
+
+    /// The newest file lines, under the messages (`ScreenState.fileRows`).
+    static func drawFileLines(_ state: ScreenState, into grid: inout ScreenGrid) {
+        guard state.fileRows > 0, let room = state.view?.room, let lines = state.fileLines[room] else { return }
+        for (offset, line) in lines.suffix(state.fileRows).enumerated() {
+            let mark = line.pendingOffer ? "⇣ " : "· "
+            grid.put(mark + line.text, row: state.messageRows + 1 + offset, column: state.roomColumn + 1,
+                     limit: state.roomWidth - 1, style: line.pendingOffer ? indicator : dim)
+        }
+    }
 
     /// An empty room says why: nothing written yet, or the filter hides
     /// what there is (never "no messages yet" over hidden ones).

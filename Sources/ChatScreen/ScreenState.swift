@@ -43,6 +43,11 @@ public struct ScreenState: Sendable {
     public var keyNotices: [RoomID: String] = [:]
     /// Nodes whose keys the user verified: drawn with a ✓ after their name.
     public var verified: Set<NodeNumber> = []
+    /// File transfers by DM conversation, oldest first (FileLine.swift).
+    public var fileLines: [RoomID: [FileLine]] = [:]
+    /// Completions for a path being typed (`/send NAME PATH`): the session
+    /// lists the file system; tests give a fixed list.
+    public var listPaths: @Sendable (String) -> [String] = { _ in [] }
     /// The open room's layout as the reducer last worked it out (every
     /// event ends with it), so a frame does not lay the room out again.
     public internal(set) var settledLayout: RoomLayout?
@@ -67,7 +72,7 @@ public struct ScreenState: Sendable {
     public var roomColumn: Int { sideWidth == 0 ? 0 : sideWidth + 1 }
     public var roomWidth: Int { max(0, width - roomColumn) }
     /// Rows for messages: all but the room header, status and input rows.
-    public var messageRows: Int { max(0, height - 3) }
+    public var messageRows: Int { max(0, height - 3 - fileRows) }
     public var sideRows: Int { max(0, height - 3) }
 
     /// Where the open room's messages fall right now.

@@ -21,7 +21,8 @@ public struct TabCompletion: Hashable, Sendable {
 
     /// Starts completing `line` at its cursor; nil when nothing matches.
     /// `names` come most relevant first (recent speakers, then the list).
-    public static func begin(_ line: InputLine, names: [String], stages: [String] = [], commands: [String] = commands) -> TabCompletion? {
+    public static func begin(_ line: InputLine, names: [String], stages: [String] = [], commands: [String] = commands,
+                             paths: (String) -> [String] = { _ in [] }) -> TabCompletion? {
         let chars = Array(line.text)
         var start = line.cursor
         while start > 0, !chars[start - 1].isWhitespace { start -= 1 }
@@ -36,6 +37,9 @@ public struct TabCompletion: Hashable, Sendable {
             case "/filter": pool = ["all", "none"] + stages
             case "/open", "/history": pool = ["public"] + names
             case "/more": pool = ["up", "down"]
+            case "/send" where chars[..<start].split(whereSeparator: \.isWhitespace).count >= 2:
+                // `/send NAME PATH`: the path, from the file system.
+                pool = paths(word)
             default: pool = names
             }
         } else {
@@ -64,7 +68,8 @@ public struct TabCompletion: Hashable, Sendable {
     private func applied(to line: InputLine, replacing range: Range<Int>) -> InputLine {
         let candidate = candidates[index]
         let isCommand = candidate.hasPrefix("/")
-        let separator = start == 0 && !isCommand ? ": " : " "
+        // A directory ("docs/") goes on being typed into.
+        let separator = candidate.hasSuffix("/") ? "" : start == 0 && !isCommand ? ": " : " "
         var next = line
         // Not past the limit: then the line stays as it was.
         next.replace(range, with: candidate + separator)

@@ -13,7 +13,9 @@ extension CommandExecutor {
             guard let peer = await node.peers().first(where: { $0.number == number }) else {
                 throw .file("\(name) is not linked now; a file is offered to a peer that is online")
             }
-            return .fileOffered(try await files.send(path: Self.expandingTilde(path), to: peer))
+            let offered = try await files.send(path: Self.expandingTilde(path), to: peer)
+            await askForConversation(about: offered)
+            return .fileOffered(offered)
         case .acceptFile(let id):
             _ = try await files.accept(id)
             return .done
@@ -26,6 +28,16 @@ extension CommandExecutor {
         default:
             return .files(await files.list())
         }
+    }
+
+    /// The peer holds an offer from someone it has no DM conversation
+    /// with until it accepts a DM request: make that request (or answer
+    /// theirs) with a line naming the file. A request already waiting, or
+    /// one the peer declined, is left as it is.
+    private func askForConversation(about offer: FileTransfer) async {
+        let state = await node.rooms().first { $0.room == .direct(offer.peer) }?.dmState ?? DMState.none
+        guard [DMState.none, .declinedByMe, .incomingRequest].contains(state) else { return }
+        _ = try? await node.sendDirect("offers a file: \(offer.name) (\(offer.size) bytes)", to: offer.peer)
     }
 
     /// `~/x` as the shell would read it (a person types paths that way).

@@ -42,6 +42,7 @@ public actor FullScreenSession: FrontEnd {
         executor = CommandExecutor(node: node, clock: clock, timeZone: timeZone, locale: locale)
         let grouping = ChatListGrouping(clock: clock, timeZone: timeZone, locale: locale)
         state = ScreenState(width: 80, height: 24, me: identity.number, myName: identity.nickname, grouping: grouping)
+        state.listPaths = { PathListing.candidates(for: $0) }
         state.bell = bell
     }
 
@@ -106,7 +107,11 @@ public actor FullScreenSession: FrontEnd {
             let name = node.displayName(for: peer, nickname: nickname)
             await apply(.notice("not storing more from \(TerminalText.sanitize(name)): it reached its share of the history (\(quota) bytes)"))
         case .file(let event):
-            if let notice = ConsoleRenderer.fileNotice(event) { await apply(.notice(notice)) }
+            if let notice = ConsoleRenderer.fileNotice(event) {
+                await apply(.fileLine(.direct(event.transfer.peer), FileLine(id: event.transfer.id.description, text: notice,
+                                                                              pendingOffer: event.isPendingOffer)))
+                await apply(.notice(notice))
+            }
         case .caughtUp(_, let count):
             await refreshRooms()
             await apply(.notice("caught up on \(count) missed message\(count == 1 ? "" : "s")"))

@@ -91,6 +91,9 @@ extension FileTransferService {
         default: throw FileLinkFailure.final("the sender did not start at offset \(have)")
         }
         connection.setTimeout(seconds: FileTransferLimits.idleTimeoutSeconds)
+        // Hashing beside decrypting and writing, not after them.
+        let pipeline = HashPipeline(hasher: hasher)
+        defer { pipeline.close() }
         var lastReport: Int64 = 0
         while true {
             switch try connection.readRecord() {
@@ -100,7 +103,7 @@ extension FileTransferService {
                     throw FileLinkFailure.final("the sender sent bytes out of place")
                 }
                 try Self.write(bytes, to: file, at: have)
-                hasher.update(bytes)
+                pipeline.add(bytes)
                 have += Int64(bytes.count)
                 count { $0.bytesReceived += Int64(bytes.count) }
                 let now = Self.nowMillis()
@@ -110,7 +113,7 @@ extension FileTransferService {
                 }
             case .end:
                 guard have == request.size else { throw FileLinkFailure.final("the sender ended at \(have) of \(request.size) bytes") }
-                guard alreadyVerified || SHA256Stream.hex(hasher.finish()) == request.sha256 else {
+                guard alreadyVerified || SHA256Stream.hex(pipeline.finish()) == request.sha256 else {
                     try? connection.writeRecord(.fail("SHA-256 mismatch"))
                     throw FileLinkFailure.final("the file's SHA-256 does not match the offer")
                 }

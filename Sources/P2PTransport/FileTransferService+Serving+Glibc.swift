@@ -49,8 +49,14 @@ extension FileTransferService {
             guard poll(&poller, 1, 250) > 0 else { continue }
             guard let accepted = try? Socket.accept(listener) else { continue }
             let admitted = state.withLock { state -> Bool in
-                guard state.handshaking < Self.maxHandshaking, !state.stopped else { return false }
+                let address = accepted.peer.address
+                guard state.handshaking < Self.maxHandshaking, state.handshakingFrom[address, default: 0] < Self.maxHandshakingPerAddress,
+                      !state.stopped else {
+                    state.counters.handshakesRefused += 1
+                    return false
+                }
                 state.handshaking += 1
+                state.handshakingFrom[address, default: 0] += 1
                 return true
             }
             guard admitted else {
@@ -61,11 +67,19 @@ extension FileTransferService {
         }
     }
 
+    private func endHandshake(from address: IPv4Endpoint) {
+        state.withLock { state in
+            state.handshaking -= 1
+            let left = state.handshakingFrom[address.address, default: 1] - 1
+            state.handshakingFrom[address.address] = left > 0 ? left : nil
+        }
+    }
+
     /// Runs one serving link: handshake, the checks of "Binding", then the
     /// file from the requested offset.
     private func serveConnection(_ fd: Int32, from address: IPv4Endpoint) {
         var handshaking = true
-        defer { if handshaking { state.withLock { $0.handshaking -= 1 } } }
+        defer { if handshaking { endHandshake(from: address) } }
         let connection: FileLinkConnection
         do { connection = try FileLinkConnection(accepted: fd, timeoutSeconds: FileTransferLimits.handshakeTimeoutSeconds) } catch {
             Glibc.close(fd)
@@ -82,7 +96,7 @@ extension FileTransferService {
             logger.info("transfer link from \(address) refused: \(error)")
             return
         }
-        state.withLock { $0.handshaking -= 1 }
+        endHandshake(from: address)
         handshaking = false
         let id = request.id
         guard let file = state.withLock({ $0.served[id] }), FileLinkHandshake.matches(peer, base64: file.peerKey) else {
@@ -157,6 +171,8 @@ extension FileTransferService {
         let fd = open(file.path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw FileLinkFailure.final("cannot read the file: \(String(cString: strerror(errno)))") }
         defer { Glibc.close(fd) }
+        // Read from start to end once: let the kernel read ahead further.
+        _ = posix_fadvise(fd, off_t(offset), 0, POSIX_FADV_SEQUENTIAL)
         try connection.writeRecord(.start(offset: offset, size: file.facts.size))
         connection.setTimeout(seconds: FileTransferLimits.idleTimeoutSeconds)
         var buffer = [UInt8](repeating: 0, count: FileLinkRecord.dataHeaderBytes + FileTransferLimits.chunkBytes)

@@ -37,6 +37,8 @@ public final class FileTransferService: FileLinkPort, Sendable {
         var interrupted: Set<MessageID> = []
         /// Accepted connections still in their handshake.
         var handshaking = 0
+        /// The same, by the address they came from (`maxHandshakingPerAddress`).
+        var handshakingFrom: [UInt32: Int] = [:]
         var counters = FileLinkCounters()
     }
 
@@ -50,10 +52,22 @@ public final class FileTransferService: FileLinkPort, Sendable {
         public var linksServed = 0
         /// Serving links refused: no such offer for that key, or busy.
         public var refused = 0
+        /// Connections closed before their handshake: all slots taken, or
+        /// those one address may hold.
+        public var handshakesRefused = 0
+    }
+
+    public func diagnostics() -> [String: Int] {
+        let counters = counters
+        return ["fileBytesReceived": Int(counters.bytesReceived), "fileBytesSent": Int(counters.bytesSent),
+                "fileLinksDialled": counters.linksDialled, "fileLinksServed": counters.linksServed,
+                "fileLinksRefused": counters.refused, "fileHandshakesRefused": counters.handshakesRefused]
     }
 
     /// Connections in their handshake at once; more are closed at once.
     static let maxHandshaking = 8
+    /// Of those, from one address: one host cannot take every slot.
+    static let maxHandshakingPerAddress = 2
 
     let state = Mutex(State())
     let credential: HandshakeIdentity.Credential

@@ -223,7 +223,7 @@ extension P2PService {
             stats.unknownType += 1
             deliver(payload, from: peer.number)
         case .publicMessage, .directMessage, .dmRequest, .dmAccept, .dmDecline, .ack,
-             .historyRequest, .historyReply, .fileOffer, .fileAccept, .fileDecline, .fileCancel:
+             .historyRequest, .historyReply, .fileOffer, .fileAccept, .fileDecline, .fileCancel, .fileDone:
             deliver(payload, from: peer.number)
         }
     }

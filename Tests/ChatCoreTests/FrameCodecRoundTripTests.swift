@@ -78,6 +78,10 @@ import TestSupport
         var fileCancel = base(.fileCancel, sequence: 22)
         fileCancel.targetNumber = F.alice.number
         fileCancel.refId = F.id(19)
+        var fileDone = base(.fileDone, sequence: 23)
+        fileDone.targetNumber = F.alice.number
+        fileDone.refId = F.id(19)
+        fileDone.content = String(repeating: "ab", count: 32)
 
         var future = base(.unknown("futureType"), sequence: 15)
         future.content = "from a newer build"
@@ -94,7 +98,7 @@ import TestSupport
 
         return [hello, publicMessage, directMessage, dmRequest, dmAccept, dmDecline, ack, leave,
                 historyRequest, historyReply, emptyHistoryReply, ping, pong, future, noStage, extremes, earliest,
-                fileOffer, fileAccept, fileDecline, fileCancel]
+                fileOffer, fileAccept, fileDecline, fileCancel, fileDone]
     }()
 
     @Test func samplesCoverEveryType() {

@@ -6,7 +6,7 @@ import Testing
 
     /// Control and delivery types the node and transport own.
     static let controlTypes: [PayloadType] = [.hello, .ack, .leave, .historyRequest, .historyReply, .ping, .pong,
-                                              .fileOffer, .fileAccept, .fileDecline, .fileCancel]
+                                              .fileOffer, .fileAccept, .fileDecline, .fileCancel, .fileDone]
 
     /// received, rejected, unknownType.
     static func counts(_ router: MessageRouter) -> [Int] {
@@ -17,7 +17,7 @@ import Testing
         // Guards the lists below: a new type must be added to a test too.
         let covered: Set<PayloadType> = Set(Self.controlTypes + [.publicMessage, .directMessage, .dmRequest, .dmAccept, .dmDecline])
         #expect(covered == Set(PayloadType.known))
-        #expect(PayloadType.known.count == 16)
+        #expect(PayloadType.known.count == 17)
     }
 
     @Test func publicMessageGoesToPublicChat() {
@@ -152,6 +152,6 @@ import Testing
         #expect(PayloadType.unknown("x").name == "x")
         #expect(PayloadType.known.filter(\.carriesChatText) == [.publicMessage, .directMessage, .dmRequest])
         #expect(PayloadType.known.filter(\.isDirect) == [.directMessage, .dmRequest, .dmAccept, .dmDecline, .ack,
-                                                         .fileOffer, .fileAccept, .fileDecline, .fileCancel])
+                                                         .fileOffer, .fileAccept, .fileDecline, .fileCancel, .fileDone])
     }
 }

@@ -1,5 +1,6 @@
 import ChatCore
 import ChatNode
+import Foundation
 @testable import LANChatCLI
 import Testing
 
@@ -72,5 +73,17 @@ import Testing
         #expect(done["event"] as? String == "fileDone" && done["path"] != nil && done["sha256"] != nil)
         let failed = JSONEventEncoder.file(.failed(try Self.transfer(name: "a.txt", state: .failed)))
         #expect(failed["event"] as? String == "fileFailed" && failed["reason"] != nil)
+    }
+
+    /// Tab on `/send NAME PATH`: entries of the typed directory, as typed,
+    /// directories with "/", hidden ones only when asked for.
+    @Test func pathListingCompletesFromTheTypedDirectory() throws {
+        let dir = NSTemporaryDirectory() + "lanchat-paths-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try FileManager.default.createDirectory(atPath: dir + "/adir", withIntermediateDirectories: true)
+        for name in ["a.txt", "b.txt", ".apple"] { FileManager.default.createFile(atPath: dir + "/" + name, contents: Data()) }
+        #expect(PathListing.candidates(for: dir + "/a") == [dir + "/a.txt", dir + "/adir/"])
+        #expect(PathListing.candidates(for: dir + "/.a") == [dir + "/.apple"])
+        #expect(PathListing.candidates(for: dir + "/nothing/x").isEmpty)
     }
 }

@@ -77,7 +77,18 @@ import TestSupport
             let linked = await alice.node.peers().count
             return await linked + bob.node.peers().count == 2
         })
+        try await Self.converse(alice, bob)
         return (network, alice, bob)
+    }
+
+    /// An accepted DM conversation between the two (offers need one).
+    static func converse(_ one: Peer, _ other: Peer) async throws {
+        try await one.node.sendDirect("hi", to: other.number)
+        try #require(await waitUntil("request") { await other.node.rooms().contains { $0.room == .direct(one.number) } })
+        try await other.node.accept(await one.node.identity.nickname)
+        try #require(await waitUntil("accepted") {
+            await one.node.rooms().contains { $0.room == .direct(other.number) && $0.dmState == .accepted }
+        })
     }
 
     static func offer(_ sender: Peer, to receiver: Peer) async throws -> FileTransfer {
@@ -143,8 +154,6 @@ import TestSupport
         #expect(await alice.files.transfer(tooMany) == nil)
 
         // A declined DM conversation: its peer's offers are declined too.
-        try await bob.node.sendDirect("hi", to: alice.number)
-        try #require(await waitUntil("request") { await alice.node.rooms().contains { $0.room == .direct(bob.number) } })
         try await alice.node.decline("bob")
         let before = await alice.files.list().count
         let offer = FileOffer(name: "late", size: 1, sha256: String(repeating: "0", count: 64), port: 1)
@@ -152,6 +161,7 @@ import TestSupport
                               senderNickname: "bob", content: offer.content, timestamp: 1_800_000_000_000, targetNumber: alice.number)
         await bob.transport.send(late, to: alice.number)
         try #require(await waitUntil("declined unseen") { await alice.files.declinedUnseen == 2 })
+        #expect(await alice.node.transportDiagnostics()["fileOffersDeclinedUnseen"] == 2, "in /stats and JSON stats")
         #expect(await alice.files.list().count == before)
         #expect(await alice.files.transfer(late.messageId) == nil)
     }
@@ -180,6 +190,7 @@ import TestSupport
         var alice = try await Peer.start("alice", number: 1, on: network, downloads: scratch.path + "/alice", store: aliceStore)
         var bob = try await Peer.start("bob", number: 2, on: network, downloads: scratch.path + "/bob", store: bobStore)
         try #require(await waitUntil("linked") { await alice.node.peers().count == 1 })
+        try await Self.converse(alice, bob)
         let sent = try await Self.offer(alice, to: bob)
         _ = try await bob.files.accept(sent.id.description)
         await alice.node.stop(); await alice.files.stop()
@@ -190,5 +201,84 @@ import TestSupport
         #expect(alice.links.served.withLock { $0 } == [sent.id], "served again from the store")
         try #require(await waitUntil("dialled again") { bob.links.fetches.withLock { $0.contains { $0.id == sent.id } } })
         #expect(await bob.files.transfer(sent.id)?.state == .accepted)
+    }
+
+    /// An offer from a peer with no accepted DM conversation is held with
+    /// the request: unseen, not acceptable; accepting the request shows it.
+    @Test func anOfferWithoutAConversationWaitsForTheDMRequest() async throws {
+        let scratch = Scratch()
+        let network = InMemoryNetwork()
+        let alice = try await Peer.start("alice", number: 1, on: network, downloads: scratch.path + "/alice")
+        let bob = try await Peer.start("bob", number: 2, on: network, downloads: scratch.path + "/bob")
+        try #require(await waitUntil("linked") { let a = await alice.node.peers().count; let b = await bob.node.peers().count; return a == 1 && b == 1 })
+        let peer = try #require(await alice.node.peers().first)
+        let sent = try await alice.files.send(path: "/nowhere/report.pdf", to: peer)
+        try #require(await waitUntil("held") { await !bob.files.heldOffers(from: alice.number).isEmpty })
+        #expect(await bob.files.list().isEmpty, "not listed")
+        #expect(bob.log.events.allSatisfy { if case .file = $0 { false } else { true } }, "no offer event")
+        do {
+            _ = try await bob.files.accept(sent.id.description)
+            Issue.record("a held offer was accepted")
+        } catch {
+            #expect(error.description.contains("DM request"))
+        }
+        #expect(bob.links.fetches.withLock { $0 }.isEmpty)
+
+        try await alice.node.sendDirect("offers a file: report.pdf", to: bob.number)
+        try #require(await waitUntil("request") { await bob.node.rooms().contains { $0.room == .direct(alice.number) } })
+        #expect(await bob.files.list().isEmpty, "a request alone shows nothing")
+        try await bob.node.accept("alice")
+        let shown = try await bob.fileEvent("offer") { if case .offer(let t) = $0 { t } else { nil } }
+        #expect(shown.id == sent.id && shown.state == .offered)
+        #expect(await bob.files.heldOffers(from: alice.number).isEmpty)
+        _ = try await bob.files.accept(sent.id.description)
+        try #require(await waitUntil("fetching") { bob.links.fetches.withLock { !$0.isEmpty } })
+    }
+
+    /// Declining the DM request declines the offers held with it.
+    @Test func decliningTheRequestDeclinesTheHeldOffers() async throws {
+        let scratch = Scratch()
+        let network = InMemoryNetwork()
+        let alice = try await Peer.start("alice", number: 1, on: network, downloads: scratch.path + "/alice")
+        let bob = try await Peer.start("bob", number: 2, on: network, downloads: scratch.path + "/bob")
+        try #require(await waitUntil("linked") { let a = await alice.node.peers().count; let b = await bob.node.peers().count; return a == 1 && b == 1 })
+        let peer = try #require(await alice.node.peers().first)
+        let sent = try await alice.files.send(path: "/nowhere/report.pdf", to: peer)
+        try await alice.node.sendDirect("offers a file: report.pdf", to: bob.number)
+        try #require(await waitUntil("request") { await bob.node.rooms().contains { $0.room == .direct(alice.number) } })
+        try #require(await waitUntil("held") { await !bob.files.heldOffers(from: alice.number).isEmpty })
+        try await bob.node.decline("alice")
+        let declined = try await alice.fileEvent("declined") { if case .failed(let t) = $0, t.id == sent.id { t } else { nil } }
+        #expect(declined.state == .declined)
+        #expect(await bob.files.heldOffers(from: alice.number).isEmpty)
+        #expect(await bob.files.list().isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: bob.downloads))
+    }
+
+    /// The receiver finished while the sender was down: the sender's
+    /// repeated offer is answered `fileDone`, and both show done.
+    @Test func aRepeatedOfferOfAFinishedFileIsAnsweredDone() async throws {
+        let scratch = Scratch()
+        let network = InMemoryNetwork()
+        let aliceStore = try ChatStore(path: nil, localNumber: NodeNumber(rawValue: 1)!)
+        var alice = try await Peer.start("alice", number: 1, on: network, downloads: scratch.path + "/alice", store: aliceStore)
+        let bob = try await Peer.start("bob", number: 2, on: network, downloads: scratch.path + "/bob")
+        try #require(await waitUntil("linked") { await alice.node.peers().count == 1 })
+        try await Self.converse(alice, bob)
+        let sent = try await Self.offer(alice, to: bob)
+        let accepted = try await bob.files.accept(sent.id.description)
+        _ = try await alice.fileEvent("accepted") { if case .accepted(let t) = $0, t.id == sent.id { t } else { nil } }
+        await alice.node.stop(); await alice.files.stop()
+        // The last byte landed while alice was gone.
+        try Data("hello".utf8).write(to: URL(fileURLWithPath: accepted.path))
+        bob.links.continuation.yield(.received(sent.id))
+        _ = try await bob.fileEvent("done") { if case .done(let t) = $0 { t } else { nil } }
+
+        alice = try await Peer.start("alice", number: 1, on: network, downloads: scratch.path + "/alice", store: aliceStore)
+        let done = try await alice.fileEvent("done") { if case .done(let t) = $0, t.id == sent.id { t } else { nil } }
+        #expect(done.state == .done)
+        #expect(try await aliceStore.fileTransfers().first { $0.id == sent.id }?.state == .done)
+        #expect(alice.links.unserved.withLock { $0 }.contains(sent.id))
+        #expect(await bob.files.transfer(sent.id)?.state == .done)
     }
 }

@@ -38,6 +38,14 @@ import TestSupport
         try await sender.event("sendFile answered") { _ in replies().count > before }
         let reply = try #require(replies().last)
         let id = try #require(reply["id"] as? String, "sendFile refused: \(reply)")
+        // The first offer comes with a DM request (the offer is held with it):
+        // the receiver accepts the request, and only then sees the offer.
+        if !receiver.jsonEvents.contains(where: { $0["event"] as? String == "dmState" && $0["state"] as? String == "accepted" }) {
+            try await receiver.event("DM request") { $0["event"] as? String == "dmRequest" }
+            #expect(!receiver.jsonEvents.contains(where: Self.isEvent("fileOffer", id: id)), "held until the request is accepted")
+            let sender = try #require(receiver.jsonEvents.first { $0["event"] as? String == "dmRequest" }?["peer"] as? [String: Any])
+            receiver.send(json: ["cmd": "accept", "peer": try #require(sender["name"] as? String)])
+        }
         try await receiver.event("offer") { Self.isEvent("fileOffer", id: id)($0) }
         return id
     }

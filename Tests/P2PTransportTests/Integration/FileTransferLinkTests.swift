@@ -147,7 +147,8 @@ import TestSupport
         try handle.close()
         try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(5)], ofItemAtPath: source)
         receiver.service.fetch(request)
-        try #require(await waitUntil("failed") { receiver.failure(request.id) != nil })
+        // Each side reports on its own thread: wait for both.
+        try #require(await waitUntil("failed") { receiver.failure(request.id) != nil && sender.failure(request.id) != nil })
         #expect(receiver.failure(request.id)?.contains("changed on the sender's disk") == true)
         #expect(sender.failure(request.id)?.contains("changed on the sender's disk") == true)
         #expect(!receiver.saw { $0 == .received(request.id) })
@@ -233,5 +234,42 @@ import TestSupport
         let written = (try? Data(contentsOf: URL(fileURLWithPath: request.partialPath)))?.count ?? 0
         #expect(written == (pastTheEnd ? 10 : 0))
         receiver.service.stop()
+    }
+
+    /// A TCP connection to the listener from `source` (a loopback address),
+    /// that says nothing: it holds a handshake slot until it times out.
+    static func silentConnection(to port: Int, from source: String) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(fd >= 0)
+        var local = sockaddr_in()
+        local.sin_family = sa_family_t(AF_INET)
+        inet_pton(AF_INET, source, &local.sin_addr)
+        var remote = sockaddr_in()
+        remote.sin_family = sa_family_t(AF_INET)
+        remote.sin_port = in_port_t(UInt16(port).bigEndian)
+        inet_pton(AF_INET, "127.0.0.1", &remote.sin_addr)
+        let bound = withUnsafePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        try #require(bound == 0)
+        let connected = withUnsafePointer(to: &remote) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        try #require(connected == 0)
+        return fd
+    }
+
+    /// One address holds at most 2 of the 8 handshake slots: its third
+    /// connection is closed at once, another address still gets in.
+    @Test func oneAddressCannotHoldEveryHandshakeSlot() async throws {
+        let sender = try Side(seed: 1)
+        defer { sender.service.stop() }
+        let port = sender.service.port
+        var open: [Int32] = []
+        defer { for fd in open { close(fd) } }
+        for _ in 0..<FileTransferService.maxHandshakingPerAddress { open.append(try Self.silentConnection(to: port, from: "127.0.0.1")) }
+        try #require(await waitUntil("slots taken") { sender.service.state.withLock { $0.handshaking } == 2 })
+        open.append(try Self.silentConnection(to: port, from: "127.0.0.1"))
+        try #require(await waitUntil("the third refused") { sender.service.counters.handshakesRefused == 1 })
+        open.append(try Self.silentConnection(to: port, from: "127.0.0.2"))
+        try #require(await waitUntil("another address admitted") { sender.service.state.withLock { $0.handshaking } == 3 })
+        #expect(sender.service.counters.handshakesRefused == 1)
+        #expect(sender.service.diagnostics()["fileHandshakesRefused"] == 1)
     }
 }
