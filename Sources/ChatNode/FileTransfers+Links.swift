@@ -63,7 +63,7 @@ extension FileTransfers {
         retries[id] = Task { [clock] in
             try? await clock.sleep(for: delay)
             guard !Task.isCancelled else { return }
-            await self.retry(id)
+            self.retry(id)
         }
     }
 
