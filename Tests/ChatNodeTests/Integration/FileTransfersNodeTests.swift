@@ -70,6 +70,13 @@ import TestSupport
     }
 
     static func pair(_ scratch: Scratch) async throws -> (InMemoryNetwork, Peer, Peer) {
+        let (network, alice, bob) = try await linked(scratch)
+        try await Self.converse(alice, bob)
+        return (network, alice, bob)
+    }
+
+    /// Alice and bob linked, with no DM conversation yet.
+    static func linked(_ scratch: Scratch) async throws -> (InMemoryNetwork, Peer, Peer) {
         let network = InMemoryNetwork()
         let alice = try await Peer.start("alice", number: 1, on: network, downloads: scratch.path + "/alice")
         let bob = try await Peer.start("bob", number: 2, on: network, downloads: scratch.path + "/bob")
@@ -77,7 +84,6 @@ import TestSupport
             let linked = await alice.node.peers().count
             return await linked + bob.node.peers().count == 2
         })
-        try await Self.converse(alice, bob)
         return (network, alice, bob)
     }
 
@@ -146,7 +152,7 @@ import TestSupport
                                    senderNumber: bob.number, senderNickname: "bob", content: offer.content,
                                    timestamp: 1_800_000_000_000, targetNumber: alice.number)
             frame.version = P2PPayload.protocolVersion
-            await bob.transport.send(frame, to: alice.number)
+            _ = await bob.transport.send(frame, to: alice.number)
         }
         let tooMany = MessageID(millis: 1_800_000_000_000 + Int64(FileTransferLimits.pendingOffersPerPeer), random: (1, 1))
         try #require(await waitUntil("the 17th declined") { await alice.files.declinedUnseen == 1 })
@@ -159,7 +165,7 @@ import TestSupport
         let offer = FileOffer(name: "late", size: 1, sha256: String(repeating: "0", count: 64), port: 1)
         let late = P2PPayload(type: .fileOffer, messageId: MessageID(millis: 1_800_000_001_000, random: (2, 2)), senderNumber: bob.number,
                               senderNickname: "bob", content: offer.content, timestamp: 1_800_000_000_000, targetNumber: alice.number)
-        await bob.transport.send(late, to: alice.number)
+        _ = await bob.transport.send(late, to: alice.number)
         try #require(await waitUntil("declined unseen") { await alice.files.declinedUnseen == 2 })
         #expect(await alice.node.transportDiagnostics()["fileOffersDeclinedUnseen"] == 2, "in /stats and JSON stats")
         #expect(await alice.files.list().count == before)
@@ -207,10 +213,7 @@ import TestSupport
     /// the request: unseen, not acceptable; accepting the request shows it.
     @Test func anOfferWithoutAConversationWaitsForTheDMRequest() async throws {
         let scratch = Scratch()
-        let network = InMemoryNetwork()
-        let alice = try await Peer.start("alice", number: 1, on: network, downloads: scratch.path + "/alice")
-        let bob = try await Peer.start("bob", number: 2, on: network, downloads: scratch.path + "/bob")
-        try #require(await waitUntil("linked") { let a = await alice.node.peers().count; let b = await bob.node.peers().count; return a == 1 && b == 1 })
+        let (_, alice, bob) = try await Self.linked(scratch)
         let peer = try #require(await alice.node.peers().first)
         let sent = try await alice.files.send(path: "/nowhere/report.pdf", to: peer)
         try #require(await waitUntil("held") { await !bob.files.heldOffers(from: alice.number).isEmpty })
@@ -238,10 +241,7 @@ import TestSupport
     /// Declining the DM request declines the offers held with it.
     @Test func decliningTheRequestDeclinesTheHeldOffers() async throws {
         let scratch = Scratch()
-        let network = InMemoryNetwork()
-        let alice = try await Peer.start("alice", number: 1, on: network, downloads: scratch.path + "/alice")
-        let bob = try await Peer.start("bob", number: 2, on: network, downloads: scratch.path + "/bob")
-        try #require(await waitUntil("linked") { let a = await alice.node.peers().count; let b = await bob.node.peers().count; return a == 1 && b == 1 })
+        let (_, alice, bob) = try await Self.linked(scratch)
         let peer = try #require(await alice.node.peers().first)
         let sent = try await alice.files.send(path: "/nowhere/report.pdf", to: peer)
         try await alice.node.sendDirect("offers a file: report.pdf", to: bob.number)
