@@ -3,6 +3,7 @@ import ChatNode
 import Foundation
 @testable import LANChatCLI
 import Testing
+import TestSupport
 
 /// The file commands as both front ends spell them, and what they print.
 @Suite struct FileCommandTests {
@@ -78,10 +79,10 @@ import Testing
     /// Tab on `/send NAME PATH`: entries of the typed directory, as typed,
     /// directories with "/", hidden ones only when asked for.
     @Test func pathListingCompletesFromTheTypedDirectory() throws {
-        let dir = NSTemporaryDirectory() + "lanchat-paths-" + UUID().uuidString
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let scratch = try ScratchDirectory()
+        let dir = scratch.path
         try FileManager.default.createDirectory(atPath: dir + "/adir", withIntermediateDirectories: true)
-        for name in ["a.txt", "b.txt", ".apple"] { FileManager.default.createFile(atPath: dir + "/" + name, contents: Data()) }
+        for name in ["a.txt", "b.txt", ".apple"] { _ = try scratch.file(name, bytes: []) }
         #expect(PathListing.candidates(for: dir + "/a") == [dir + "/a.txt", dir + "/adir/"])
         #expect(PathListing.candidates(for: dir + "/.a") == [dir + "/.apple"])
         #expect(PathListing.candidates(for: dir + "/nothing/x").isEmpty)

@@ -64,19 +64,14 @@ import TestSupport
         var number: NodeNumber { node.number }
     }
 
-    final class Scratch {
-        let path = NSTemporaryDirectory() + "lanchat-node-files-" + UUID().uuidString
-        deinit { try? FileManager.default.removeItem(atPath: path) }
-    }
-
-    static func pair(_ scratch: Scratch) async throws -> (InMemoryNetwork, Peer, Peer) {
+    static func pair(_ scratch: ScratchDirectory) async throws -> (InMemoryNetwork, Peer, Peer) {
         let (network, alice, bob) = try await linked(scratch)
         try await Self.converse(alice, bob)
         return (network, alice, bob)
     }
 
     /// Alice and bob linked, with no DM conversation yet.
-    static func linked(_ scratch: Scratch) async throws -> (InMemoryNetwork, Peer, Peer) {
+    static func linked(_ scratch: ScratchDirectory) async throws -> (InMemoryNetwork, Peer, Peer) {
         let network = InMemoryNetwork()
         let alice = try await Peer.start("alice", number: 1, on: network, downloads: scratch.path + "/alice")
         let bob = try await Peer.start("bob", number: 2, on: network, downloads: scratch.path + "/bob")
@@ -105,7 +100,7 @@ import TestSupport
     }
 
     @Test func anOfferWritesNothingAndADeclineReachesTheSender() async throws {
-        let scratch = Scratch()
+        let scratch = try ScratchDirectory()
         let (_, alice, bob) = try await Self.pair(scratch)
         let sent = try await Self.offer(alice, to: bob)
         #expect(alice.links.served.withLock { $0 } == [sent.id])
@@ -120,7 +115,7 @@ import TestSupport
     }
 
     @Test func acceptedFilesGetAFreeNameAndAreNeverOverwritten() async throws {
-        let scratch = Scratch()
+        let scratch = try ScratchDirectory()
         let (_, alice, bob) = try await Self.pair(scratch)
         try FileManager.default.createDirectory(atPath: bob.downloads, withIntermediateDirectories: true)
         try Data("someone else's".utf8).write(to: URL(fileURLWithPath: bob.downloads + "/report.pdf"))
@@ -144,7 +139,7 @@ import TestSupport
     /// Offers past the cap are declined unseen; so is every offer from a
     /// peer whose DMs were declined.
     @Test func offersPastTheCapAndFromDeclinedPeersAreDeclinedUnseen() async throws {
-        let scratch = Scratch()
+        let scratch = try ScratchDirectory()
         let (_, alice, bob) = try await Self.pair(scratch)
         for n in 0...FileTransferLimits.pendingOffersPerPeer {
             let offer = FileOffer(name: "f\(n)", size: 1, sha256: String(repeating: "0", count: 64), port: 1)
@@ -173,7 +168,7 @@ import TestSupport
     }
 
     @Test func aCancelFromThePeerRemovesThePartialFile() async throws {
-        let scratch = Scratch()
+        let scratch = try ScratchDirectory()
         let (_, alice, bob) = try await Self.pair(scratch)
         let sent = try await Self.offer(alice, to: bob)
         let accepted = try await bob.files.accept(sent.id.description)
@@ -189,7 +184,7 @@ import TestSupport
     /// What the store kept resumes: the receiver dials again when the
     /// sender links up; the sender serves and repeats its offer.
     @Test func aRestartedNodeResumesWhatTheStoreKept() async throws {
-        let scratch = Scratch()
+        let scratch = try ScratchDirectory()
         let network = InMemoryNetwork()
         let aliceStore = try ChatStore(path: nil, localNumber: NodeNumber(rawValue: 1)!)
         let bobStore = try ChatStore(path: nil, localNumber: NodeNumber(rawValue: 2)!)
@@ -212,7 +207,7 @@ import TestSupport
     /// An offer from a peer with no accepted DM conversation is held with
     /// the request: unseen, not acceptable; accepting the request shows it.
     @Test func anOfferWithoutAConversationWaitsForTheDMRequest() async throws {
-        let scratch = Scratch()
+        let scratch = try ScratchDirectory()
         let (_, alice, bob) = try await Self.linked(scratch)
         let peer = try #require(await alice.node.peers().first)
         let sent = try await alice.files.send(path: "/nowhere/report.pdf", to: peer)
@@ -240,7 +235,7 @@ import TestSupport
 
     /// Declining the DM request declines the offers held with it.
     @Test func decliningTheRequestDeclinesTheHeldOffers() async throws {
-        let scratch = Scratch()
+        let scratch = try ScratchDirectory()
         let (_, alice, bob) = try await Self.linked(scratch)
         let peer = try #require(await alice.node.peers().first)
         let sent = try await alice.files.send(path: "/nowhere/report.pdf", to: peer)
@@ -258,7 +253,7 @@ import TestSupport
     /// The receiver finished while the sender was down: the sender's
     /// repeated offer is answered `fileDone`, and both show done.
     @Test func aRepeatedOfferOfAFinishedFileIsAnsweredDone() async throws {
-        let scratch = Scratch()
+        let scratch = try ScratchDirectory()
         let network = InMemoryNetwork()
         let aliceStore = try ChatStore(path: nil, localNumber: NodeNumber(rawValue: 1)!)
         var alice = try await Peer.start("alice", number: 1, on: network, downloads: scratch.path + "/alice", store: aliceStore)

@@ -6,20 +6,6 @@ import TestSupport
 /// (docs/USAGE.md, "Files"): offer, decline, accept, verify, never
 /// overwrite, and resume after kill -9 of either side.
 @Suite(.realTime) struct FileTransferEndToEndTests {
-    /// A scratch directory of the test's own, removed at the end.
-    final class Scratch {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("lanchat-files-\(UUID())").path
-        init() throws { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) }
-        deinit { try? FileManager.default.removeItem(atPath: path) }
-        func file(_ name: String, bytes: [UInt8]) throws -> String {
-            let full = path + "/" + name
-            try Data(bytes).write(to: URL(fileURLWithPath: full))
-            return full
-        }
-        func contents(_ path: String) -> [UInt8]? { (try? Data(contentsOf: URL(fileURLWithPath: path))).map(Array.init) }
-        func listing(_ directory: String) -> [String] { (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] }
-    }
-
     static func randomBytes(_ count: Int) -> [UInt8] {
         var generator = SeededRandom(seed: UInt64(count))
         return (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
@@ -51,7 +37,7 @@ import TestSupport
     }
 
     @Test func declinedThenAcceptedFilesArriveVerifiedAndNeverOverwrite() async throws {
-        let scratch = try Scratch()
+        let scratch = try ScratchDirectory()
         let downloads = scratch.path + "/downloads"
         let port = EndToEndTests.discoveryPort()
         let alice = try EndToEndTests.node("alice", port: port)
@@ -100,7 +86,7 @@ import TestSupport
     /// An offer nobody answers writes nothing, and a file that changes on
     /// the sender's disk after the offer fails clearly on both sides.
     @Test func aChangedFileFailsClearly() async throws {
-        let scratch = try Scratch()
+        let scratch = try ScratchDirectory()
         let downloads = scratch.path + "/downloads"
         let port = EndToEndTests.discoveryPort()
         let alice = try EndToEndTests.node("alice", port: port)
@@ -124,7 +110,7 @@ import TestSupport
     /// write fails as on a full disk): a clear failure on both sides, the
     /// partial file removed, and chat goes on.
     @Test func aFullDiskFailsClearlyAndChatGoesOn() async throws {
-        let scratch = try Scratch()
+        let scratch = try ScratchDirectory()
         let downloads = scratch.path + "/downloads"
         let port = EndToEndTests.discoveryPort()
         let alice = try EndToEndTests.node("alice", port: port)
@@ -152,7 +138,7 @@ import TestSupport
     /// kill -9 of the receiver, then of the sender, mid-transfer: each time
     /// the transfer resumes once both are back, from what was written.
     @Test func resumesAfterKill9OfEitherSide() async throws {
-        let scratch = try Scratch()
+        let scratch = try ScratchDirectory()
         let downloads = scratch.path + "/downloads"
         let aliceDir = scratch.path + "/alice", bobDir = scratch.path + "/bob"
         let port = EndToEndTests.discoveryPort()

@@ -35,18 +35,6 @@ import TestSupport
         }
     }
 
-    /// A scratch directory of the test's own, removed at the end.
-    final class Scratch {
-        let path = NSTemporaryDirectory() + "lanchat-files-" + UUID().uuidString
-        init() throws { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) }
-        deinit { try? FileManager.default.removeItem(atPath: path) }
-        func file(_ name: String, bytes: [UInt8]) throws -> String {
-            let full = path + "/" + name
-            try Data(bytes).write(to: URL(fileURLWithPath: full))
-            return full
-        }
-    }
-
     static func randomBytes(_ count: Int, seed: UInt64) -> [UInt8] {
         var random = SeededRandom(seed: seed)
         return (0..<count).map { _ in UInt8.random(in: 0...255, using: &random) }
@@ -65,7 +53,7 @@ import TestSupport
 
     @Test(arguments: [0, 1, FileTransferLimits.chunkBytes, FileTransferLimits.chunkBytes + 1, 3 * 1_048_576 + 7])
     func arrivesByteForByte(size: Int) async throws {
-        let scratch = try Scratch()
+        let scratch = try ScratchDirectory()
         let sender = try Side(seed: 1), receiver = try Side(seed: 2)
         let content = Self.randomBytes(size, seed: UInt64(size))
         let request = try Self.offer(try scratch.file("source.bin", bytes: content), from: sender, to: receiver,
@@ -83,7 +71,7 @@ import TestSupport
     }
 
     @Test func resumesFromThePartialFile() async throws {
-        let scratch = try Scratch()
+        let scratch = try ScratchDirectory()
         let sender = try Side(seed: 1), receiver = try Side(seed: 2)
         let content = Self.randomBytes(1_000_000, seed: 9)
         let partial = try scratch.file("part", bytes: Array(content.prefix(400_000)))
@@ -100,7 +88,7 @@ import TestSupport
     /// Killed between the last byte and the rename: the whole partial file
     /// is verified again and kept, even with the sender gone.
     @Test func aWholePartialFileNeedsNoLink() async throws {
-        let scratch = try Scratch()
+        let scratch = try ScratchDirectory()
         let sender = try Side(seed: 1), receiver = try Side(seed: 2)
         let content = Self.randomBytes(200_000, seed: 8)
         let partial = try scratch.file("part", bytes: content)
@@ -116,7 +104,7 @@ import TestSupport
     /// The link is cut mid-way; dialling again carries on where it stopped,
     /// and no byte travels twice.
     @Test func aCutLinkResumesWhereItStopped() async throws {
-        let scratch = try Scratch()
+        let scratch = try ScratchDirectory()
         let sender = try Side(seed: 1, recordPause: .milliseconds(5)), receiver = try Side(seed: 2)
         let content = Self.randomBytes(64 * FileTransferLimits.chunkBytes, seed: 3)
         let request = try Self.offer(try scratch.file("source.bin", bytes: content), from: sender, to: receiver,
@@ -137,7 +125,7 @@ import TestSupport
     }
 
     @Test func aFileChangedOnTheSendersDiskFailsOnBothSides() async throws {
-        let scratch = try Scratch()
+        let scratch = try ScratchDirectory()
         let sender = try Side(seed: 1), receiver = try Side(seed: 2)
         let source = try scratch.file("source.bin", bytes: Self.randomBytes(100_000, seed: 4))
         let request = try Self.offer(source, from: sender, to: receiver, partial: scratch.path + "/part")
@@ -157,7 +145,7 @@ import TestSupport
     }
 
     @Test func aHashMismatchFailsOnBothSides() async throws {
-        let scratch = try Scratch()
+        let scratch = try ScratchDirectory()
         let sender = try Side(seed: 1), receiver = try Side(seed: 2)
         let request = try Self.offer(try scratch.file("source.bin", bytes: Self.randomBytes(70_000, seed: 5)), from: sender,
                                      to: receiver, partial: scratch.path + "/part", sha: String(repeating: "0", count: 64))
@@ -173,7 +161,7 @@ import TestSupport
     /// A peer asking for a file not offered to its key gets nothing; a
     /// sender that proves another key than the offer's is not believed.
     @Test func onlyTheOfferedKeyIsServedAndOnlyTheOfferingKeyIsBelieved() async throws {
-        let scratch = try Scratch()
+        let scratch = try ScratchDirectory()
         let sender = try Side(seed: 1), receiver = try Side(seed: 2), stranger = try Side(seed: 3)
         let request = try Self.offer(try scratch.file("source.bin", bytes: [1, 2, 3]), from: sender, to: receiver,
                                      partial: scratch.path + "/part")
@@ -200,7 +188,7 @@ import TestSupport
     /// place, is cut off: the receiver never writes past what it accepted.
     @Test(arguments: [true, false])
     func bytesNobodyAcceptedAreRefused(pastTheEnd: Bool) async throws {
-        let scratch = try Scratch()
+        let scratch = try ScratchDirectory()
         let receiver = try Side(seed: 2)
         let rogueKey = TestNetwork.key(7)
         let listener = try Socket.makeTCPListener(port: 0)
