@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Independent check of lanchat protocol v2's cryptographic layer.
 
-Implements Noise XX, XXpsk3 and XXpsk0+psk3 (25519, ChaChaPoly, SHA256;
-spec rev 34) from scratch on the `cryptography` package, then:
+Implements Noise XX, XXpsk3, XXpsk0+psk3 and the one-way X (25519,
+ChaChaPoly, SHA256; spec rev 34) from scratch on the `cryptography` package, then:
 
   1. passes the published Noise vectors the Swift tests use
      (Tests/ChatCryptoTests/Fixtures/noise-vectors.json), which shows this
@@ -15,7 +15,8 @@ spec rev 34) from scratch on the `cryptography` package, then:
   3. checks docs/PROTOCOL.md's signed public message example: the canonical
      bytes, and the exact signature of the RFC 8032 test key; and its sealed
      group beacon vector (2.6: HKDF seal key, associated data, plaintext,
-     datagram), which must open only for its own address and port;
+     datagram), which must open only for its own address and port; and its
+     sealed envelope vector (Noise X to one recipient, "Sealed envelopes");
   4. with --live, starts .build/debug/lanchat --json --in-memory (loopback
      only: --broadcast 127.255.255.255, its own discovery port) and talks to
      it as a peer would: a full handshake with a valid hello, the node's ping
@@ -103,7 +104,9 @@ PATTERNS = {
     "XX": [["e"], ["e", "ee", "s", "es"], ["s", "se"]],
     "XXpsk3": [["e"], ["e", "ee", "s", "es"], ["s", "se", "psk"]],
     "XXpsk0+psk3": [["psk", "e"], ["e", "ee", "s", "es"], ["s", "se", "psk"]],
+    "X": [["e", "es", "s", "ss"]],  # pre-message <- s; one-way
 }
+ONE_WAY = {"X"}
 GROUP_PATTERN = "XXpsk0+psk3"
 
 
@@ -112,8 +115,9 @@ def psk_count(pattern):
 
 
 class Handshake:
-    def __init__(self, pattern, initiator, prologue, static, ephemeral=None, psks=()):
-        """psks: one per psk token of the pattern, used in order."""
+    def __init__(self, pattern, initiator, prologue, static, ephemeral=None, psks=(), remote_static=None):
+        """psks: one per psk token of the pattern, used in order;
+        remote_static: the responder's static public key (X's initiator)."""
         if len(psks) != psk_count(pattern) or any(len(p) != 32 for p in psks):
             raise ValueError(f"{pattern} needs {psk_count(pattern)} psk(s) of 32 bytes")
         name = f"Noise_{pattern}_25519_ChaChaPoly_SHA256".encode()
@@ -125,6 +129,12 @@ class Handshake:
         self.rs = self.re = None
         self.index = 0
         self.mix_hash(prologue)
+        if pattern in ONE_WAY:  # the pre-message <- s
+            if initiator:
+                if remote_static is None or len(remote_static) != 32:
+                    raise ValueError(f"{pattern} needs the responder's static key")
+                self.rs = remote_static
+            self.mix_hash(self.rs if initiator else x25519_public(static))
 
     def mix_hash(self, data):
         self.h = hashlib.sha256(self.h + data).digest()
@@ -369,13 +379,15 @@ def noise_vectors():
         pattern = v["protocol_name"].split("_")[1]
         init_psks = [bytes.fromhex(p) for p in v.get("init_psks") or []]
         resp_psks = [bytes.fromhex(p) for p in v.get("resp_psks") or []]
+        remote = bytes.fromhex(v["init_remote_static"]) if v.get("init_remote_static") else None
         i = Handshake(pattern, True, bytes.fromhex(v["init_prologue"]), bytes.fromhex(v["init_static"]),
-                      bytes.fromhex(v["init_ephemeral"]), init_psks)
+                      bytes.fromhex(v["init_ephemeral"]), init_psks, remote)
+        r_ephemeral = bytes.fromhex(v["resp_ephemeral"]) if v.get("resp_ephemeral") else None
         r = Handshake(pattern, False, bytes.fromhex(v["resp_prologue"]), bytes.fromhex(v["resp_static"]),
-                      bytes.fromhex(v["resp_ephemeral"]), resp_psks)
+                      r_ephemeral, resp_psks)
         ok, transport = True, None
         for n, m in enumerate(v["messages"]):
-            payload, sender_is_i = bytes.fromhex(m["payload"]), n % 2 == 0
+            payload, sender_is_i = bytes.fromhex(m["payload"]), pattern in ONE_WAY or n % 2 == 0
             if not i.finished:
                 a, b = (i, r) if sender_is_i else (r, i)
                 ct = a.write(payload)
@@ -622,6 +634,50 @@ def safety_number_vectors():
         joined = halves[a] + halves[b] if halves[a] <= halves[b] else halves[b] + halves[a]
         grouped = " ".join(joined[i:i + 5] for i in range(0, 60, 5))
         check(grouped == v["safetyNumber"], f"safety number: the same from side {a + 1}")
+
+
+def sealed_envelope_vectors():
+    """docs/PROTOCOL.md "Sealed envelopes": the recipient card verifies,
+    the envelope is exactly Noise X's message 1 from the fixed keys, it
+    opens for the recipient, names the sender by its signature, and does
+    not open under another recipient's prologue."""
+    text = open(os.path.join(ROOT, "docs", "PROTOCOL.md")).read()
+    block = re.search(r"<!-- lanchat-sealed-vector:begin -->\s*```\w*\n(.*?)```\s*<!-- lanchat-sealed-vector:end -->",
+                      text, re.S)
+    check(block is not None, "docs/PROTOCOL.md has the sealed-envelope vector block")
+    if not block:
+        return
+    v = json.loads(block.group(1))
+    b = {k: bytes.fromhex(val) for k, val in v.items() if k != "protocol_name"}
+    check(v["protocol_name"] == "Noise_X_25519_ChaChaPoly_SHA256", "sealed envelope: Noise X")
+    recipient_identity = ed25519_public(b["recipient_identity_seed"])
+    check(b["prologue"] == b"lanchat sealed v1\x00" + recipient_identity,
+          "sealed envelope: prologue = label, NUL, recipient identity key")
+    card = b["recipient_card"]
+    recipient_static = x25519_public(b["recipient_static"])
+    check(card == recipient_static + identity_payload(b["recipient_identity_seed"], recipient_static, b""),
+          "sealed envelope: recipient card = static key || identity || signature")
+    try:
+        verify_identity_payload(card[32:], card[:32])
+        card_ok = True
+    except Exception:
+        card_ok = False
+    check(card_ok, "sealed envelope: the card's signature covers its static key")
+    sender_static_public = x25519_public(b["sender_static"])
+    i = Handshake("X", True, b["prologue"], b["sender_static"], b["sender_ephemeral"], remote_static=card[:32])
+    sealed = i.write(identity_payload(b["sender_identity_seed"], sender_static_public, b["plaintext"]))
+    check(sealed == b["envelope"], "sealed envelope: exact bytes from the fixed keys")
+    r = Handshake("X", False, b["prologue"], b["recipient_static"])
+    sender, plaintext = verify_identity_payload(r.read(b["envelope"]), r.rs)
+    check(sender == ed25519_public(b["sender_identity_seed"]) and plaintext == b["plaintext"],
+          "sealed envelope: opens for the recipient and names the sender")
+    other = Handshake("X", False, b"lanchat sealed v1\x00" + bytes(32), b["recipient_static"])
+    try:
+        other.read(b["envelope"])
+        misaddressed = False
+    except Exception:
+        misaddressed = True
+    check(misaddressed, "sealed envelope: does not open under another recipient's prologue")
 
 
 def frame(body):
@@ -1191,6 +1247,7 @@ def main():
     file_vectors()
     signature_vectors()
     safety_number_vectors()
+    sealed_envelope_vectors()
     if args.node:
         host, port = args.node.rsplit(":", 1)
         live_node(host, int(port), args.secret_file)

@@ -1,5 +1,5 @@
 /// A Noise HandshakeState (spec rev 34, section 5.3) for the patterns in
-/// `NoisePattern` (XX, XXpsk3, XXpsk0+psk3) with
+/// `NoisePattern` (XX, XXpsk3, XXpsk0+psk3, X) with
 /// 25519, ChaChaPoly and SHA256: a pure value with no I/O. Each side calls
 /// `writeMessage` and `readMessage` in turn (initiator writes first) until
 /// `isFinished`, then `split()` gives the transport ciphers.
@@ -31,24 +31,27 @@ public struct NoiseHandshake: Sendable {
     ///   - staticKey: this node's Noise static key.
     ///   - psk: 32 bytes, required by (and only allowed with) a psk pattern;
     ///     used at every `psk` token (lanchat's group uses one psk for both).
+    ///   - remoteStaticKey: the responder's static public key, which the
+    ///     initiator of X must know beforehand (and no other pattern takes).
     public init(pattern: NoisePattern, role: Role, prologue: [UInt8] = [], staticKey: X25519KeyPair,
-                psk: [UInt8]? = nil) throws(CryptoError) {
-        try self.init(pattern: pattern, role: role, prologue: prologue, staticKey: staticKey, psk: psk, ephemeralKey: nil)
+                psk: [UInt8]? = nil, remoteStaticKey: [UInt8]? = nil) throws(CryptoError) {
+        try self.init(pattern: pattern, role: role, prologue: prologue, staticKey: staticKey, psk: psk,
+                      remoteStaticKey: remoteStaticKey, ephemeralKey: nil)
     }
 
     /// - Parameter ephemeralKey: for test vectors and fuzzing only; normally generated.
     init(pattern: NoisePattern, role: Role, prologue: [UInt8], staticKey: X25519KeyPair,
-         psk: [UInt8]?, ephemeralKey: X25519KeyPair?) throws(CryptoError) {
+         psk: [UInt8]?, remoteStaticKey: [UInt8]? = nil, ephemeralKey: X25519KeyPair?) throws(CryptoError) {
         // At least one copy, so a psk given to XX is refused below, not dropped.
         let psks = psk.map { [[UInt8]](repeating: $0, count: max(pattern.pskCount, 1)) } ?? []
         try self.init(pattern: pattern, role: role, prologue: prologue, staticKey: staticKey, psks: psks,
-                      ephemeralKey: ephemeralKey)
+                      remoteStaticKey: remoteStaticKey, ephemeralKey: ephemeralKey)
     }
 
     /// - Parameter psks: exactly one 32-byte psk per `psk` token of the
     ///   pattern, in order (published vectors may use different ones).
     init(pattern: NoisePattern, role: Role, prologue: [UInt8], staticKey: X25519KeyPair,
-         psks: [[UInt8]], ephemeralKey: X25519KeyPair?) throws(CryptoError) {
+         psks: [[UInt8]], remoteStaticKey: [UInt8]? = nil, ephemeralKey: X25519KeyPair?) throws(CryptoError) {
         if pattern.usesPSK {
             guard psks.count == pattern.pskCount else {
                 throw .missingKey("\(pattern.rawValue) needs \(pattern.pskCount) psk(s) of 32 bytes, got \(psks.count)")
@@ -64,6 +67,22 @@ public struct NoiseHandshake: Sendable {
         self.psks = psks
         symmetric = SymmetricState(protocolName: pattern.protocolName)
         symmetric.mixHash(prologue)
+        if pattern.responderStaticIsPreMessage {
+            switch role {
+            case .initiator:
+                guard let remoteStaticKey else {
+                    throw .missingKey("\(pattern.rawValue) needs the responder's static key beforehand")
+                }
+                try LibCrypto.requireLength(remoteStaticKey, Self.dhLength, "remote static key")
+                self.remoteStaticKey = remoteStaticKey
+                symmetric.mixHash(remoteStaticKey)
+            case .responder:
+                guard remoteStaticKey == nil else { throw .missingKey("the responder of \(pattern.rawValue) takes no remote key") }
+                symmetric.mixHash(staticKey.publicKey)
+            }
+        } else if remoteStaticKey != nil {
+            throw .missingKey("\(pattern.rawValue) learns the remote static key in the handshake")
+        }
     }
 
     /// True when it is this side's turn to call `writeMessage`.

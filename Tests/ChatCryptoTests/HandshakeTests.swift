@@ -29,7 +29,8 @@ import Testing
         return (ofResponder, ofInitiator)
     }
 
-    @Test(arguments: NoisePattern.allCases)
+    /// Every link pattern (X is one message, one way: `SealedEnvelopeTests`).
+    @Test(arguments: NoisePattern.allCases.filter { !$0.isOneWay })
     func identitiesAreExchangedAndVerified(_ pattern: NoisePattern) throws {
         let psk: [UInt8]? = pattern.usesPSK ? try SecureRandom.bytes(32) : nil
         var (i, r) = try Self.pair(pattern, initiatorPSK: psk, responderPSK: psk)
@@ -133,6 +134,34 @@ import Testing
             try NoiseHandshake(pattern: .XXpsk0psk3, role: .initiator, prologue: [], staticKey: .generate(),
                                psks: [key, [1]], ephemeralKey: nil)
         }
+    }
+
+    /// X's initiator must know the responder's static key beforehand; no
+    /// other side or pattern takes one (it would be silently ignored).
+    @Test func onlyXsInitiatorTakesARemoteStaticKey() throws {
+        let remote = try X25519KeyPair.generate().publicKey
+        #expect(throws: CryptoError.self) { try NoiseHandshake(pattern: .X, role: .initiator, staticKey: .generate()) }
+        #expect(throws: CryptoError.self) {
+            try NoiseHandshake(pattern: .X, role: .initiator, staticKey: .generate(), remoteStaticKey: [1, 2])
+        }
+        #expect(throws: CryptoError.self) {
+            try NoiseHandshake(pattern: .X, role: .responder, staticKey: .generate(), remoteStaticKey: remote)
+        }
+        #expect(throws: CryptoError.self) {
+            try NoiseHandshake(pattern: .XX, role: .initiator, staticKey: .generate(), remoteStaticKey: remote)
+        }
+        var x = try NoiseHandshake(pattern: .X, role: .initiator, staticKey: .generate(), remoteStaticKey: remote)
+        _ = try x.writeMessage()
+        #expect(x.isFinished)
+    }
+
+    /// Sealed to the wrong static key, X's one message does not open.
+    @Test func xToAnotherStaticKeyFails() throws {
+        let responderKey = try X25519KeyPair.generate()
+        var initiator = try NoiseHandshake(pattern: .X, role: .initiator, staticKey: .generate(),
+                                           remoteStaticKey: X25519KeyPair.generate().publicKey)
+        var responder = try NoiseHandshake(pattern: .X, role: .responder, staticKey: responderKey)
+        #expect(throws: CryptoError.authenticationFailed) { try responder.readMessage(try initiator.writeMessage([1])) }
     }
 
     @Test func differentProloguesFail() throws {

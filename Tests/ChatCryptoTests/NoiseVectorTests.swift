@@ -14,9 +14,12 @@ import Testing
         let init_static: String
         let init_ephemeral: String
         let init_psks: [String]?
+        /// The responder's static public key, known beforehand (X only).
+        let init_remote_static: String?
         let resp_prologue: String
         let resp_static: String
-        let resp_ephemeral: String
+        /// Absent in one-way patterns: the responder never writes.
+        let resp_ephemeral: String?
         let resp_psks: [String]?
         let handshake_hash: String?
         let messages: [Message]
@@ -31,7 +34,8 @@ import Testing
         let names = Set(try Self.vectors().map(\.protocol_name))
         #expect(names == Set(NoisePattern.allCases.map(\.protocolName)))
         #expect(names.contains("Noise_XXpsk0+psk3_25519_ChaChaPoly_SHA256"))
-        #expect(try Self.vectors().count == 4)
+        #expect(names.contains("Noise_X_25519_ChaChaPoly_SHA256"))
+        #expect(try Self.vectors().count == 5)
     }
 
     @Test(arguments: try vectors())
@@ -40,16 +44,19 @@ import Testing
         var initiator = try NoiseHandshake(
             pattern: pattern, role: .initiator, prologue: hex(vector.init_prologue),
             staticKey: X25519KeyPair(privateKey: hex(vector.init_static)),
-            psks: (vector.init_psks ?? []).map(hex), ephemeralKey: X25519KeyPair(privateKey: hex(vector.init_ephemeral)))
+            psks: (vector.init_psks ?? []).map(hex), remoteStaticKey: vector.init_remote_static.map(hex),
+            ephemeralKey: X25519KeyPair(privateKey: hex(vector.init_ephemeral)))
         var responder = try NoiseHandshake(
             pattern: pattern, role: .responder, prologue: hex(vector.resp_prologue),
             staticKey: X25519KeyPair(privateKey: hex(vector.resp_static)),
-            psks: (vector.resp_psks ?? []).map(hex), ephemeralKey: X25519KeyPair(privateKey: hex(vector.resp_ephemeral)))
+            psks: (vector.resp_psks ?? []).map(hex),
+            ephemeralKey: try vector.resp_ephemeral.map { try X25519KeyPair(privateKey: hex($0)) })
 
         var initiatorTransport: NoiseTransport?
         var responderTransport: NoiseTransport?
         for (index, message) in vector.messages.enumerated() {
-            let fromInitiator = index % 2 == 0
+            // One-way patterns: every message goes initiator -> responder.
+            let fromInitiator = pattern.isOneWay || index % 2 == 0
             let payload = hex(message.payload)
             let written: [UInt8]
             let read: [UInt8]
