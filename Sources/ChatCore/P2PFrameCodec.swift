@@ -101,6 +101,19 @@ public struct P2PFrameCodec: Sendable {
         return data
     }
 
+    /// For codecs of frames that carry a payload inside them (the overlay's
+    /// gossip): the first key an object repeats anywhere in `bytes`, which
+    /// such a codec must refuse as this one does (`DuplicateKeyScanner`).
+    public static func firstDuplicateKey(in bytes: [UInt8]) -> String? {
+        bytes.withUnsafeBufferPointer { DuplicateKeyScanner.firstDuplicate(in: $0) }
+    }
+
+    /// The field rules a payload decoded inside another frame must pass,
+    /// the same as for a frame of its own (names, lengths, ids).
+    public static func validateEmbedded(_ payload: P2PPayload) throws(FrameError) {
+        try validate(payload)
+    }
+
     /// Field checks that the JSON types alone do not express.
     static func validate(_ payload: P2PPayload) throws(FrameError) {
         if payload.version < 1 { throw .invalidValue(field: "version", reason: "must be at least 1") }

@@ -65,6 +65,9 @@ public enum OverlayFrameCodec {
     /// Decodes one frame; a named error for anything malformed or over a cap.
     public static func decode(_ bytes: [UInt8]) throws(OverlayFrameError) -> (Header, OverlayFrame) {
         guard bytes.count <= ChatLimits.maxLineBytes else { throw .tooLong(limit: ChatLimits.maxLineBytes) }
+        // As for every frame: a reader in another language would keep the
+        // other copy of a repeated key, and see another message.
+        if let key = P2PFrameCodec.firstDuplicateKey(in: bytes) { throw .duplicateKey(String(key.prefix(64))) }
         let wire: Wire
         do {
             wire = try JSONDecoder().decode(Wire.self, from: Data(bytes))
@@ -72,6 +75,8 @@ public enum OverlayFrameCodec {
             throw .malformed("\(error)".prefix(200).description)
         }
         guard wire.version >= 1 else { throw .invalid(field: "version") }
+        // The sender's name reaches logs and screens: the rules of every name.
+        guard (try? NodeName.validated(wire.senderNickname)) != nil else { throw .invalid(field: "senderNickname") }
         let header = Header(messageId: wire.messageId, senderNumber: wire.senderNumber,
                             senderNickname: wire.senderNickname, timestamp: wire.timestamp)
         return (header, try frame(of: wire))
@@ -116,6 +121,8 @@ public enum OverlayFrameCodec {
             guard (1...255).contains(hops) else { throw .invalid(field: "hops") }
             let message = try need(wire.message, "message")
             guard message.type == .publicMessage, message.messages == nil else { throw .invalid(field: "message") }
+            // The relayed message passes the rules of a frame of its own.
+            do { try P2PFrameCodec.validateEmbedded(message) } catch { throw .invalidMessage(error.description) }
             return .gossip(GossipMessage(hops: hops, message: message))
         case "overlayIHave": return .ihave(try ids())
         case "overlayGraft": return .graft(try ids())
@@ -154,6 +161,10 @@ public enum OverlayFrameError: Error, Sendable, Hashable, CustomStringConvertibl
     case missing(String)
     case invalid(field: String)
     case overCap(field: String, limit: Int)
+    /// An object repeats a key (as `FrameError.duplicateKey`).
+    case duplicateKey(String)
+    /// A gossiped message that breaks a rule of its own frame type.
+    case invalidMessage(String)
 
     public var description: String {
         switch self {
@@ -163,6 +174,8 @@ public enum OverlayFrameError: Error, Sendable, Hashable, CustomStringConvertibl
         case .missing(let field): "overlay frame lacks \(field)"
         case .invalid(let field): "overlay frame has an invalid \(field)"
         case .overCap(let field, let limit): "overlay frame's \(field) holds more than \(limit)"
+        case .duplicateKey(let key): "overlay frame repeats the key \(key)"
+        case .invalidMessage(let reason): "overlay frame carries an invalid message: \(reason)"
         }
     }
 }

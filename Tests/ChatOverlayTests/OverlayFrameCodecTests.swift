@@ -91,4 +91,37 @@ import Testing
             #expect(throws: (any Error).self, "\(bad)") { try OverlayFrameCodec.decode(Array(bad.utf8)) }
         }
     }
+
+    /// Two copies of a key, at the top or inside the gossiped message: a
+    /// reader that keeps the last one would see another frame.
+    @Test func repeatedKeysAreRefusedAtAnyDepth() throws {
+        let gossip = String(decoding: OverlayFrameCodec.encode(.gossip(GossipMessage(hops: 1, message: Self.message)),
+                                                               header: Self.header), as: UTF8.self)
+        let nested = gossip.replacingOccurrences(of: #""content":"hi all""#, with: #""content":"hi all","content":"pay mallory""#)
+        #expect(nested != gossip)
+        #expect(throws: OverlayFrameError.duplicateKey("content")) { try OverlayFrameCodec.decode(Array(nested.utf8)) }
+        let top = gossip.replacingOccurrences(of: #""hops":1"#, with: #""hops":1,"hops":2"#)
+        #expect(top != gossip)
+        #expect(throws: OverlayFrameError.duplicateKey("hops")) { try OverlayFrameCodec.decode(Array(top.utf8)) }
+    }
+
+    /// The gossiped message and the sender's name pass the rules a frame of
+    /// their own would: a relay cannot smuggle what a link would refuse.
+    @Test func embeddedMessagesFollowTheFrameRules() {
+        var ancient = Self.message
+        ancient.timestamp = 1  // 1970: outside what any frame may carry
+        #expect(throws: OverlayFrameError.self) {
+            try OverlayFrameCodec.decode(OverlayFrameCodec.encode(.gossip(GossipMessage(hops: 1, message: ancient)), header: Self.header))
+        }
+        var badName = Self.message
+        badName.senderNickname = "ali\u{1B}[2Jce"
+        #expect(throws: OverlayFrameError.self) {
+            try OverlayFrameCodec.decode(OverlayFrameCodec.encode(.gossip(GossipMessage(hops: 1, message: badName)), header: Self.header))
+        }
+        var header = Self.header
+        header.senderNickname = "bob\u{7}"
+        #expect(throws: OverlayFrameError.invalid(field: "senderNickname")) {
+            try OverlayFrameCodec.decode(OverlayFrameCodec.encode(.prune, header: header))
+        }
+    }
 }
