@@ -19,7 +19,8 @@ public struct FileLine: Hashable, Sendable {
 
     /// Lines kept per conversation (older ones stay in `/files`).
     public static let keptPerRoom = 8
-    /// Lines shown under the messages at most.
+    /// Lines shown under the messages at most (each wrapped to as many
+    /// rows as it needs, within `ScreenState.fileRowsCap`).
     public static let shownRows = 3
 }
 
@@ -41,10 +42,59 @@ extension ScreenReducer {
     }
 }
 
+/// One screen row of a file line: the line, and that row's text.
+struct FileLineRow: Hashable, Sendable {
+    var line: FileLine
+    /// With its lead: the mark on a line's first row, else an indent.
+    var text: String
+}
+
 extension ScreenState {
     /// Rows under the open conversation's messages that its file lines take.
-    public var fileRows: Int {
-        guard let room = view?.room, let lines = fileLines[room], height >= 12 else { return 0 }
-        return min(FileLine.shownRows, lines.count)
+    public var fileRows: Int { fileLineRows.count }
+
+    /// Rows file lines may take: three, up to six on a tall terminal,
+    /// never more than a third of the rows below the header.
+    var fileRowsCap: Int { min(6, max(3, (height - 3) / 3)) }
+
+    /// The newest file lines of the open conversation, wrapped like message
+    /// text to the room's width, oldest first. Lines that no longer fit in
+    /// `fileRowsCap` go (they stay in `/files`); the newest always shows.
+    var fileLineRows: [FileLineRow] {
+        guard let room = view?.room, let lines = fileLines[room], !lines.isEmpty, height >= 12 else { return [] }
+        let cap = fileRowsCap
+        // The room's first column is left blank; the mark takes two more.
+        let textWidth = max(1, roomWidth - 3)
+        var rows: [FileLineRow] = []
+        for line in lines.suffix(FileLine.shownRows).reversed() {
+            let parts = FileLine.wrapped(line.text, width: textWidth, rows: cap)
+            let own = parts.enumerated().map { index, part in
+                FileLineRow(line: line, text: (index == 0 ? (line.pendingOffer ? "⇣ " : "· ") : "  ") + part)
+            }
+            guard rows.count + own.count <= cap else { break }
+            rows.insert(contentsOf: own, at: 0)
+        }
+        return rows
+    }
+}
+
+extension FileLine {
+    /// `text` wrapped to `width` in at most `rows` rows. When it needs more,
+    /// graphemes go from its middle (marked "…"), the end keeping a little
+    /// more: the start says who and what, the end the commands an offer
+    /// names or the percentage.
+    static func wrapped(_ text: String, width: Int, rows: Int) -> [Substring] {
+        let whole = TextWrap.lines(text, first: width, rest: width)
+        guard whole.count > rows else { return whole }
+        let characters = Array(text)
+        var keep = min(characters.count, rows * width)
+        while keep > 1 {
+            let tail = keep * 3 / 5
+            let shortened = String(characters.prefix(keep - tail)) + "…" + String(characters.suffix(tail))
+            let lines = TextWrap.lines(shortened, first: width, rest: width)
+            if lines.count <= rows { return lines }
+            keep -= max(1, width / 4)
+        }
+        return Array(whole.prefix(rows))
     }
 }

@@ -141,13 +141,13 @@ public enum ScreenRenderer {
 
     private static func room(_ state: ScreenState) -> RoomID? { state.opening ?? state.view?.room }
 
-    /// The newest file lines, under the messages (`ScreenState.fileRows`).
+    /// The newest file lines, wrapped, under the messages (`ScreenState.fileLineRows`).
     static func drawFileLines(_ state: ScreenState, into grid: inout ScreenGrid) {
-        guard state.fileRows > 0, let room = state.view?.room, let lines = state.fileLines[room] else { return }
-        for (offset, line) in lines.suffix(state.fileRows).enumerated() {
-            let mark = line.pendingOffer ? "⇣ " : "· "
-            grid.put(mark + line.text, row: state.messageRows + 1 + offset, column: state.roomColumn + 1,
-                     limit: state.roomWidth - 1, style: line.pendingOffer ? indicator : dim)
+        let rows = state.fileLineRows
+        let top = state.height - 2 - rows.count
+        for (offset, row) in rows.enumerated() {
+            grid.put(row.text, row: top + offset, column: state.roomColumn + 1, limit: state.roomWidth - 1,
+                     style: row.line.pendingOffer ? indicator : dim)
         }
     }
 

@@ -15,8 +15,9 @@ public struct TabCompletion: Hashable, Sendable {
     /// The commands `/help` lists (the console's parser knows them, the
     /// session `/log`; a LANChatCLI test keeps the lists the same).
     public static let commands = [
-        "/accept", "/decline", "/discard", "/dm", "/filter", "/help", "/history", "/jump", "/log", "/more", "/nick", "/open",
-        "/peers", "/quit", "/read", "/rooms", "/search", "/stats", "/unread", "/verify", "/whois",
+        "/accept", "/accept-file", "/cancel-file", "/decline", "/decline-file", "/discard", "/dm", "/files", "/filter", "/help",
+        "/history", "/jump", "/log", "/more", "/nick", "/open", "/peers", "/quit", "/read", "/rooms", "/search", "/send",
+        "/stats", "/unread", "/verify", "/whois",
     ]
 
     /// Starts completing `line` at its cursor; nil when nothing matches.

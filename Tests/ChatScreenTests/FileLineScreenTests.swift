@@ -9,8 +9,8 @@ import Testing
     static let bobRoom = RoomID.direct(ScreenFixture.bob)
     static let offerID = "01934c04-c00a-7a00-9b00-000000000010"
 
-    static func inBob() -> ScreenState {
-        var state = Editing.opened()
+    static func inBob(width: Int = 80, height: Int = 24) -> ScreenState {
+        var state = Editing.opened(width: width, height: height)
         state.feed(.opened(ScreenFixture.page(1...3, room: bobRoom, before: false, after: false, marker: 3), title: "bob"))
         return state
     }
@@ -32,6 +32,72 @@ import Testing
         state.feed(.opened(ScreenFixture.page(1...2, before: false, after: false, marker: 2), title: "public"))
         #expect(!ScreenFixture.roomLines(state).contains { $0.contains("report.pdf") })
         #expect(state.fileRows == 0)
+    }
+
+    /// What the console says for an offer (ConsoleRenderer.fileNotice).
+    static func offerText(name: String = "quarterly-report-final.pdf") -> String {
+        "bob offers \(name) (5.0 MiB): /accept-file 00000010 or /decline-file 00000010"
+    }
+
+    /// The file rows under the messages (between them and the status
+    /// line), without the room's blank first column and the two-cell
+    /// lead (mark or indent).
+    static func fileRows(_ state: ScreenState) -> [String] {
+        let rows = ScreenFixture.roomLines(state)[(state.messageRows + 1)..<(state.height - 2)]
+        return rows.map { String($0.dropFirst(3)) }
+    }
+
+    /// A narrow conversation wraps a file line like message text: every
+    /// word shows, in order, and the commands an offer names are whole
+    /// (at 100 columns "/decline-file" once lost its end).
+    @Test(arguments: [60, 100])
+    func anOfferWrapsAndLosesNothing(width: Int) {
+        var state = Self.inBob(width: width)
+        let text = Self.offerText()
+        #expect(DisplayWidth.of(text) > state.roomWidth - 3, "the test needs a line wider than the room")
+        state.feed(.fileLine(Self.bobRoom, FileLine(id: Self.offerID, text: text, pendingOffer: true)))
+        let rows = Self.fileRows(state)
+        #expect(rows.count == state.fileRows)
+        #expect(rows.count >= 2, "wrapped, not cut")
+        #expect(rows.joined(separator: " ") == text, "every word, in order")
+        #expect(rows.contains { $0.split(separator: " ").contains("/decline-file") })
+        #expect(rows.allSatisfy { DisplayWidth.of($0) <= state.roomWidth - 3 })
+        #expect(ScreenFixture.roomLines(state)[state.messageRows + 1].hasPrefix(" ⇣ bob offers"))
+        #expect(ScreenFixture.roomLines(state)[state.messageRows + 2].hasPrefix("   "), "continued under the text")
+        #expect(ScreenFixture.roomLines(state).contains { $0.contains("message 3") }, "the messages still show")
+        #expect(ScreenFixture.lines(state)[state.height - 2].contains("alice"), "the status line is where it was")
+    }
+
+    /// A line too tall for its rows (a 200-character name at 60 columns)
+    /// loses the middle of its name: its start and its end still show.
+    @Test func aVeryLongOfferKeepsItsEnd() {
+        var state = Self.inBob(width: 60)
+        let text = Self.offerText(name: String(repeating: "long-name-", count: 20) + ".pdf")
+        state.feed(.fileLine(Self.bobRoom, FileLine(id: Self.offerID, text: text, pendingOffer: true)))
+        let rows = Self.fileRows(state)
+        #expect(rows.count == 6, "six rows at most on a 24-row terminal")
+        let shown = rows.joined(separator: " ")
+        #expect(shown.hasPrefix("bob offers long-name-"))
+        #expect(shown.contains("…"), "what was left out is marked")
+        #expect(shown.hasSuffix("(5.0 MiB): /accept-file 00000010 or /decline-file 00000010"))
+        #expect(state.messageRows >= 12)
+    }
+
+    /// Wrapped lines share the rows: older ones give way to the newest.
+    @Test func olderLinesGiveWayToTheNewest() {
+        var state = Self.inBob(width: 60)
+        for n in 1...3 {
+            let id = "01934c04-c00a-7a00-9b00-00000000002\(n)"
+            state.feed(.fileLine(Self.bobRoom, FileLine(id: id, text: Self.offerText(name: "quarterly-report-\(n).pdf"), pendingOffer: true)))
+        }
+        #expect(state.fileRows == 6)
+        let rows = Self.fileRows(state).joined(separator: " ")
+        #expect(!rows.contains("report-1"), "the oldest went (it stays in /files)")
+        #expect(rows == Self.offerText(name: "quarterly-report-2.pdf") + " " + Self.offerText(name: "quarterly-report-3.pdf"))
+        // A short terminal keeps three rows for files: the newest only.
+        state.feed(.resize(width: 60, height: 12))
+        #expect(state.fileRows == 3)
+        #expect(Self.fileRows(state).joined(separator: " ") == Self.offerText(name: "quarterly-report-3.pdf"))
     }
 
     @Test func escapesInAFileLineAreNeverDrawn() {

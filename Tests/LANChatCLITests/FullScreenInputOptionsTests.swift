@@ -26,8 +26,21 @@ import Testing
                 #expect(!error.message.contains("unknown command"), "\(command)")
             }
         }
-        for verb in ["dm", "accept", "decline", "open", "peers", "whois", "rooms", "unread", "nick", "history", "more", "read", "filter", "stats", "help", "quit", "search", "jump"] {
+        for verb in ["dm", "accept", "decline", "open", "peers", "whois", "rooms", "unread", "nick", "history", "more", "read", "filter", "stats", "help", "quit", "search", "jump",
+                     "send", "accept-file", "decline-file", "cancel-file", "files"] {
             #expect(TabCompletion.commands.contains("/" + verb), "/\(verb)")
         }
+    }
+
+    /// Every command --help lists for the full-screen prompt completes
+    /// with Tab (the file commands were once missing).
+    @Test func tabKnowsEveryCommandTheHelpListsAtThePrompt() throws {
+        let usage = HelpText.usage
+        let start = try #require(usage.range(of: "AT THE PROMPT:"))
+        let section = String(usage[start.upperBound...]).components(separatedBy: "\n\n")[0]
+        let listed = Set(section.split(whereSeparator: { !($0.isLetter || $0 == "/" || $0 == "-") })
+            .filter { $0.hasPrefix("/") && $0.count > 1 }.map(String.init))
+        #expect(listed.count >= 20, "found \(listed.sorted())")
+        #expect(listed.subtracting(TabCompletion.commands).isEmpty, "missing from Tab: \(listed.subtracting(TabCompletion.commands).sorted())")
     }
 }
