@@ -28,18 +28,19 @@ OVERVIEW: run lanchat nodes on a virtual LAN of network namespaces and
 check discovery, fan-out, DM privacy, leave/crash, durability, partition,
 packet loss, a stopped consumer, two private groups, clocks an hour apart,
 a sender killed again and again, a full disk, a flooding peer, an
-impostor taking a verified nickname after the observer restarts and a
-flood of fresh identities.
+impostor taking a verified nickname after the observer restarts, a
+flood of fresh identities, and files across a cut link and under loss.
 
 USAGE: scripts/lan-test.sh [options]
 
 OPTIONS:
   --hosts N         hosts on the virtual LAN (default 5; 3 with --quick; max 250)
-  --quick           3 hosts, every scenario with smaller bursts (what CI runs)
+  --quick           3 hosts, every scenario but file-loss, smaller bursts (what CI runs)
   --only LIST       comma-separated scenarios: discovery, fanout, dm-privacy,
                     leave-crash, durability, partition, loss, slow-consumer,
                     two-groups, clock-skew, killed-sender, disk-full, flood,
-                    impostor, sybil, and backlog (opt-in: 2500 missed messages to catch up)
+                    impostor, sybil, file-cut, file-loss (not with --quick: a
+                    minute or more), and backlog (opt-in: 2500 missed messages to catch up)
                     (discovery always runs: it builds the mesh the others use)
   --beacon-interval S
                     the nodes' beacon interval (default 1, so a silent peer

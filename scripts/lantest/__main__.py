@@ -24,6 +24,7 @@ import time
 
 from lantest.common import ALL_SCENARIOS, BEACON, DEAD, EXTRA_SCENARIOS, LOG_FILES, QUICK_SCENARIOS, load_average, log, neighbour_table
 from lantest.fault_scenarios import FaultScenarios
+from lantest.file_scenarios import FileScenarios
 from lantest.flood_scenario import FloodScenario
 from lantest.sybil_scenario import SybilScenario
 from lantest.group_scenarios import GroupScenarios
@@ -35,7 +36,7 @@ from lantest.mesh_scenarios import MeshScenarios
 
 
 class Suite(MeshScenarios, FaultScenarios, GroupScenarios, KeyScenarios, RecoveryScenarios, ResourceScenarios, FloodScenario,
-            SybilScenario, Harness):
+            SybilScenario, FileScenarios, Harness):
     """The harness with every scenario."""
 
 
