@@ -17,6 +17,10 @@ public struct FileLine: Hashable, Sendable {
         self.pendingOffer = pendingOffer
     }
 
+    /// What people type for it: the id's last 8 digits (the console's
+    /// `/accept-file 5e0f9a11`; the first ones are a timestamp).
+    public var shortID: String { String(id.suffix(8)) }
+
     /// Lines kept per conversation (older ones stay in `/files`).
     public static let keptPerRoom = 8
     /// Lines shown under the messages at most (each wrapped to as many

@@ -79,7 +79,10 @@ extension ScreenReducer {
             state.memory.completion = completion
             return []
         }
+        let files = state.view.flatMap { state.fileLines[$0.room] } ?? []
         guard let completion = TabCompletion.begin(state.input, names: completionNames(state), stages: completionStages(state),
+                                                    offers: files.reversed().filter(\.pendingOffer).map(\.shortID),
+                                                    transfers: files.reversed().map(\.shortID),
                                                     paths: state.listPaths) else {
             state.memory.completion = nil
             return []

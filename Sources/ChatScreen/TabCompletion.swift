@@ -21,8 +21,11 @@ public struct TabCompletion: Hashable, Sendable {
     ]
 
     /// Starts completing `line` at its cursor; nil when nothing matches.
-    /// `names` come most relevant first (recent speakers, then the list).
+    /// `names` come most relevant first (recent speakers, then the list);
+    /// `offers` and `transfers` are the open conversation's file ids
+    /// (waiting offers; every transfer), newest first.
     public static func begin(_ line: InputLine, names: [String], stages: [String] = [], commands: [String] = commands,
+                             offers: [String] = [], transfers: [String] = [],
                              paths: (String) -> [String] = { _ in [] }) -> TabCompletion? {
         let chars = Array(line.text)
         var start = line.cursor
@@ -38,6 +41,8 @@ public struct TabCompletion: Hashable, Sendable {
             case "/filter": pool = ["all", "none"] + stages
             case "/open", "/history": pool = ["public"] + names
             case "/more": pool = ["up", "down"]
+            case "/accept-file", "/decline-file": pool = offers
+            case "/cancel-file": pool = transfers
             case "/send" where chars[..<start].split(whereSeparator: \.isWhitespace).count >= 2:
                 // `/send NAME PATH`: the path, from the file system.
                 pool = paths(word)

@@ -121,6 +121,35 @@ import Testing
         #expect(KeyLegend.lines.contains { $0.contains("Alt-Y/N") })
     }
 
+    /// The file commands complete with Tab, and so do their ids: the
+    /// offers waiting in the open conversation, newest first (every
+    /// transfer of it for /cancel-file).
+    @Test func tabCompletesTheFileCommandsAndTheirIDs() {
+        var state = Self.inBob()
+        Editing.press(&state, .text("/decl"), .tab)
+        #expect(state.input.text == "/decline ")
+        Editing.press(&state, .tab)
+        #expect(state.input.text == "/decline-file ")
+        Editing.press(&state, .control("u"), .text("/fi"), .tab)
+        #expect(state.input.text == "/files ")
+        Editing.press(&state, .control("u"), .text("/canc"), .tab)
+        #expect(state.input.text == "/cancel-file ")
+        Editing.press(&state, .control("u"), .text("/sen"), .tab)
+        #expect(state.input.text == "/send ")
+        let older = "01934c04-c00a-7a00-9b00-0000000000a1", done = "01934c04-c00a-7a00-9b00-0000000000b2"
+        state.feed(.fileLine(Self.bobRoom, FileLine(id: older, text: "bob offers a", pendingOffer: true)),
+                   .fileLine(Self.bobRoom, FileLine(id: done, text: "saved b", pendingOffer: false)),
+                   .fileLine(Self.bobRoom, FileLine(id: Self.offerID, text: "bob offers c", pendingOffer: true)))
+        Editing.press(&state, .control("u"), .text("/accept-file "), .tab)
+        #expect(state.input.text == "/accept-file 00000010 ")
+        Editing.press(&state, .tab)
+        #expect(state.input.text == "/accept-file 000000a1 ", "the older offer next; never the finished one")
+        Editing.press(&state, .tab)
+        #expect(state.input.text == "/accept-file 00000010 ")
+        Editing.press(&state, .control("u"), .text("/cancel-file 000000b"), .tab)
+        #expect(state.input.text == "/cancel-file 000000b2 ")
+    }
+
     @Test func tabCompletesThePathOfSend() {
         var state = Self.inBob()
         state.listPaths = { word in ["docs/", "report.pdf", "readme.txt"].filter { $0.hasPrefix(word) } }
