@@ -17,7 +17,7 @@ from .common import DEAD, LOSS_ONE_IN, Failure, norm, wait_until
 class FileScenarios:
     """Mixed into the harness; each method returns its figure or raises Failure."""
 
-    LOSS_FILE_MIB = 20     # file-loss: about a minute at 20% loss each way (TCP gets ~0.3 MB/s here)
+    LOSS_FILE_MIB = 20     # file-loss: 1-2 min at 20% loss each way (0.16-0.36 MB/s measured, with TCP backoff stalls)
     CUT_FILE_MIB = 16      # file-cut: paced by the sender's --file-rate
     CUT_RATE_KIB = 2048    # so the transfer lasts ~8 s, long enough to cut it twice
     STALL_SECONDS = 90     # a transfer that gains nothing for this long fails (TCP backoff under loss: 49 s seen)
