@@ -7,7 +7,9 @@ import Foundation
 ///     {"cmd":"accept","peer":"bob"}         {"cmd":"open","room":"public"}
 ///     {"cmd":"search","text":"안녕"}         {"cmd":"search","text":"안녕","before":1234}
 ///
-/// An optional "id" (string or number) is echoed back as "re" in the reply.
+/// An optional "id" (string or number) is echoed back as "re" in the reply;
+/// "tag" does the same and wins, for the file commands whose "id" names a
+/// transfer (a script can then tell two requests on one transfer apart).
 public enum JSONCommandParser {
     public struct Parsed {
         public var command: ControlCommand
@@ -20,11 +22,14 @@ public enum JSONCommandParser {
               let object = any as? [String: Any] else {
             throw UsageError("not a JSON object")
         }
-        let requestID: String? = switch object["id"] {
-        case let text as String: text
-        case let number as NSNumber: number.stringValue
-        default: nil
+        func tag(_ value: Any?) -> String? {
+            switch value {
+            case let text as String: text
+            case let number as NSNumber: number.stringValue
+            default: nil
+            }
         }
+        let requestID = tag(object["tag"]) ?? tag(object["id"])
         guard let verb = object["cmd"] as? String else { throw UsageError("missing string field \"cmd\"") }
         func string(_ key: String) throws(UsageError) -> String {
             guard let value = object[key] as? String else { throw UsageError("\(verb): missing string field \"\(key)\"") }

@@ -34,6 +34,13 @@ import Testing
         #expect(try JSONCommandParser.parse(#"{"cmd":"dm","to":12345,"text":"x"}"#).command == .dm(to: "12345", text: "x", automatic: false))
         #expect(try JSONCommandParser.parse(#"{"cmd":"accept","peer":"bob"}"#).command == .accept("bob"))
         #expect(try JSONCommandParser.parse(#"{"cmd":"quit","id":"q"}"#).requestID == "q")
+        // A file command's "id" names the transfer; "tag" tags the request.
+        let transfer = "01934c04-c00a-7a00-9b00-000000000010"
+        let accept = try JSONCommandParser.parse(#"{"cmd":"acceptFile","id":"\#(transfer)","tag":"a1"}"#)
+        #expect(accept.command == .acceptFile(transfer))
+        #expect(accept.requestID == "a1")
+        #expect(try JSONCommandParser.parse(#"{"cmd":"cancelFile","id":"\#(transfer)"}"#).requestID == transfer)
+        #expect(try JSONCommandParser.parse(#"{"cmd":"stats","tag":3}"#).requestID == "3")
     }
 
     @Test(arguments: [
