@@ -240,12 +240,17 @@ struct AnnouncementTable: Sendable {
         if entries[number]?.unlinkedSince == nil { entries[number]?.unlinkedSince = now }
     }
 
-    /// Drops entries without a beacon for `timeout`; returns their numbers.
+    /// Drops unlinked entries without a beacon for `timeout` (counted from
+    /// the link's loss if later); returns their numbers. A linked peer's
+    /// entry stays while the link lasts: the link is the proof of life, and
+    /// on a large LAN its beacons come seldom (`BeaconSchedule`).
     @discardableResult
     mutating func expire(at now: Duration, timeout: Duration) -> [NodeNumber] {
         // Runs every tick: nothing is copied or rebuilt unless something expires.
         var stale: [NodeNumber] = []
-        for index in entries.indices where now - entries.values[index].lastSeen > timeout {
+        for index in entries.indices {
+            let entry = entries.values[index]
+            guard let unlinkedSince = entry.unlinkedSince, now - max(entry.lastSeen, unlinkedSince) > timeout else { continue }
             stale.append(entries.keys[index])
         }
         for number in stale { remove(number) }

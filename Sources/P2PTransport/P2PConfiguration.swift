@@ -18,6 +18,11 @@ public struct P2PConfiguration: Sendable {
     /// Mean time between beacons; each wait is jittered by ±20% so nodes
     /// started together do not beacon in lockstep.
     public var beaconInterval: Duration = .seconds(2)
+    /// The beacon schedule of a large LAN (`BeaconSchedule`): past 20 known
+    /// nodes the interval grows with the LAN and redundant beacons are
+    /// skipped. False: every `beaconInterval`, whatever the LAN's size
+    /// (the schedule before it; a baseline for figures).
+    public var adaptiveBeacons = true
     /// Longest wait for the next handshake message (from the connect for
     /// the first); the whole handshake must finish within twice this.
     public var handshakeTimeout: Duration = .seconds(3)
@@ -75,6 +80,13 @@ public struct P2PConfiguration: Sendable {
     /// A node with the higher number waits this long for the lower one to
     /// dial before dialling itself (see `LinkArbiter`).
     var fallbackDialDelay: Duration { handshakeTimeout }
+
+    /// The periodic beacons' schedule (`BeaconSchedule`).
+    var beaconPolicy: BeaconSchedule.Policy {
+        var policy = BeaconSchedule.Policy(base: beaconInterval)
+        policy.adaptive = adaptiveBeacons
+        return policy
+    }
 
     /// Least time between the extra beacons sent when a new peer is heard.
     var answerBeaconGap: Duration { max(beaconInterval / 8, .milliseconds(20)) }

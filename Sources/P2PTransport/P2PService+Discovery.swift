@@ -20,7 +20,10 @@ extension P2PService {
         for target in unicast.map({ [$0] }) ?? broadcastTargets {
             guard let bytes = plain ?? sealed(beacon, toward: target) else { continue }
             do {
-                if try Socket.sendDatagram(discovery, bytes, to: target) { stats.beaconsSent += 1 }
+                if try Socket.sendDatagram(discovery, bytes, to: target) {
+                    stats.beaconsSent += 1
+                    if unicast == nil, kind == .beacon { beaconSchedule.sent(at: now) }
+                }
             } catch {
                 if warnedTargets.insert(target).inserted {
                     logger.warning("cannot send beacons to \(target.host): \(error)")
@@ -116,7 +119,12 @@ extension P2PService {
             // gone node's announcement expires, and a dial to it fails fast.
             logger.debug("ignored a leave datagram for \(number); only a leave frame on a link counts")
         case .beacon:
-            switch announcements.observe(beacon, from: source.address, at: now) {
+            let observation = announcements.observe(beacon, from: source.address, at: now)
+            if observation != .departed, observation != .refused {
+                // It may not know us: our next periodic beacon is not redundant.
+                beaconSchedule.heardUnlinked(number)
+            }
+            switch observation {
             case .departed, .refreshed:
                 return
             case .refused:
@@ -172,6 +180,8 @@ extension P2PService {
             // Keeps the announcement fresh for redials; names change only
             // by frames on the link (`noteIdentity`), never by a datagram.
             _ = announcements.observe(beacon, from: source.address, at: now)
+            // A linked peer knows us: one more that makes our next beacon redundant.
+            beaconSchedule.heardLinked()
         }
     }
 

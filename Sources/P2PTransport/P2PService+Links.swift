@@ -267,6 +267,8 @@ extension P2PService {
             admitHeldLink(for: number)
         case .timedOut, .disconnected:
             scheduleRedial(number: number, staticIndex: link.staticIndex)
+            // Our next beacon helps it find us again (`BeaconSchedule`).
+            beaconSchedule.linkLost()
         }
     }
 

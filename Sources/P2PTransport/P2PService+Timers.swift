@@ -60,6 +60,28 @@ extension P2PService {
         let now = self.now
         if configuration.broadcastAddresses != [], now >= nextBeaconAt {
             refreshDefaultScope()
+            beaconTurn(at: now)
+        }
+        // An announcement lives about three of the LAN's beacon intervals:
+        // stretched as the schedule stretches them.
+        let stretch = beaconSchedule.interval(knownNodes: knownNodeCount) / configuration.beaconInterval
+        announcements.expire(at: now, timeout: configuration.deadPeerTimeout * max(stretch, 1))
+        dialAnnouncedPeers()
+        dialStaticPeers()
+        let timeouts = LinkLifecycle.Timeouts(handshake: configuration.handshakeTimeout, deadPeer: configuration.deadPeerTimeout,
+                                              write: configuration.writeTimeout, keepalive: configuration.keepaliveInterval)
+        for link in links.values.sorted(by: { $0.id < $1.id }) where !link.isClosed {
+            if link.isThrottled { resumeReading(link) }
+            if link.isThrottled || waitsForNode(link) { link.lifecycle.notReading(at: now) }
+            if !link.isClosed { checkDeadlines(of: link, at: now, timeouts: timeouts) }
+        }
+    }
+
+    /// The beacon due at `now`: the start burst and a deferred answer always
+    /// go out; a periodic one as `beaconSchedule` decides.
+    private func beaconTurn(at now: Duration) {
+        let interval = beaconSchedule.interval(knownNodes: knownNodeCount)
+        guard burstLeft == 0, !answerDeferred else {
             sendDiscovery(.beacon)
             if answerDeferred {
                 // This beacon is the answer that had to wait.
@@ -71,19 +93,28 @@ extension P2PService {
                 nextBeaconAt = now + min(Self.burstGap, configuration.beaconInterval / 2)
             } else {
                 burstLeft = 0
-                nextBeaconAt = now + configuration.beaconInterval * Double.random(in: 0.8...1.2)
+                nextBeaconAt = now + interval * Double.random(in: 0.8...1.2)
             }
+            return
         }
-        announcements.expire(at: now, timeout: configuration.deadPeerTimeout)
-        dialAnnouncedPeers()
-        dialStaticPeers()
-        let timeouts = LinkLifecycle.Timeouts(handshake: configuration.handshakeTimeout, deadPeer: configuration.deadPeerTimeout,
-                                              write: configuration.writeTimeout, keepalive: configuration.keepaliveInterval)
-        for link in links.values.sorted(by: { $0.id < $1.id }) where !link.isClosed {
-            if link.isThrottled { resumeReading(link) }
-            if link.isThrottled || waitsForNode(link) { link.lifecycle.notReading(at: now) }
-            if !link.isClosed { checkDeadlines(of: link, at: now, timeouts: timeouts) }
+        let turn = beaconSchedule.turn(at: now, knownNodes: knownNodeCount,
+                                       canLinkMore: links.count < configuration.limits.maxLinks,
+                                       random: Double.random(in: 0..<1)) { established[$0] != nil }
+        nextBeaconAt = turn.next
+        if turn.send {
+            sendDiscovery(.beacon)
+        } else {
+            stats.beaconsSkipped += 1
         }
+    }
+
+    /// Nodes this one knows alive, itself included: its links, or its
+    /// announcements (linked peers' stay while linked) if more. An
+    /// estimate of the LAN's size for `BeaconSchedule`; a flood of invented
+    /// numbers can raise it to `maxAnnouncements`, which only stretches the
+    /// interval to its cap.
+    var knownNodeCount: Int {
+        max(established.count, announcements.count) + 1
     }
 
     /// Carries out what the link's lifecycle says is due.

@@ -79,6 +79,8 @@ public actor P2PService: PeerTransport {
     var background: [Task<Void, Never>] = []
     var burstLeft = P2PService.startBurst
     var nextBeaconAt: Duration = .zero
+    /// When periodic beacons go out, and which are skipped as redundant.
+    var beaconSchedule: BeaconSchedule
     var lastAnswerBeaconAt: Duration?
     /// An answer waits for the gap to end; the ticker's next beacon is it.
     var answerDeferred = false
@@ -153,6 +155,7 @@ public actor P2PService: PeerTransport {
             logger.error("cannot derive the group's beacon key (\(error)); no beacons will be sent or read")
             beaconSealKey = nil
         }
+        beaconSchedule = BeaconSchedule(policy: configuration.beaconPolicy)
         announcements = AnnouncementTable(backoffBase: configuration.reconnectDelay, backoffCap: configuration.maxReconnectDelay,
                                   maxEntries: configuration.limits.maxAnnouncements,
                                   maxPerAddress: configuration.limits.maxAnnouncementsPerAddress)

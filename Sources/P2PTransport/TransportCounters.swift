@@ -13,6 +13,8 @@ public struct TransportCounters: Hashable, Sendable, Codable {
     /// Beacons and leave datagrams sent and accepted.
     public var beaconsSent = 0
     public var beaconsReceived = 0
+    /// Periodic beacons skipped as redundant (`BeaconSchedule`).
+    public var beaconsSkipped = 0
 
     /// Frames whose `senderNumber` was not the link's identity; the link is cut.
     public var spoofed = 0

@@ -1,0 +1,157 @@
+import ChatCore
+
+/// When a node's next periodic beacon is due and whether it goes out
+/// (PROTOCOL.md 2.3), so that the beacons a LAN carries stay about bounded
+/// as it grows: at a fixed 2 s, N nodes send N/2 a second and every node
+/// wakes for all of them.
+///
+/// Two rules, from the known answers to this problem:
+/// - **The interval grows with the LAN** (SSDP's and mDNS's backoff): `base`
+///   while the node knows at most `quietSize` nodes (itself included), then
+///   `base × nodes / quietSize`, so the LAN sends about `quietSize / base`
+///   a second (10 at the defaults), up to `maxStretch × base` (30 s).
+/// - **A redundant beacon is skipped** (Trickle's suppression, RFC 6206
+///   4.2, in the spirit of mDNS's known-answer and duplicate suppression,
+///   RFC 6762 7.1-7.4): at its turn, a node of a LAN over `quietSize`
+///   that heard at least `redundancy` beacons from peers linked to it since
+///   its last turn stays silent, unless something says a node may not know
+///   it. Then about `redundancy` beacons go out per interval, whatever N.
+///
+/// What a beacon is still for once everyone is linked: a newcomer is
+/// answered or dialled on its own start burst (`P2PService.handleBeacon`),
+/// not by these; they find nodes whose burst was lost and halves of a
+/// healed partition. So a turn is never skipped while the node is *not
+/// settled*: in its first `newcomerTurns` turns, after a link was lost, or
+/// while a beacon heard since the last turn came from a node that is still
+/// not linked (and there is room for a link). And no node stays silent
+/// past `maxSilence`, so everyone is still heard now and then.
+///
+/// Pure: times come in as arguments (the transport's clock), randomness as
+/// a fraction in 0..<1, so tests drive it on a manual clock.
+public struct BeaconSchedule: Sendable, Hashable {
+    public struct Policy: Sendable, Hashable {
+        /// The interval of a small LAN (`P2PConfiguration.beaconInterval`).
+        public var base: Duration
+        /// Nodes (this one included) up to which the interval is `base` and
+        /// nothing is skipped: a small LAN behaves as with a fixed interval.
+        public var quietSize = 20
+        /// The interval is at most `base × maxStretch`.
+        public var maxStretch = 15
+        /// Beacons from linked peers heard since the last turn that make
+        /// this turn's beacon redundant (Trickle's k).
+        public var redundancy = 20
+        /// Each wait is the interval times a factor in `1 ± jitter`.
+        public var jitter = 0.2
+        /// Turns after start that always send (the start burst aside): a
+        /// newcomer whose burst went unheard somewhere is heard again.
+        public var newcomerTurns = 3
+        /// No node is silent longer than this many intervals, nor shorter
+        /// than four uncapped intervals (`maxSilence`).
+        public var silenceIntervals = 10
+        /// Numbers of unlinked nodes remembered per turn; more counts as
+        /// "not settled" without remembering them.
+        public var maxUnlinkedTracked = 64
+        /// Fixed: every turn sends, every `base` (the schedule before
+        /// issue 29; a baseline for figures and a switch for tests).
+        public var adaptive = true
+
+        public init(base: Duration = .seconds(2)) { self.base = base }
+    }
+
+    /// What a turn decided.
+    public struct Turn: Sendable, Hashable {
+        /// Send the beacon now (false: skipped as redundant).
+        public var send: Bool
+        /// When the next turn is due.
+        public var next: Duration
+    }
+
+    public let policy: Policy
+    /// Beacons from linked peers heard since the last turn.
+    public private(set) var linkedHeard = 0
+    /// Unlinked numbers heard since the last turn (bounded).
+    private var unlinkedHeard: Set<NodeNumber> = []
+    private var unlinkedOverflow = false
+    private var lostLink = false
+    /// Turns taken since start.
+    public private(set) var turns = 0
+    /// Turns skipped as redundant since start.
+    public private(set) var skipped = 0
+    /// When this node's last beacon of any kind went out.
+    public private(set) var lastSentAt: Duration?
+
+    public init(policy: Policy) {
+        self.policy = policy
+    }
+
+    /// The mean wait between turns for a node that knows `knownNodes` nodes,
+    /// itself included.
+    public func interval(knownNodes: Int) -> Duration {
+        guard policy.adaptive, knownNodes > policy.quietSize else { return policy.base }
+        let stretch = min(Double(knownNodes) / Double(policy.quietSize), Double(policy.maxStretch))
+        return policy.base * stretch
+    }
+
+    /// The longest a node that knows `knownNodes` nodes goes without a
+    /// beacon: `silenceIntervals` intervals, and at least four uncapped ones,
+    /// so the beacons this floor forces stay under a quarter of the
+    /// LAN's target rate at any N.
+    public func maxSilence(knownNodes: Int) -> Duration {
+        let uncapped = policy.base * (Double(max(knownNodes, 1)) / Double(policy.quietSize))
+        return max(interval(knownNodes: knownNodes) * Double(policy.silenceIntervals), uncapped * 4)
+    }
+
+    /// A beacon from a peer linked to this node, from its link's address and
+    /// instance: that peer knows us. `count` for a simulation's batch.
+    public mutating func heardLinked(count: Int = 1) {
+        linkedHeard += count
+    }
+
+    /// A beacon from `number`, which has no link to this node: it may not
+    /// know us, so the next turn sends unless it is linked by then.
+    public mutating func heardUnlinked(_ number: NodeNumber) {
+        guard !unlinkedOverflow, !unlinkedHeard.contains(number) else { return }
+        if unlinkedHeard.count >= policy.maxUnlinkedTracked {
+            unlinkedOverflow = true
+            unlinkedHeard.removeAll()
+        } else {
+            unlinkedHeard.insert(number)
+        }
+    }
+
+    /// A link ended: its peer redials on our beacon, so the next turn sends.
+    public mutating func linkLost() {
+        lostLink = true
+    }
+
+    /// This node sent a beacon outside its turns (start burst, answer, name
+    /// change).
+    public mutating func sent(at now: Duration) {
+        lastSentAt = now
+    }
+
+    /// The turn due at `now`: send or skip, and when the next is due.
+    /// `knownNodes`: nodes this one knows alive, itself included (links and
+    /// announcements). `canLinkMore`: under the link cap (an unlinked node
+    /// we could not take anyway needs nothing from our beacon). `isLinked`:
+    /// whether a number is linked now. `random`: a fraction in 0..<1.
+    public mutating func turn(at now: Duration, knownNodes: Int, canLinkMore: Bool = true, random: Double,
+                              isLinked: (NodeNumber) -> Bool) -> Turn {
+        let interval = interval(knownNodes: knownNodes)
+        let settled = turns >= policy.newcomerTurns && !lostLink
+            && (!canLinkMore || (!unlinkedOverflow && unlinkedHeard.allSatisfy(isLinked)))
+        let redundant = policy.adaptive && knownNodes > policy.quietSize && linkedHeard >= policy.redundancy
+        // Skipping must not carry the silence past the limit before the next turn.
+        let limit = maxSilence(knownNodes: knownNodes)
+        let mayStaySilent = lastSentAt.map { now - $0 + interval * (1 + policy.jitter) < limit } ?? false
+        let send = !(settled && redundant && mayStaySilent)
+        turns += 1
+        linkedHeard = 0
+        unlinkedHeard.removeAll()
+        unlinkedOverflow = false
+        lostLink = false
+        if send { lastSentAt = now } else { skipped += 1 }
+        let factor = 1 - policy.jitter + 2 * policy.jitter * min(max(random, 0), 1)
+        return Turn(send: send, next: now + interval * factor)
+    }
+}
