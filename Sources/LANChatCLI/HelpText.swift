@@ -84,7 +84,8 @@ public enum HelpText {
                                disk space the history leaves free; below it
                                strangers' oldest messages age out instead
                                (default: 1% or 50 MiB, whichever is larger)
-          --beacon-interval S  seconds between beacons (default: 2)
+          --beacon-interval S  seconds between beacons (default: 2); past 20
+                               nodes they grow with the LAN, up to 15 times this
           --locale en|ko       language of dates and group labels (default: en)
           --no-mouse           full screen: no mouse reports, so the terminal's own
                                selection works (the wheel and clicks do nothing)

@@ -7,7 +7,7 @@ extension P2PConfiguration {
     /// the same row in docs/OPERATIONS.md. Its `limits` have their own table (`PeerLimits`).
     public var documentedRows: [LimitRow] {
         [
-            LimitRow("beaconInterval", beaconInterval, "mean time between beacons, each wait jittered ±20%"),
+            LimitRow("beaconInterval", beaconInterval, "mean time between beacons up to 20 known nodes (then longer, up to 15 times this: `BeaconSchedule`), each wait jittered ±20%"),
             LimitRow("handshakeTimeout", handshakeTimeout, "longest wait for the next handshake message; the whole handshake gets twice this"),
             LimitRow("keepaliveInterval", keepaliveInterval, "a link we dialled with nothing sent for this long sends a ping (one we accepted: 1.5 times as long)"),
             LimitRow("deadPeerTimeout", deadPeerTimeout, "a link with nothing received for this long is dead; an unrenewed announcement expires"),

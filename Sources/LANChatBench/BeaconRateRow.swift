@@ -1,0 +1,129 @@
+import ChatCore
+import ChatCrypto
+import Foundation
+import P2PTransport
+
+/// Issue 29's discovery figures: the beacons a LAN carries a second under
+/// `BeaconSchedule`, beside the fixed 2 s schedule of before (same run).
+/// Large LANs by the seeded simulation of the schedule
+/// (`BeaconRateSimulation`); one LAN of real services on loopback, measured
+/// from their counters, with a newcomer's time to its first link and to
+/// all of them, adaptive and fixed.
+enum BeaconRateRow {
+    static func run(quick: Bool) async throws -> BenchRow {
+        var numbers: [String: Double] = [:]
+        var simulated: [String] = []
+        var baselineSimulated: [String] = []
+        var met = true
+        for nodes in [20, 100, 1_000, 10_000] {
+            let policy = BeaconSchedule.Policy(base: .seconds(2))
+            var fixedPolicy = policy
+            fixedPolicy.adaptive = false
+            let adaptive = BeaconRateSimulation.run(nodes: nodes, policy: policy, warmUp: .seconds(600), measured: .seconds(600), seed: 29)
+            let fixed = BeaconRateSimulation.run(nodes: nodes, policy: fixedPolicy, warmUp: .seconds(10),
+                                                 measured: .seconds(quick ? 30 : 120), seed: 29)
+            simulated.append(String(format: "%d nodes %.1f/s", nodes, adaptive.perSecond))
+            baselineSimulated.append(String(format: "%d nodes %.0f/s", nodes, fixed.perSecond))
+            numbers["sim_\(nodes)_per_s"] = adaptive.perSecond
+            numbers["sim_\(nodes)_fixed_per_s"] = fixed.perSecond
+            numbers["sim_\(nodes)_longest_silence_s"] = Measure.seconds(adaptive.longestSilence)
+            met = met && adaptive.perSecond <= 10.5
+        }
+
+        let size = quick ? 30 : 40
+        let window: Duration = quick ? .seconds(10) : .seconds(20)
+        let real = try await lan(size: size, window: window, adaptive: true)
+        let baseline = try await lan(size: size, window: window, adaptive: false)
+        for (name, trial) in [("adaptive", real), ("fixed", baseline)] {
+            numbers["real_\(name)_per_s"] = trial.perSecond
+            numbers["real_\(name)_received_per_node_s"] = trial.receivedPerNode
+            numbers["real_\(name)_first_link_ms"] = trial.firstLink * 1_000
+            numbers["real_\(name)_all_links_ms"] = trial.allLinks * 1_000
+        }
+        met = met && real.firstLink < 2 && real.allLinks < 2
+        func describe(_ trial: Trial) -> String {
+            String(format: "%d real nodes %.1f/s (each received %.1f/s), newcomer's first link %.0f ms, all %d links %.0f ms",
+                   size, trial.perSecond, trial.receivedPerNode, trial.firstLink * 1_000, size, trial.allLinks * 1_000)
+        }
+        return BenchRow(
+            key: "beacon-rate",
+            figure: "beacons the LAN carries a second, and a newcomer's links (BeaconSchedule)",
+            value: "simulated: " + simulated.joined(separator: ", ") + "; " + describe(real),
+            baseline: "fixed 2 s: " + baselineSimulated.joined(separator: ", ") + "; " + describe(baseline),
+            target: "≤ 10/s at any size; newcomer linked < 2 s", met: met, numbers: numbers,
+            note: "simulation: settled full mesh, seeded, 600 s warm-up then 600 s measured; real: in-process services on "
+                + "127.255.255.255, default timings, rate over \(Int(Measure.seconds(window))) s once every node is past its first turns")
+    }
+
+    struct Trial {
+        var perSecond: Double
+        var receivedPerNode: Double
+        var firstLink: Double
+        var allLinks: Double
+    }
+
+    /// `size` services meshed on loopback, settled; their beacons over
+    /// `window`; then a newcomer, timed to its first link and to all.
+    private static func lan(size: Int, window: Duration, adaptive: Bool) async throws -> Trial {
+        let port = BenchPorts.freeDiscoveryPort()
+        func service(_ name: String) throws -> P2PService {
+            var configuration = P2PConfiguration()
+            configuration.discoveryPort = port
+            configuration.broadcastAddresses = ["127.255.255.255"]
+            configuration.adaptiveBeacons = adaptive
+            let key = try IdentityKey.generate()
+            configuration.identityKey = key
+            return P2PService(identity: NodeIdentity(number: key.nodeNumber, nickname: name), configuration: configuration)
+        }
+        let services = try (0..<size).map { try service("b\($0)") }
+        // Nobody reads the events: a service buffers them without bound, few here.
+        for service in services { try await service.start() }
+        defer { Task { for service in services { await service.stop() } } }
+        let meshDeadline = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < meshDeadline {
+            var linked = 0
+            for service in services { linked += await service.connectedPeers().count }
+            if linked == size * (size - 1) { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        // Past every node's first turns (three, each up to 1.2 × 4 s here).
+        try await Task.sleep(for: .seconds(15))
+        func totals() async -> (sent: Int, received: Int) {
+            var sent = 0
+            var received = 0
+            for service in services {
+                let counters = await service.counters()
+                sent += counters.beaconsSent
+                received += counters.beaconsReceived
+            }
+            return (sent, received)
+        }
+        let before = await totals()
+        let windowStart = ContinuousClock.now
+        try await Task.sleep(for: window)
+        let after = await totals()
+        let seconds = Measure.seconds(ContinuousClock.now - windowStart)
+
+        let newcomer = try service("newcomer")
+        let started = ContinuousClock.now
+        try await newcomer.start()
+        var firstLink: Double = .infinity
+        var allLinks: Double = .infinity
+        let deadline = started + .seconds(20)
+        while ContinuousClock.now < deadline {
+            let linked = await newcomer.connectedPeers().count
+            let elapsed = Measure.seconds(ContinuousClock.now - started)
+            if linked > 0, !firstLink.isFinite { firstLink = elapsed }
+            if linked == size {
+                allLinks = elapsed
+                break
+            }
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        await newcomer.stop()
+        for service in services { await service.stop() }
+        return Trial(perSecond: Double(after.sent - before.sent) / seconds,
+                     receivedPerNode: Double(after.received - before.received) / seconds / Double(size),
+                     firstLink: firstLink, allLinks: allLinks)
+    }
+}
