@@ -22,6 +22,15 @@ public enum BeaconRateSimulation {
         public var interval: Duration
     }
 
+    /// The LAN's steady state: a warm-up past every node's first turns and
+    /// its silence limit (the floor's beacons start only then), then a
+    /// measured span at least as long as that limit.
+    public static func steadyState(nodes: Int, policy: BeaconSchedule.Policy, seed: UInt64) -> Result {
+        let limit = BeaconSchedule(policy: policy).maxSilence(knownNodes: nodes)
+        let span = max(limit, .seconds(600))
+        return run(nodes: nodes, policy: policy, warmUp: span * 1.2, measured: span, seed: seed)
+    }
+
     /// Runs `nodes` nodes for `warmUp + measured` of simulated time.
     public static func run(nodes: Int, policy: BeaconSchedule.Policy, warmUp: Duration, measured: Duration,
                            seed: UInt64) -> Result {
