@@ -63,8 +63,8 @@ extension P2PService {
             beaconTurn(at: now)
         }
         // An announcement lives about three of the LAN's beacon intervals:
-        // stretched as the schedule stretches them.
-        let stretch = beaconSchedule.interval(knownNodes: knownNodeCount) / configuration.beaconInterval
+        // stretched as the schedule stretches them (the size as of the last turn).
+        let stretch = beaconSchedule.interval(knownNodes: knownNodesAtTurn) / configuration.beaconInterval
         announcements.expire(at: now, timeout: configuration.deadPeerTimeout * max(stretch, 1))
         dialAnnouncedPeers()
         dialStaticPeers()
@@ -80,7 +80,8 @@ extension P2PService {
     /// The beacon due at `now`: the start burst and a deferred answer always
     /// go out; a periodic one as `beaconSchedule` decides.
     private func beaconTurn(at now: Duration) {
-        let interval = beaconSchedule.interval(knownNodes: knownNodeCount)
+        knownNodesAtTurn = knownNodeCount
+        let interval = beaconSchedule.interval(knownNodes: knownNodesAtTurn)
         guard burstLeft == 0, !answerDeferred else {
             sendDiscovery(.beacon)
             if answerDeferred {
@@ -97,7 +98,7 @@ extension P2PService {
             }
             return
         }
-        let turn = beaconSchedule.turn(at: now, knownNodes: knownNodeCount,
+        let turn = beaconSchedule.turn(at: now, knownNodes: knownNodesAtTurn,
                                        canLinkMore: links.count < configuration.limits.maxLinks,
                                        random: Double.random(in: 0..<1)) { established[$0] != nil }
         nextBeaconAt = turn.next
@@ -108,13 +109,18 @@ extension P2PService {
         }
     }
 
-    /// Nodes this one knows alive, itself included: its links, or its
-    /// announcements (linked peers' stay while linked) if more. An
-    /// estimate of the LAN's size for `BeaconSchedule`; a flood of invented
-    /// numbers can raise it to `maxAnnouncements`, which only stretches the
-    /// interval to its cap.
+    /// Nodes this one knows alive, itself included: its links, and the
+    /// unlinked announcements heard more than once (a flood's inventions
+    /// are heard once; a real node's start burst is three). The LAN's size
+    /// for `BeaconSchedule`, counted once a turn. A flood that repeats its
+    /// inventions can raise it to `maxAnnouncements`, which only stretches
+    /// the interval to its cap.
     var knownNodeCount: Int {
-        max(established.count, announcements.count) + 1
+        var count = established.count + 1
+        for (number, entry) in announcements.entries where entry.heardCount >= 2 && established[number] == nil {
+            count += 1
+        }
+        return count
     }
 
     /// Carries out what the link's lifecycle says is due.

@@ -81,6 +81,8 @@ public actor P2PService: PeerTransport {
     var nextBeaconAt: Duration = .zero
     /// When periodic beacons go out, and which are skipped as redundant.
     var beaconSchedule: BeaconSchedule
+    /// `knownNodeCount` as of the last beacon turn.
+    var knownNodesAtTurn = 1
     var lastAnswerBeaconAt: Duration?
     /// An answer waits for the gap to end; the ticker's next beacon is it.
     var answerDeferred = false
