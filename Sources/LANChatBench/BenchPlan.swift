@@ -52,7 +52,7 @@ enum BenchPlan {
                 case "search-receive": rows.append(try await SearchRows.receiving(quick: quick))
                 case "beacon-flood": rows.append(try await BeaconFloodRow.run(quick: quick))
                 case "skeleton": rows.append(SkeletonRow.run(quick: quick))
-                case "file": rows.append(try await FileRow.run(quick: quick))
+                case "file": rows += try await FileRow.run(quick: quick, baselines: baselines)
                 case "ledger": rows.append(try await KeyLedgerRow.run(quick: quick))
                 case "overlay-sim": rows.append(OverlaySimRow.run(quick: quick))
                 case "beacon-rate": rows.append(try await BeaconRateRow.run(quick: quick))

@@ -6,6 +6,7 @@ final class CBaselines: Sendable {
     let directory: String
     let net: String
     let sqlite: String
+    let file: String
 
     init() throws {
         let sources = try Self.sourceDirectory()
@@ -13,9 +14,11 @@ final class CBaselines: Sendable {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         net = directory + "/net_baseline"
         sqlite = directory + "/sqlite_baseline"
+        file = directory + "/file_baseline"
         let cc = ProcessInfo.processInfo.environment["CC"] ?? "/usr/bin/cc"
         try ChildProcess.run(cc, ["-O2", "-o", net, sources + "/net_baseline.c", "-lpthread"])
         try ChildProcess.run(cc, ["-O2", "-o", sqlite, sources + "/sqlite_baseline.c", "-lsqlite3"])
+        try ChildProcess.run(cc, ["-O2", "-o", file, sources + "/file_baseline.c", "-lcrypto", "-lpthread"])
     }
 
     func remove() { try? FileManager.default.removeItem(atPath: directory) }
@@ -39,6 +42,17 @@ final class CBaselines: Sendable {
         defer { Self.removeDatabase(path) }
         Self.removeDatabase(path)
         return try number(ChildProcess.run(sqlite, [path, "\(count)", "\(batch)"]))
+    }
+
+    /// `source` copied to `destination` over an encrypted loopback link
+    /// by the minimal C pipeline (`file_baseline.c`), with `threads` 2
+    /// (hashing on the receiving thread) or 3 (hashing on its own).
+    func fileCopy(source: String, destination: String, threads: Int) throws -> FileCeiling {
+        defer { try? FileManager.default.removeItem(atPath: destination) }
+        let parts = try ChildProcess.run(file, [source, destination, "\(threads)"]).split(whereSeparator: \.isWhitespace).compactMap { Double($0) }
+        guard parts.count == 10 else { throw ChildProcess.Failure(description: "unexpected file baseline output: \(parts)") }
+        return FileCeiling(bytes: parts[0], seconds: parts[1], read: parts[2], seal: parts[3], send: parts[4], receive: parts[5],
+                           open: parts[6], hash: parts[7], write: parts[8], fsync: parts[9])
     }
 
     static func removeDatabase(_ path: String) {
@@ -70,5 +84,22 @@ final class CBaselines: Sendable {
             throw ChildProcess.Failure(description: "scripts/bench/*.c not found (run from the package root)")
         }
         return found
+    }
+}
+
+/// One run of the C file pipeline: wall seconds, and per stage the CPU
+/// seconds its thread spent (fsync: wall seconds).
+struct FileCeiling: Sendable {
+    var bytes, seconds, read, seal, send, receive, open, hash, write, fsync: Double
+
+    var rate: Double { bytes / seconds }
+    /// CPU seconds of every stage (fsync's writeback is the kernel's, not counted).
+    var cpu: Double { read + seal + send + receive + open + hash + write }
+
+    /// Each stage's CPU seconds per GiB, in pipeline order.
+    var perGiB: [(String, Double)] {
+        let scale = Double(1 << 30) / bytes
+        return [("read", read), ("seal", seal), ("send", send), ("recv", receive), ("open", open), ("SHA-256", hash), ("write", write)]
+            .map { ($0.0, $0.1 * scale) }
     }
 }
