@@ -111,6 +111,39 @@ final class ChaChaPolyContext: @unchecked Sendable {
         return plaintext
     }
 
+    /// Opens ciphertext || tag into `output` (room for the ciphertext's
+    /// length at least; may be the ciphertext's own bytes): the plaintext's
+    /// length. On `.authenticationFailed` the bytes written must be
+    /// discarded. For a reader that keeps its buffers (a transfer link),
+    /// where `open` would allocate an array per record.
+    func open(nonce: UnsafeRawBufferPointer, ciphertext: UnsafeRawBufferPointer,
+              into output: UnsafeMutableRawBufferPointer) throws(CryptoError) -> Int {
+        guard ciphertext.count >= ChaChaPoly.tagByteCount else { throw .authenticationFailed }
+        let bodyCount = ciphertext.count - ChaChaPoly.tagByteCount
+        guard output.count >= bodyCount else { throw .invalidLength(what: "plaintext room", expected: bodyCount, got: output.count) }
+        try start(nonce: nonce, encrypt: false)
+        // The tag is read before the body may be overwritten in place.
+        var tag: (UInt64, UInt64) = (0, 0)  // 16 bytes, no allocation per record
+        let ctx = self.ctx
+        try withUnsafeMutableBytes(of: &tag) { (tag) throws(CryptoError) in
+            tag.copyMemory(from: UnsafeRawBufferPointer(rebasing: ciphertext[bodyCount...]))
+            try LibCrypto.check(EVP_CIPHER_CTX_ctrl(ctx, CCRYPTO_CTRL_AEAD_SET_TAG, Int32(ChaChaPoly.tagByteCount), tag.baseAddress),
+                                "EVP_CTRL_AEAD_SET_TAG")
+        }
+        let out = output.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        var length: Int32 = 0
+        if bodyCount > 0 {
+            try LibCrypto.check(EVP_DecryptUpdate(ctx, out, &length, ciphertext.bytes, Int32(bodyCount)), "EVP_DecryptUpdate")
+        }
+        // Writes nothing for this AEAD; `tag` is room enough.
+        let verified = withUnsafeMutableBytes(of: &tag) { EVP_DecryptFinal_ex(ctx, $0.baseAddress!.assumingMemoryBound(to: UInt8.self), &length) }
+        guard verified > 0 else {
+            ERR_clear_error()
+            throw .authenticationFailed
+        }
+        return bodyCount
+    }
+
     /// Sets the nonce and direction; the key stays loaded.
     private func start(nonce: UnsafeRawBufferPointer, encrypt: Bool) throws(CryptoError) {
         guard nonce.count == 12 else { throw .invalidLength(what: "ChaCha20-Poly1305 nonce", expected: 12, got: nonce.count) }

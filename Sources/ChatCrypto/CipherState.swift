@@ -90,4 +90,20 @@ public struct CipherState: Sendable {
         nonce += 1
         return plaintext
     }
+
+    /// `decryptWithAd` with no associated data into the caller's buffer
+    /// (`ChaChaPolyContext.open(nonce:ciphertext:into:)`): the plaintext's length.
+    mutating func decrypt(_ ciphertext: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) throws(CryptoError) -> Int {
+        guard let context = try ownContext() else {
+            guard output.count >= ciphertext.count else { throw .invalidLength(what: "plaintext room", expected: ciphertext.count, got: output.count) }
+            if ciphertext.count > 0 { output.baseAddress!.copyMemory(from: ciphertext.baseAddress!, byteCount: ciphertext.count) }
+            return ciphertext.count
+        }
+        guard nonce < Self.maxNonce else { throw .nonceExhausted }
+        let count = try ChaChaPoly.withNonce(counter: nonce) { (nonce) throws(CryptoError) -> Int in
+            try context.open(nonce: nonce, ciphertext: ciphertext, into: output)
+        }
+        nonce += 1
+        return count
+    }
 }

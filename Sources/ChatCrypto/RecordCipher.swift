@@ -70,6 +70,22 @@ public struct RecordCipher: Sendable {
             throw error
         }
     }
+
+    /// `open` into the caller's buffer (at least the record's length less
+    /// the tag; may be the record's own bytes): the plaintext's length.
+    /// No array per record, for a reader that keeps its buffers.
+    public mutating func open(_ record: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) throws(CryptoError) -> Int {
+        guard !failed else { throw .cipherFailed }
+        do throws(CryptoError) {
+            guard record.count <= Self.maxRecordLength else {
+                throw CryptoError.messageTooLarge(limit: Self.maxRecordLength, got: record.count)
+            }
+            return try state.decrypt(record, into: output)
+        } catch {
+            failed = true
+            throw error
+        }
+    }
 }
 
 /// The two record ciphers of a finished handshake, oriented for this side.
@@ -82,6 +98,9 @@ public struct NoiseTransport: Sendable {
     public mutating func seal(_ plaintext: [UInt8]) throws(CryptoError) -> [UInt8] { try sender.seal(plaintext) }
     public mutating func open(_ record: [UInt8]) throws(CryptoError) -> [UInt8] { try receiver.open(record) }
     public mutating func open(_ record: UnsafeRawBufferPointer) throws(CryptoError) -> [UInt8] { try receiver.open(record) }
+    public mutating func open(_ record: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) throws(CryptoError) -> Int {
+        try receiver.open(record, into: output)
+    }
     /// Seals one record with its length header onto `output` (see `RecordCipher.sealFramed`).
     public mutating func sealFramed(_ plaintext: UnsafeRawBufferPointer, appendingTo output: inout [UInt8]) throws(CryptoError) {
         try sender.sealFramed(plaintext, appendingTo: &output)

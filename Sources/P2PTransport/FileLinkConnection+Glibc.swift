@@ -7,7 +7,9 @@ import Glibc
 /// blocking reads and writes with a timeout (SO_RCVTIMEO / SO_SNDTIMEO),
 /// so backpressure is TCP's own (a write blocks while the peer's window is
 /// full) and a silent peer ends the link. Frames as on a chat link: a
-/// 2-byte big-endian length (16 to 65535), then the body.
+/// 2-byte big-endian length (16 to 65535), then the body. Reads go
+/// through an inbox of a few records, so a record costs at most one
+/// recv(2), and a data record is opened straight into the caller's buffer.
 ///
 /// Not Sendable: one thread owns it from connect or accept to `close`;
 /// another thread may only call `shutdown` (through the service's table of
@@ -16,6 +18,14 @@ final class FileLinkConnection {
     let fd: Int32
     var cipher: NoiseTransport?
     private var closed = false
+    /// Bytes read but not yet taken: `inbox[inboxStart..<inboxEnd]`.
+    private let inbox = UnsafeMutableRawBufferPointer.allocate(byteCount: FileLinkConnection.inboxBytes, alignment: 16)
+    private var inboxStart = 0
+    private var inboxEnd = 0
+    /// Four largest frames: one recv(2) takes what the socket has, up to that.
+    static let inboxBytes = 4 * (2 + 65_535)
+    /// The room a data record's plaintext needs (`readRecord(into:)`).
+    static let recordRoomBytes = 65_535
 
     enum Failure: Error, Sendable, CustomStringConvertible {
         case system(TransportError)
@@ -64,7 +74,10 @@ final class FileLinkConnection {
         }
     }
 
-    deinit { close() }
+    deinit {
+        close()
+        inbox.deallocate()
+    }
 
     func close() {
         guard !closed else { return }
@@ -92,10 +105,18 @@ final class FileLinkConnection {
     }
 
     func readFrame() throws(Failure) -> [UInt8] {
-        let header = try readExactly(2)
-        let length = Int(header[0]) << 8 | Int(header[1])
+        Array(try nextFrame())
+    }
+
+    /// The next frame's body, lent from the inbox until the next read.
+    private func nextFrame() throws(Failure) -> UnsafeRawBufferPointer {
+        try fill(2)
+        let length = Int(inbox[inboxStart]) << 8 | Int(inbox[inboxStart + 1])
         guard length >= 16 else { throw .badFrame("frame of \(length) bytes") }
-        return try readExactly(length)
+        try fill(2 + length)
+        let body = UnsafeRawBufferPointer(rebasing: inbox[(inboxStart + 2)..<(inboxStart + 2 + length)])
+        inboxStart += 2 + length
+        return body
     }
 
     // MARK: Records
@@ -119,10 +140,33 @@ final class FileLinkConnection {
     }
 
     func readRecord() throws(Failure) -> FileLinkRecord {
-        let frame = try readFrame()
+        let frame = try nextFrame()
         let plain: [UInt8]
         do { plain = try cipher!.open(frame) } catch { throw .crypto(error) }
         do { return try FileLinkRecord(decoding: plain) } catch { throw .badFrame(error.description) }
+    }
+
+    /// A record read by `readRecord(into:)`.
+    enum Received {
+        /// A data record's file bytes, in the caller's room.
+        case data(offset: Int64, bytes: UnsafeRawBufferPointer)
+        case other(FileLinkRecord)
+    }
+
+    /// The next record, opened into `room` (at least `recordRoomBytes`):
+    /// a data record's bytes are not copied again; other records are
+    /// decoded as `readRecord` does.
+    func readRecord(into room: UnsafeMutableRawBufferPointer) throws(Failure) -> Received {
+        let frame = try nextFrame()
+        let count: Int
+        do { count = try cipher!.open(frame, into: room) } catch { throw .crypto(error) }
+        let header = FileLinkRecord.dataHeaderBytes
+        if count > header, room[0] == 0x02 {
+            var offset: UInt64 = 0
+            for index in 1..<header { offset = offset << 8 | UInt64(room[index]) }
+            return .data(offset: Int64(bitPattern: offset), bytes: UnsafeRawBufferPointer(rebasing: room[header..<count]))
+        }
+        do { return .other(try FileLinkRecord(decoding: Array(room[0..<count]))) } catch { throw .badFrame(error.description) }
     }
 
     // MARK: Bytes
@@ -139,19 +183,25 @@ final class FileLinkConnection {
         }
     }
 
-    func readExactly(_ count: Int) throws(Failure) -> [UInt8] {
-        var buffer = [UInt8](repeating: 0, count: count)
-        var filled = 0
-        while filled < count {
-            let got = buffer.withUnsafeMutableBytes { Glibc.recv(fd, $0.baseAddress! + filled, count - filled, 0) }
-            if got > 0 { filled += got; continue }
+    /// Reads until `count` bytes wait in the inbox, moving what waits to
+    /// its front first when the room past it is short.
+    private func fill(_ count: Int) throws(Failure) {
+        guard inboxEnd - inboxStart < count else { return }
+        if inboxStart + count > inbox.count {
+            let waiting = inboxEnd - inboxStart
+            if waiting > 0 { inbox.baseAddress!.copyMemory(from: inbox.baseAddress! + inboxStart, byteCount: waiting) }
+            inboxStart = 0
+            inboxEnd = waiting
+        }
+        while inboxEnd - inboxStart < count {
+            let got = Glibc.recv(fd, inbox.baseAddress! + inboxEnd, inbox.count - inboxEnd, 0)
+            if got > 0 { inboxEnd += got; continue }
             if got == 0 { throw .closedByPeer }
             let error = Glibc.errno
             if error == EINTR { continue }
             if error == EAGAIN || error == EWOULDBLOCK { throw .timedOut }
             throw .system(Socket.failure("recv", error))
         }
-        return buffer
     }
 }
 #endif

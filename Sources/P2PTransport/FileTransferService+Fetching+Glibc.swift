@@ -91,12 +91,13 @@ extension FileTransferService {
         default: throw FileLinkFailure.final("the sender did not start at offset \(have)")
         }
         connection.setTimeout(seconds: FileTransferLimits.idleTimeoutSeconds)
-        // Hashing beside decrypting and writing, not after them.
+        // Hashing beside decrypting and writing, not after them; each
+        // record is opened straight into the pipeline's next buffer.
         let pipeline = HashPipeline(hasher: hasher)
         defer { pipeline.close() }
         var lastReport: Int64 = 0
         while true {
-            switch try connection.readRecord() {
+            switch try connection.readRecord(into: pipeline.room()) {
             case .data(let offset, let bytes):
                 guard offset == have, have + Int64(bytes.count) <= request.size else {
                     try? connection.writeRecord(.fail("data out of place"))
@@ -111,7 +112,7 @@ extension FileTransferService {
                     lastReport = now
                     report(.progress(request.id, bytes: have))
                 }
-            case .end:
+            case .other(.end):
                 guard have == request.size else { throw FileLinkFailure.final("the sender ended at \(have) of \(request.size) bytes") }
                 guard alreadyVerified || SHA256Stream.hex(pipeline.finish()) == request.sha256 else {
                     try? connection.writeRecord(.fail("SHA-256 mismatch"))
@@ -122,7 +123,7 @@ extension FileTransferService {
                 report(.progress(request.id, bytes: have))
                 report(.received(request.id))
                 return
-            case .fail(let reason):
+            case .other(.fail(let reason)):
                 throw FileLinkFailure.receiverFailed(reason)
             default:
                 throw FileLinkFailure.final("unexpected record from the sender")
@@ -131,10 +132,10 @@ extension FileTransferService {
     }
 
     /// pwrite all of `bytes`; a full disk is a failure the user must see.
-    static func write(_ bytes: [UInt8], to fd: Int32, at offset: Int64) throws {
+    static func write(_ bytes: UnsafeRawBufferPointer, to fd: Int32, at offset: Int64) throws {
         var done = 0
         while done < bytes.count {
-            let count = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress! + done, $0.count - done, off_t(offset) + off_t(done)) }
+            let count = pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
             if count > 0 { done += count; continue }
             if count < 0 && errno == EINTR { continue }
             throw FileLinkFailure.final("cannot write the file: \(String(cString: strerror(errno)))")
