@@ -73,4 +73,30 @@ import Testing
         #expect(throws: CryptoError.authenticationFailed) { try copy.open([UInt8](repeating: 0, count: 15)) }
         #expect(throws: CryptoError.messageTooLarge(limit: 65_535, got: 65_536)) { try b.open([UInt8](repeating: 0, count: 65_536)) }
     }
+
+    /// `open(_:into:)`, as a transfer link uses it: into another buffer or
+    /// in place, the same plaintext as `open`; a tampered record fails and
+    /// poisons the cipher there too.
+    @Test func openingIntoABufferMatchesOpen() throws {
+        var (a, b) = try Self.transports()
+        let room = UnsafeMutableRawBufferPointer.allocate(byteCount: RecordCipher.maxPlaintextLength, alignment: 16)
+        defer { room.deallocate() }
+        for size in [0, 1, 17, 4096, RecordCipher.maxPlaintextLength] {
+            let plaintext = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+            let record = try a.seal(plaintext)
+            let count = try record.withUnsafeBytes { try b.open($0, into: room) }
+            #expect(Array(room[0..<count]) == plaintext)
+        }
+        var inPlace = try a.seal([9, 8, 7])
+        let count = try inPlace.withUnsafeMutableBytes { try b.open(UnsafeRawBufferPointer($0), into: $0) }
+        #expect(Array(inPlace[0..<count]) == [9, 8, 7])
+        var tampered = try a.seal([1, 2, 3])
+        tampered[1] ^= 1
+        #expect(throws: CryptoError.authenticationFailed) { try tampered.withUnsafeBytes { try b.open($0, into: room) } }
+        #expect(throws: CryptoError.cipherFailed) { try a.seal([4]).withUnsafeBytes { try b.open($0, into: room) } }
+        var (c, d) = try Self.transports()
+        #expect(throws: CryptoError.invalidLength(what: "plaintext room", expected: 3, got: 2)) {
+            try c.seal([1, 2, 3]).withUnsafeBytes { try d.open($0, into: UnsafeMutableRawBufferPointer(rebasing: room[0..<2])) }
+        }
+    }
 }
