@@ -1,4 +1,5 @@
 import Foundation
+import P2PTransport
 
 /// The C baseline programs in `scripts/bench/`, compiled once per run with
 /// the system C compiler into a temporary directory.
@@ -46,10 +47,11 @@ final class CBaselines: Sendable {
 
     /// `source` copied to `destination` over an encrypted loopback link
     /// by the minimal C pipeline (`file_baseline.c`), with `threads` 2
-    /// (hashing on the receiving thread) or 3 (hashing on its own).
+    /// (hashing on the receiving thread) or 3 (hashing on its own), at
+    /// lanchat's transfer threads' niceness.
     func fileCopy(source: String, destination: String, threads: Int) throws -> FileCeiling {
         defer { try? FileManager.default.removeItem(atPath: destination) }
-        let parts = try ChildProcess.run(file, [source, destination, "\(threads)"]).split(whereSeparator: \.isWhitespace).compactMap { Double($0) }
+        let parts = try ChildProcess.run(file, [source, destination, "\(threads)", "\(FileTransferService.linkNiceness)"]).split(whereSeparator: \.isWhitespace).compactMap { Double($0) }
         guard parts.count == 10 else { throw ChildProcess.Failure(description: "unexpected file baseline output: \(parts)") }
         return FileCeiling(bytes: parts[0], seconds: parts[1], read: parts[2], seal: parts[3], send: parts[4], receive: parts[5],
                            open: parts[6], hash: parts[7], write: parts[8], fsync: parts[9])

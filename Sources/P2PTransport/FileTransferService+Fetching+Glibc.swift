@@ -10,6 +10,7 @@ extension FileTransferService {
     public func fetch(_ request: FetchRequest) {
         guard let token = beginLink(request.id) else { return }  // one link per transfer
         Thread { [self] in
+            Self.runBehindChat()
             defer { endLink(request.id, token: token) }
             do {
                 try runFetch(request)
@@ -93,7 +94,7 @@ extension FileTransferService {
         connection.setTimeout(seconds: FileTransferLimits.idleTimeoutSeconds)
         // Hashing beside decrypting and writing, not after them; each
         // record is opened straight into the pipeline's next buffer.
-        let pipeline = HashPipeline(hasher: hasher)
+        let pipeline = HashPipeline(hasher: hasher, threadStart: Self.runBehindChat)
         defer { pipeline.close() }
         var lastReport: Int64 = 0
         while true {

@@ -78,6 +78,7 @@ extension FileTransferService {
     /// Runs one serving link: handshake, the checks of "Binding", then the
     /// file from the requested offset.
     private func serveConnection(_ fd: Int32, from address: IPv4Endpoint) {
+        Self.runBehindChat()
         var handshaking = true
         defer { if handshaking { endHandshake(from: address) } }
         let connection: FileLinkConnection

@@ -31,13 +31,18 @@ final class HashPipeline: @unchecked Sendable {
     private let hasher: SHA256Stream
     private let capacity: Int
 
-    init(hasher: SHA256Stream, capacity: Int = 16, bufferBytes: Int = FileLinkConnection.recordRoomBytes) {
+    /// `threadStart` runs first on the worker's thread (its priority).
+    init(hasher: SHA256Stream, capacity: Int = 16, bufferBytes: Int = FileLinkConnection.recordRoomBytes,
+         threadStart: @escaping @Sendable () -> Void = {}) {
         self.hasher = hasher
         self.capacity = capacity
         buffers = (0..<capacity).map { _ in UnsafeMutableRawBufferPointer.allocate(byteCount: bufferBytes, alignment: 16) }
         spare = .allocate(byteCount: bufferBytes, alignment: 16)
         ranges = Array(repeating: 0..<0, count: capacity)
-        Thread { [self] in run() }.start()
+        Thread { [self] in
+            threadStart()
+            run()
+        }.start()
     }
 
     // The worker holds `self` while it runs: no buffer is freed under it.

@@ -13,8 +13,9 @@
  * of 16, no copy) to a third thread that hashes it, so the receiver's
  * work is split over both cores.
  *
- *   file_baseline SOURCE DEST THREADS
- *       copies SOURCE to DEST over 127.0.0.1. Prints one line:
+ *   file_baseline SOURCE DEST THREADS NICE
+ *       copies SOURCE to DEST over 127.0.0.1, every thread at niceness
+ *       NICE (lanchat's transfer threads run at 10). Prints one line:
  *       "bytes wall_s read_s seal_s send_s recv_s open_s sha_s write_s fsync_s"
  *       where each stage figure is the CPU seconds (CLOCK_THREAD_CPUTIME_ID,
  *       user + kernel) its thread spent in it; fsync_s is wall time.
@@ -29,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -229,10 +231,12 @@ static void receive(struct job *job, const char *dest, int threads) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 4 || (atoi(argv[3]) != 2 && atoi(argv[3]) != 3)) {
-        fprintf(stderr, "usage: file_baseline SOURCE DEST 2|3\n");
+    if (argc != 5 || (atoi(argv[3]) != 2 && atoi(argv[3]) != 3)) {
+        fprintf(stderr, "usage: file_baseline SOURCE DEST 2|3 NICE\n");
         return 2;
     }
+    /* Before any thread starts: new threads inherit it. */
+    if (setpriority(PRIO_PROCESS, 0, atoi(argv[4]))) die("setpriority");
     struct stat info;
     if (stat(argv[1], &info)) die("stat");
     int lfd = socket(AF_INET, SOCK_STREAM, 0);
