@@ -164,17 +164,54 @@ extension FileTransferService {
         return (Int64(info.st_size), Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))
     }
 
+    /// Size, modification time and SHA-256 of the file at `path`. A digest
+    /// is kept per version of a file (device, inode, size, modification
+    /// and change times), so offering it again, to another peer or after
+    /// a decline, does not read it again; any write moves the change time
+    /// (which no one can set), so a changed file is hashed anew. Serving
+    /// trusts size and modification time just the same, and the receiver
+    /// checks the digest whatever happens.
     public func inspect(path: String) throws -> FileFacts {
-        let (size, modified) = try Self.statFile(path)
+        let version = try Self.fileVersion(path)
+        if let known = state.withLock({ $0.digests[version] }) {
+            count { $0.digestsReused += 1 }
+            return known
+        }
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw FileLinkFailure.final("cannot read \(path): \(String(cString: strerror(errno)))") }
         defer { Glibc.close(fd) }
+        _ = posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL)
         let hasher = SHA256Stream()
-        try Self.hashPrefix(of: fd, count: size, into: hasher)
+        try Self.hashPrefix(of: fd, count: version.size, into: hasher)
         // Changed while hashed: the digest describes no version of the file.
-        guard try Self.statFile(path) == (size, modified) else { throw FileLinkFailure.final("\(path) changed while it was read") }
-        return FileFacts(size: size, modified: modified, sha256: SHA256Stream.hex(hasher.finish()))
+        guard try Self.fileVersion(path) == version else { throw FileLinkFailure.final("\(path) changed while it was read") }
+        let facts = FileFacts(size: version.size, modified: version.modified, sha256: SHA256Stream.hex(hasher.finish()))
+        state.withLock { state in
+            if state.digests.count >= Self.maxDigests { state.digests.removeAll() }
+            state.digests[version] = facts
+            state.counters.filesHashed += 1
+        }
+        return facts
     }
+
+    /// What identifies one version of a regular file.
+    static func fileVersion(_ path: String) throws -> FileVersion {
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw FileLinkFailure.final("cannot read \(path): \(String(cString: strerror(errno)))") }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { throw FileLinkFailure.final("\(path) is not a regular file") }
+        return FileVersion(device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
+                           modified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec),
+                           changed: Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec))
+    }
+}
+
+/// One version of a file, as `stat` tells it (`FileTransferService.inspect`).
+struct FileVersion: Hashable, Sendable {
+    var device: UInt64
+    var inode: UInt64
+    var size: Int64
+    var modified: Int64
+    var changed: Int64
 }
 
 extension FileLinkFailure: CustomStringConvertible {

@@ -23,6 +23,9 @@ public final class FileTransferService: FileLinkPort, Sendable {
         var port = 0
         var stopped = false
         var served: [MessageID: ServedFile] = [:]
+        /// Digests of files inspected this run, by version (`FileVersion`):
+        /// offering the same file again reads none of it.
+        var digests: [FileVersion: FileFacts] = [:]
         /// Links running, by transfer: their descriptor once connected.
         var links: [MessageID: Int32] = [:]
         /// Which link owns each entry of `links`: a newer link for the same
@@ -55,6 +58,10 @@ public final class FileTransferService: FileLinkPort, Sendable {
         /// Connections closed before their handshake: all slots taken, or
         /// those one address may hold.
         public var handshakesRefused = 0
+        /// Files read whole to hash them for an offer, and offers that
+        /// took a digest already known for that version of the file.
+        public var filesHashed = 0
+        public var digestsReused = 0
     }
 
     public func diagnostics() -> [String: Int] {
@@ -68,6 +75,8 @@ public final class FileTransferService: FileLinkPort, Sendable {
     static let maxHandshaking = 8
     /// Of those, from one address: one host cannot take every slot.
     static let maxHandshakingPerAddress = 2
+    /// Digests kept for `inspect` (a few dozen offers; past that the table starts over).
+    static let maxDigests = 64
 
     let state = Mutex(State())
     let credential: HandshakeIdentity.Credential

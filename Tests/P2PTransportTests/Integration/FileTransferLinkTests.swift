@@ -124,6 +124,25 @@ import TestSupport
         receiver.service.stop()
     }
 
+    /// Offering the same file again takes the digest already made; a file
+    /// rewritten to the same size with its old modification time back is
+    /// hashed anew (the change time moved).
+    @Test func aFileIsHashedOncePerVersion() throws {
+        let scratch = try ScratchDirectory()
+        let sender = try Side(seed: 1)
+        defer { sender.service.stop() }
+        let path = try scratch.file("same.bin", bytes: Self.randomBytes(100_000, seed: 5))
+        let first = try sender.service.inspect(path: path)
+        #expect(try sender.service.inspect(path: path) == first)
+        #expect(sender.service.counters.filesHashed == 1 && sender.service.counters.digestsReused == 1)
+        let modified = try FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date
+        try Data(Self.randomBytes(100_000, seed: 6)).write(to: URL(fileURLWithPath: path))
+        try FileManager.default.setAttributes([.modificationDate: try #require(modified)], ofItemAtPath: path)
+        let second = try sender.service.inspect(path: path)
+        #expect(second.size == first.size && second.sha256 != first.sha256)
+        #expect(sender.service.counters.filesHashed == 2)
+    }
+
     @Test func aFileChangedOnTheSendersDiskFailsOnBothSides() async throws {
         let scratch = try ScratchDirectory()
         let sender = try Side(seed: 1), receiver = try Side(seed: 2)
