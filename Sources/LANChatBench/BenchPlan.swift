@@ -5,7 +5,7 @@ enum BenchPlan {
     /// Row keys for `--only`, in table order.
     static let allKeys = ["latency", "handshake", "dm", "receive", "send", "throughput", "mesh", "discovery", "store", "grouping", "idle",
                           "flood", "codec", "json", "screen", "crypto", "search", "search-receive",
-                          "beacon-flood", "skeleton", "file", "ledger", "overlay-sim", "beacon-rate"]
+                          "beacon-flood", "skeleton", "file", "file-chat", "ledger", "overlay-sim", "beacon-rate"]
 
     static func run(_ options: Options) async -> Int32 {
         let machine = Machine.describe()
@@ -53,6 +53,7 @@ enum BenchPlan {
                 case "beacon-flood": rows.append(try await BeaconFloodRow.run(quick: quick))
                 case "skeleton": rows.append(SkeletonRow.run(quick: quick))
                 case "file": rows += try await FileRow.run(quick: quick, baselines: baselines)
+                case "file-chat": rows += try await FileChatRow.run(quick: quick)
                 case "ledger": rows.append(try await KeyLedgerRow.run(quick: quick))
                 case "overlay-sim": rows.append(OverlaySimRow.run(quick: quick))
                 case "beacon-rate": rows.append(try await BeaconRateRow.run(quick: quick))

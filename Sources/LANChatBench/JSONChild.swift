@@ -1,0 +1,120 @@
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A `lanchat --json` node in a child process (this executable's `node`
+/// subcommand) whose lines the benchmark reads: each public message's
+/// arrival is stamped as its line is read, and the other event and reply
+/// lines are kept (progress lines only counted) so a row can wait for one.
+final class JSONChild: Sendable {
+    struct Lines: Sendable {
+        /// Message text → when its line was read.
+        var arrivals: [String: ContinuousClock.Instant] = [:]
+        /// Event and reply lines other than messages and progress, in order.
+        var other: [String] = []
+        var progress = 0
+        var exited = false
+    }
+
+    let process: Spawned
+    private let lines = Mutex(Lines())
+    /// Signalled at each message line, so a waiter sleeps instead of polling.
+    private let arrived = NSCondition()
+
+    init(arguments: [String]) throws {
+        process = try Spawned(ChildProcess.selfPath, ["node"] + arguments, pipeInput: true, pipeErrors: false)
+        let fd = process.output
+        Thread { [self] in read(fd) }.start()
+    }
+
+    var pid: Int32 { process.pid }
+
+    /// Writes one JSON command line.
+    func send(_ command: [String: String]) {
+        guard let data = try? JSONSerialization.data(withJSONObject: command, options: [.sortedKeys]) else { return }
+        _ = process.write(Array(data) + [0x0A])
+    }
+
+    func arrival(of text: String) -> ContinuousClock.Instant? { lines.withLock { $0.arrivals[text] } }
+
+    /// When the message `text` arrived, waiting for it until `deadline`.
+    func waitForArrival(of text: String, until deadline: Date) -> ContinuousClock.Instant? {
+        arrived.lock()
+        defer { arrived.unlock() }
+        while true {
+            if let instant = arrival(of: text) { return instant }
+            guard arrived.wait(until: deadline) else { return arrival(of: text) }
+        }
+    }
+    var progressLines: Int { lines.withLock { $0.progress } }
+
+    /// Whether a kept line passes `test` (raw text, not parsed).
+    func hasLine(_ test: (String) -> Bool) -> Bool { lines.withLock { $0.other.contains(where: test) } }
+
+    /// The first kept line, parsed, that `matches`; waits up to `timeout` seconds.
+    func waitFor(_ what: String, timeout: Double, _ matches: ([String: Any]) -> Bool) async throws -> [String: Any] {
+        let deadline = ContinuousClock.now + .seconds(timeout)
+        var seen = 0
+        while ContinuousClock.now < deadline {
+            let (fresh, exited) = lines.withLock { ($0.other[seen...].map { $0 }, $0.exited) }
+            for line in fresh {
+                if let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], matches(object) { return object }
+            }
+            seen += fresh.count
+            if exited { break }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        throw ChildProcess.Failure(description: "no \(what) within \(timeout) s")
+    }
+
+    /// Closes its standard input, waits up to 5 s, then kills it.
+    func stop() {
+        process.closeInput()
+        let deadline = Date().addingTimeInterval(5)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        if process.isRunning { process.kill(SIGKILL) }
+        process.wait()
+    }
+
+    private func read(_ fd: Int32) {
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        var partial: [UInt8] = []
+        while true {
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 { break }
+            let now = ContinuousClock.now
+            var start = 0
+            for index in 0..<count where buffer[index] == 0x0A {
+                partial.append(contentsOf: buffer[start..<index])
+                handle(partial, at: now)
+                partial.removeAll(keepingCapacity: true)
+                start = index + 1
+            }
+            partial.append(contentsOf: buffer[start..<count])
+        }
+        lines.withLock { $0.exited = true }
+    }
+
+    private func handle(_ line: [UInt8], at now: ContinuousClock.Instant) {
+        if line.firstRange(of: Self.message) != nil {
+            let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any]
+            if let text = object?["text"] as? String {
+                arrived.lock()
+                lines.withLock { $0.arrivals[text] = now }
+                arrived.broadcast()
+                arrived.unlock()
+            }
+        } else if line.firstRange(of: Self.progress) != nil {
+            lines.withLock { $0.progress += 1 }
+        } else {
+            let text = String(decoding: line, as: UTF8.self)
+            lines.withLock { $0.other.append(text) }
+        }
+    }
+
+    private static let message = Array(#""event":"message""#.utf8)
+    private static let progress = Array(#""event":"fileProgress""#.utf8)
+}
