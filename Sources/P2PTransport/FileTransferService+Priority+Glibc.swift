@@ -9,10 +9,11 @@ extension FileTransferService {
     public static let linkNiceness: Int32 = 10
 
     /// Lowers the calling thread's scheduling priority: Linux keeps a nice
-    /// value per thread, and `who` 0 is the calling thread alone. A transfer keeps every
-    /// core busy for as long as it runs; at equal priority a chat message
-    /// waited behind its threads (p99 20-40 ms on 2 busy cores
-    /// against 7-14 ms at nice 10, bench row `file-chat`). Only for threads the transfer code starts, never a
+    /// value per thread, and `who` 0 is the calling thread alone. A
+    /// transfer keeps every core busy for as long as it runs; at equal
+    /// priority a chat message waited behind its threads (bench row
+    /// `file-chat`, 2 busy cores: p99 18-44 ms at nice 0, mostly 8-15 ms
+    /// at nice 10). Only for threads the transfer code starts, never a
     /// shared pool's: the change cannot be undone without privilege.
     @Sendable static func runBehindChat() {
         _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, linkNiceness)
