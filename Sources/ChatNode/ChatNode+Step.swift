@@ -140,6 +140,7 @@ extension ChatNode {
             planReceive(payload, from: peer, stored: stored, now: input.now, on: &scratch, into: &plan)
         }
         planCommands(input.commands, now: input.now, on: &scratch, into: &plan)
+        plan.changes.ageingOrder = ageingOrder(for: plan.changes.messages, on: scratch, classes: plan.trust)
         return PlannedStep(plan: plan, scratch: scratch, input: input)
     }
 

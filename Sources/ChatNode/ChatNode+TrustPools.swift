@@ -23,6 +23,11 @@ import ChatStore
 /// An author that becomes known (a day after its first stored message,
 /// or when the user accepts its conversation) takes its pooled messages
 /// out of the pool in the same commit.
+///
+/// When the files are full (`--max-history`, or the disk), a step that
+/// stores the user's own messages makes room in its commit: the pool's
+/// oldest, then known peers', then verified peers', then the user's own
+/// oldest public messages; never the user's conversations (`AgeingOrder`).
 extension ChatNode {
     /// Adds the authors whose class `payload` touches: a live chat frame's
     /// or catch-up entries' authors, anyone but this node.
@@ -97,6 +102,23 @@ extension ChatNode {
             bytes: StorageUsage.bytes(content: payload.content, nickname: payload.senderNickname,
                                       stage: payload.senderStage, signature: payload.signature, authorKey: payload.authorKey),
             room: room, now: now, on: scratch, into: &plan)
+    }
+
+    /// What may age out for the step's own messages (the user's, and DMs
+    /// of the user's conversations) if the files are full (`AgeingOrder`);
+    /// nil if the step stores none. The user's conversations as the step
+    /// leaves them; verified: the key ledger's, and those this step found.
+    func ageingOrder(for messages: [Message], on scratch: MessageRouter, classes: [TrustKey: StorageTrust]) -> AgeingOrder? {
+        let me = identity.number
+        let chats = scratch.directChat
+        func isConversation(_ state: DMState) -> Bool { state == .accepted || state == .outgoingRequest }
+        guard messages.contains(where: { message in
+            message.senderNumber == me || message.room.peer.map { isConversation(chats.state(with: $0)) } ?? false
+        }) else { return nil }
+        var verified = trustBook.verified
+        for (key, trust) in classes where trust == .verified { verified.insert(key.author) }
+        let conversations = chats.conversations.values.filter { isConversation($0.state) }.map { RoomID.direct($0.peer) }
+        return AgeingOrder(conversations: Set(conversations), verified: verified)
     }
 
     /// Says once per peer (per run) that its messages are no longer stored.

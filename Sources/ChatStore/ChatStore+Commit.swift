@@ -7,30 +7,33 @@ extension ChatStore {
     /// delivery states, conversations and read markers. All or nothing: on
     /// error nothing is stored and the caller must not change its memory
     /// either. Refused by a full disk or cap while the pool holds
-    /// messages, it is tried again with more of the pool aged out first
-    /// (ChatStore+StoragePressure.swift).
+    /// messages, or while it holds the user's own (`AgeingOrder`), it is
+    /// tried again with room made first (ChatStore+StoragePressure.swift).
     @discardableResult
     public func commit(_ changes: StoreChanges) throws(StoreError) -> StoreCommitResult {
         if changes.isEmpty { return StoreCommitResult() }
-        var reclaim = try reclaimBeforeCommit(changes)
+        let reclaim = try reclaimBeforeCommit(changes)
+        var room: RoomToMake?
         var retry = 0
         while true {
             do {
-                let result = try attempt(changes, reclaim: reclaim)
+                let result = try attempt(changes, reclaim: reclaim, making: room)
                 foldSearchIndex(added: result.added.count)
                 return result
-            } catch where error.isFull && retry < 2 && !changes.messages.isEmpty && (try? poolUsage().messages) ?? 0 > 0 {
+            } catch where error.isFull && !changes.messages.isEmpty {
                 retry += 1
-                reclaim = Self.reclaim(retry: retry, changes: changes)
-                logger.debug("commit refused (\(error)); trying again with \(reclaim == .max ? "the whole" : "\(reclaim) bytes of the") pool aged out")
+                guard changes.ageingOrder != nil || (try? poolUsage().messages) ?? 0 > 0,
+                      let more = roomToMake(retry: retry, changes: changes) else { throw error }
+                room = more
+                logger.debug("commit refused (\(error)); trying again with room made first (\(more))")
             }
         }
     }
 
-    private func attempt(_ changes: StoreChanges, reclaim: Int) throws(StoreError) -> StoreCommitResult {
+    private func attempt(_ changes: StoreChanges, reclaim: Int, making room: RoomToMake?) throws(StoreError) -> StoreCommitResult {
         try db().transaction { () throws(StoreError) -> StoreCommitResult in
             if !changes.unpooled.isEmpty { try unpool(changes.unpooled) }
-            var result = try insertRows(changes, reclaim: reclaim)
+            var result = try insertRows(changes, reclaim: reclaim, making: room)
             for (id, state) in changes.deliveries.sorted(by: { $0.key < $1.key }) {
                 try setDelivery(state, for: id)
             }

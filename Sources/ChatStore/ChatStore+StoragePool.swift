@@ -51,12 +51,14 @@ extension ChatStore {
     }
 
     /// Deletes the pool's oldest rows stored before arrival `before` until
-    /// it is within `budget` and `reclaim` counted bytes are freed.
-    func ageOutPool(budget: Int?, reclaim: Int, before: Int64, into result: inout StoreCommitResult) throws(StoreError) {
+    /// it is within `budget` and `reclaim` counted bytes are freed. Returns
+    /// the counted bytes it freed.
+    @discardableResult
+    func ageOutPool(budget: Int?, reclaim: Int, before: Int64, into result: inout StoreCommitResult) throws(StoreError) -> Int {
         let pool = try poolUsage()
-        guard pool.messages > 0 else { return }
+        guard pool.messages > 0 else { return 0 }
         let target = max(reclaim, budget.map { pool.bytes - $0 } ?? 0)
-        guard target > 0 else { return }
+        guard target > 0 else { return 0 }
         let database = try db()
         // Up to which arrival number the oldest rows free `target`.
         let through = try database.withStatement(SQL.pooledOldest) { statement throws(StoreError) -> Int64? in
@@ -69,7 +71,7 @@ extension ChatStore {
             }
             return last
         }
-        guard let through else { return }
+        guard let through else { return 0 }
         var deleted: [RoomID: [(cursor: HistoryCursor, sender: NodeNumber)]] = [:]
         var removed: [NodeNumber: AuthorDelta] = [:]
         var total = AuthorDelta()
@@ -92,10 +94,11 @@ extension ChatStore {
             try leave(room, rows: rows, into: &result)
         }
         logger.debug("aged out \(total.messages) messages (\(total.bytes) bytes) of the shared pool")
+        return total.bytes
     }
 
     /// The rooms table after `rows` of `room` were deleted.
-    private func leave(_ room: RoomID, rows: [(cursor: HistoryCursor, sender: NodeNumber)], into result: inout StoreCommitResult) throws(StoreError) {
+    func leave(_ room: RoomID, rows: [(cursor: HistoryCursor, sender: NodeNumber)], into result: inout StoreCommitResult) throws(StoreError) {
         result.agedOut[room, default: []].append(contentsOf: rows.map(\.cursor.id))
         guard var summary = try summary(of: room) else { return }
         summary.messageCount = max(0, summary.messageCount - rows.count)

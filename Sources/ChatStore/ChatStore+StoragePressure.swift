@@ -5,7 +5,9 @@ import ChatCore
 /// ages out of the pool about twice what it adds (counted bytes; SQLite
 /// reuses the freed pages), so unknown traffic stops growing the files;
 /// and a commit the cap or the disk still refuses is tried again with
-/// more of the pool, then all of it, before it fails.
+/// more of the pool, then all of it, aged out before its rows go in; a
+/// commit of the user's own messages then with more of the other tiers
+/// (`AgeingOrder`), before it fails.
 extension ChatStore {
     /// Counted bytes the pool should give up before `changes` is written.
     func reclaimBeforeCommit(_ changes: StoreChanges) throws(StoreError) -> Int {
@@ -42,11 +44,42 @@ extension ChatStore {
         }
     }
 
-    /// What a retry after a full disk or cap ages out: the first a lot
-    /// more than the estimate, the second the whole pool.
-    static func reclaim(retry: Int, changes: StoreChanges) -> Int {
-        guard retry < 2 else { return .max }
-        let incoming = changes.messages.reduce(0) { $0 + StorageUsage.bytes(of: $1) }
-        return max(8 * incoming, 256 * 1024)
+    /// After the cap or the disk refused a commit: ages out, before its
+    /// rows go in (they need the pages), `room.pool` counted bytes of the
+    /// pool and, once the pool is empty, `room.others` of the tiers a
+    /// commit of the user's own messages may age out (`AgeingOrder`).
+    /// Never the row numbered `newest` (the highest arrival number): the
+    /// numbers never go back, even if every row of the commit is a duplicate.
+    func makeRoom(_ room: RoomToMake, for changes: StoreChanges, newest: Int64, into result: inout StoreCommitResult) throws(StoreError) {
+        let freed = try ageOutPool(budget: nil, reclaim: room.pool, before: newest, into: &result)
+        guard freed < room.pool, room.others > 0, let order = changes.ageingOrder else { return }
+        try ageOut(for: order, target: room.others, before: newest, into: &result)
     }
+
+    /// What retry `retry` after a full disk or cap ages out first, or nil
+    /// when there is no more to try: the pool about 256 KiB, then all of
+    /// it; for the user's own messages the other tiers too, a little (a
+    /// 64th of the cap) then four times as much each retry, then all that
+    /// may go. A little first: under a cap full of known peers' history,
+    /// each own send that finds no free page should cost the least of it,
+    /// and the pages freed serve the next sends too.
+    func roomToMake(retry: Int, changes: StoreChanges) -> RoomToMake? {
+        let incoming = changes.messages.reduce(0) { $0 + StorageUsage.bytes(of: $1) }
+        let pool = retry == 1 ? max(8 * incoming, 256 * 1024) : .max
+        guard changes.ageingOrder != nil else { return retry <= 2 ? RoomToMake(pool: pool, others: 0) : nil }
+        let base = max(8 * incoming, min(256 * 1024, maxPages.map { $0 * pageSize / 64 } ?? .max))
+        switch retry {
+        case 1: return RoomToMake(pool: pool, others: base)
+        case 2: return RoomToMake(pool: pool, others: 4 * base)
+        case 3: return RoomToMake(pool: pool, others: 16 * base)
+        case 4: return RoomToMake(pool: pool, others: .max)
+        default: return nil
+        }
+    }
+}
+
+/// Counted bytes a commit ages out before its rows go in (`makeRoom`).
+struct RoomToMake: Hashable {
+    var pool: Int
+    var others: Int
 }

@@ -233,12 +233,13 @@ public actor ChatStore {
     /// Inserts `changes.messages` (pooled as it says), then ages the pool
     /// down to its budget and by `reclaim` more counted bytes; inside the
     /// caller's transaction.
-    func insertRows(_ changes: StoreChanges, reclaim: Int) throws(StoreError) -> StoreCommitResult {
+    func insertRows(_ changes: StoreChanges, reclaim: Int, making room: RoomToMake? = nil) throws(StoreError) -> StoreCommitResult {
         let database = try db()
         let messages = changes.messages
         var result = StoreCommitResult()
         if messages.isEmpty { return result }
         let firstSeq = try lastSeq() + 1
+        if let room { try makeRoom(room, for: changes, newest: firstSeq - 1, into: &result) }
         var seq = firstSeq - 1
         var rooms: [RoomID: RoomSummary] = [:]
         var added = Set<MessageID>(minimumCapacity: messages.count)

@@ -154,6 +154,19 @@ enum SQL {
         DELETE FROM messages WHERE seq IN (SELECT seq FROM messages INDEXED BY messages_pooled WHERE pooled = 1 AND seq <= ?1)
         RETURNING room, sent_at, id, sender, \(accountedBytes)
         """
+    /// Rows outside the pool stored before arrival ?1, oldest first (ChatStore+AgeingOrder.swift).
+    static let unpooledOldest = """
+        SELECT seq, room, sender, \(accountedBytes) FROM messages INDEXED BY messages_seq
+        WHERE seq < ?1 AND pooled IS NULL ORDER BY seq
+        """
+    /// Deletes the rows whose arrival numbers the JSON array ?1 lists,
+    /// returning what `ageOutPooled` returns. One statement: the search
+    /// index writes its deletions once, into pages the rows freed (a
+    /// statement per row wrote them per row, and a full file refused it).
+    static let deleteBySeqs = """
+        DELETE FROM messages WHERE seq IN (SELECT value FROM json_each(?1))
+        RETURNING room, sent_at, id, sender, \(accountedBytes)
+        """
     /// Takes an author's rows out of the pool (it is known now).
     static let unpoolAuthor = """
         UPDATE messages INDEXED BY messages_pooled SET pooled = NULL WHERE pooled = 1 AND sender = ?1

@@ -23,6 +23,10 @@ public struct StoreChanges: Sendable {
     /// The pool's budget in counted bytes (`StorageUsage`): past it, its
     /// oldest messages age out in this commit. Nil: no budget.
     public var poolBudget: Int?
+    /// Set when `messages` holds the user's own (their sends, DMs of their
+    /// conversations): what else may age out if the files are full
+    /// (`AgeingOrder`). Nil: only the pool.
+    public var ageingOrder: AgeingOrder?
     /// Authors known now whose pooled messages leave the pool.
     public var unpooled: Set<NodeNumber> = []
     /// This node's clock (ms) when the step was planned: an author's
@@ -66,7 +70,8 @@ public struct StoreCommitResult: Sendable {
     /// Unread counts after the commit's read-marker moves, and of the
     /// rooms messages aged out of.
     public var unread: [RoomID: Int] = [:]
-    /// Messages of the pool this commit aged out (deleted), per room.
+    /// Messages this commit aged out (deleted), per room: the pool's, and
+    /// for the user's own messages others' (`AgeingOrder`).
     public var agedOut: [RoomID: [MessageID]] = [:]
     public init() {}
 }

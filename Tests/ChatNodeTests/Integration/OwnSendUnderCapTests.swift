@@ -1,0 +1,92 @@
+import ChatCore
+import ChatNode
+import Foundation
+import Testing
+import TestSupport
+@testable import ChatStore
+
+/// Under `--max-history`, known peers filling their shares (more than the
+/// cap holds) and a thousand fresh identities flooding cannot stop the
+/// user's own send, nor a DM of the conversation they accepted, from being
+/// stored and shown: its commit ages out the known peers' oldest messages
+/// (`AgeingOrder`), and the files stay within the cap and its margin.
+@Suite(.realTime) struct OwnSendUnderCapTests {
+    /// Waits until alice took every public frame injected so far.
+    static func waitForTaken(_ alice: TestNode, _ count: Int) async throws {
+        try #require(await waitUntil("\(count) public frames taken", within: .seconds(90)) {
+            await alice.node.statistics().receivedByType[PayloadType.publicMessage.counterKey, default: 0] >= count
+        })
+    }
+
+    @Test func knownPeersFillingTheCapAndAFloodCannotStopTheUsersOwnSend() async throws {
+        let directory = try NodeFixture.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cap = 1_048_576
+        let share = NodeOptions.defaultPeerQuota(historyBytes: cap)
+        let options = NodeOptions(peerStorageQuota: share, unknownPoolBytes: share, commitBatch: WALBound.commitBatch(cap: cap))
+        let clock = ManualClock()
+        let network = InMemoryNetwork()
+        let identity = NodeIdentity(number: NodeNumber(rawValue: 1)!, nickname: "alice")
+        let store = try ChatStore(path: directory.appendingPathComponent("alice.sqlite").path, localNumber: identity.number,
+                                  durability: .full, maxBytes: cap)
+        let alice = try await TestNode(identity, on: network, clock: clock, store: store, options: options)
+        let carol = try await TestNode("carol", number: 3, on: network, clock: clock)
+        try await alice.waitForPeers(1)
+        try await carol.openConversation(with: alice, saying: "carol asks")
+        var largest = 0
+        func measure() async {
+            let files = await store.fileBytes()
+            largest = max(largest, files.database + files.wal + files.shm)
+        }
+        var injected = 0
+        func inject(_ frames: [(payload: P2PPayload, from: PeerInfo)]) async {
+            await network.inject(frames, into: identity.number)
+            injected += frames.count
+        }
+
+        // Eight peers first stored a day ago: known, each with a share of its own.
+        let known = try FreshCrowd(8)
+        await inject(known.round(0, millis: clock.nowMillis()))
+        try await Self.waitForTaken(alice, injected)
+        clock.advance(by: NodeLimits.knownAfter + .seconds(60))
+        // A thousand fresh identities: the pool.
+        let crowd = try FreshCrowd(1000)
+        await inject(crowd.round(0, millis: clock.nowMillis()))
+        try await TrustPoolTests.waitForMessage(crowd.round(0, millis: 0).last!.payload.content, at: alice)
+        // The known peers fill their shares: eight shares are about three
+        // times what the cap holds, so the pool is aged out entirely and
+        // then their steps are refused.
+        let rounds = share / 250
+        for start in stride(from: 1, to: rounds, by: 50) {
+            await inject((start..<min(rounds, start + 50)).flatMap { known.round($0, millis: clock.nowMillis()) })
+            try await Self.waitForTaken(alice, injected)
+            await measure()
+        }
+        // The flood again, on a cap full of known peers' messages.
+        await inject(crowd.round(1, millis: clock.nowMillis()))
+        try await Self.waitForTaken(alice, injected)
+        await measure()
+        let filled = await alice.node.statistics()
+        #expect(filled.commitFailures > 0 || filled.quotaRefused > 0, "the known peers filled the cap or their shares")
+        #expect(try await store.poolUsage().messages == 0 || filled.agedOut > 0)
+
+        // The user's own send, a DM to carol and carol's DM: stored and shown.
+        let mine = try await alice.node.sendPublic("alice under a full cap")
+        #expect(try await TrustPoolTests.stored(alice, mine.id))
+        #expect(await alice.node.recentMessages(in: .publicRoom).contains { $0.id == mine.id })
+        let toCarol = try await alice.node.sendDirect("alice to carol under a full cap", to: carol.identity.number)
+        #expect(try await TrustPoolTests.stored(alice, toCarol.id))
+        _ = try await carol.waitForMessage("alice to carol under a full cap")
+        let fromCarol = try await carol.node.sendDirect("carol under a full cap", to: identity.number)
+        _ = try await alice.waitForMessage("carol under a full cap")
+        #expect(try await TrustPoolTests.stored(alice, fromCarol.id))
+        await measure()
+
+        let after = await alice.node.statistics()
+        #expect(after.agedOut > filled.agedOut, "known peers' oldest made room")
+        #expect(largest <= cap + WALBound.margin(cap: cap), "files reached \(largest) bytes")
+        #expect(try await store.integrityCheck())
+        try await store.checkSearchIndex()
+        for node in [alice, carol] { await node.node.stop() }
+    }
+}
