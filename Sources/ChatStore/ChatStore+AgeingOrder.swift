@@ -1,3 +1,4 @@
+import Foundation
 import ChatCore
 
 /// Room for the user's own messages when the files are full
@@ -57,11 +58,25 @@ extension ChatStore {
     }
 
     /// Deletes the rows with these arrival numbers (none in the pool), and
-    /// takes them out of their rooms and authors' totals.
+    /// takes them out of their rooms, authors' totals and the search index.
+    ///
+    /// The index's deletions are written by one statement after the rows
+    /// are gone, not by the delete trigger: FTS5 writes its pending terms
+    /// at every savepoint, so the trigger wrote a segment per row, needing
+    /// new pages before the deleted rows had freed any, and a file with no
+    /// free page refused even the deletion. So the trigger is held off by
+    /// moving the index's mark below every row for the deletion, and the
+    /// mark is put back in the same transaction.
     private func delete(seqs: [Int64], into result: inout StoreCommitResult) throws(StoreError) {
+        let database = try db()
+        let mark = try database.withStatement(SQL.searchIndexedUpTo) { statement throws(StoreError) in
+            try statement.step() ? statement.int64(0) : 0
+        }
+        try setMark(-1, in: database)
         var deleted: [RoomID: [(cursor: HistoryCursor, sender: NodeNumber)]] = [:]
         var removed: [NodeNumber: AuthorDelta] = [:]
-        try db().withStatement(SQL.deleteBySeqs) { statement throws(StoreError) in
+        var unindexed: [[String]] = []
+        try database.withStatement(SQL.deleteBySeqs) { statement throws(StoreError) in
             try statement.bind("[" + seqs.map(String.init).joined(separator: ",") + "]", at: 1)
             while try statement.step() {
                 guard let name = statement.string(0), let room = RoomID(name), let id = statement.messageID(2),
@@ -70,11 +85,30 @@ extension ChatStore {
                 }
                 deleted[room, default: []].append((HistoryCursor(timestamp: statement.int64(1), id: id), sender))
                 removed[sender, default: AuthorDelta()].add(Int(statement.int64(4)), pooled: false)
+                let seq = statement.int64(5)
+                if seq <= mark { unindexed.append([String(seq), statement.string(6) ?? ""]) }
+            }
+        }
+        try setMark(mark, in: database)
+        if !unindexed.isEmpty {
+            guard let data = try? JSONEncoder().encode(unindexed), let json = String(data: data, encoding: .utf8) else {
+                throw .malformedRow(table: "messages", reason: "aged out text could not be listed for the search index")
+            }
+            try database.withStatement(SQL.unindexSeqs) { statement throws(StoreError) in
+                try statement.bind(json, at: 1)
+                try statement.run()
             }
         }
         try subtractUsage(removed)
         for (room, rows) in deleted {
             try leave(room, rows: rows, into: &result)
+        }
+    }
+
+    private func setMark(_ mark: Int64, in database: SQLiteDatabase) throws(StoreError) {
+        try database.withStatement(SQL.setSearchIndexedUpTo) { statement throws(StoreError) in
+            try statement.bind(mark, at: 1)
+            try statement.run()
         }
     }
 }

@@ -160,12 +160,17 @@ enum SQL {
         WHERE seq < ?1 AND pooled IS NULL ORDER BY seq
         """
     /// Deletes the rows whose arrival numbers the JSON array ?1 lists,
-    /// returning what `ageOutPooled` returns. One statement: the search
-    /// index writes its deletions once, into pages the rows freed (a
-    /// statement per row wrote them per row, and a full file refused it).
+    /// returning what `ageOutPooled` returns, then seq and content
+    /// (ChatStore+AgeingOrder.swift).
     static let deleteBySeqs = """
         DELETE FROM messages WHERE seq IN (SELECT value FROM json_each(?1))
-        RETURNING room, sent_at, id, sender, \(accountedBytes)
+        RETURNING room, sent_at, id, sender, \(accountedBytes), seq, content
+        """
+    /// Takes deleted rows out of the search index in one statement: ?1 is
+    /// a JSON array of [seq, content] pairs, as the index holds them.
+    static let unindexSeqs = """
+        INSERT INTO messages_search (messages_search, rowid, content)
+        SELECT 'delete', CAST(json_extract(value, '$[0]') AS INTEGER), json_extract(value, '$[1]') FROM json_each(?1)
         """
     /// Takes an author's rows out of the pool (it is known now).
     static let unpoolAuthor = """
