@@ -6,7 +6,9 @@ import ChatCore
 public enum StorageTrust: String, Hashable, Sendable, CaseIterable {
     /// The user's own messages and the DMs of conversations the user
     /// accepted or started: always room, never refused for a quota and
-    /// never aged out by others' traffic.
+    /// never aged out by others' traffic; on full files they make room by
+    /// ageing out others' oldest, then the user's own oldest public ones
+    /// (`AgeingOrder`).
     case own
     /// A peer whose key the user verified (the key ledger says so, or
     /// `NodeOptions.verifiedPeers`): room of its own, a share of the history.
