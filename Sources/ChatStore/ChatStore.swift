@@ -284,6 +284,9 @@ public actor ChatStore {
             rooms[message.room] = summary
         }
         for summary in rooms.values { try save(summary) }
+        // Room made before the insert said these rooms' unread counts
+        // without this commit's rows.
+        for (room, summary) in rooms where result.unread[room] != nil { result.unread[room] = summary.unreadCount }
         try addUsage(usage, firstSeen: changes.now ?? Self.wallClockMillis())
         result.added = added
         if path == nil { try trim(rooms.keys, adding: messages, added: added) }

@@ -145,10 +145,20 @@ import TestSupport
             for round in 0..<400 {
                 let mine = writer.batch(8, from: Fixtures.me, "mine later")
                 let room = round % 4 == 1 ? RoomID.direct(Self.carol) : .publicRoom
-                let placed = room == .publicRoom ? mine : mine.map { var m = $0; m.room = room; return m }
+                var placed = room == .publicRoom ? mine : mine.map { var m = $0; m.room = room; return m }
+                // A few steps also carry a known peer's message, unread: the
+                // count the commit reports must include it.
+                if round < 12, room == .publicRoom {
+                    let theirs = writer.message(from: NodeNumber(rawValue: 107)!, "known, same step")
+                    placed.append(theirs)
+                    known.append(theirs)
+                }
                 let result = try await Self.commit(store, placed, order: Self.order)
                 #expect(result.added.count == placed.count)
                 #expect(result.agedOut[.direct(Self.carol)] == nil, "never the user's conversation")
+                for (room, unread) in result.unread {
+                    #expect(try await store.summary(of: room)?.unreadCount == unread, "the count the node is told")
+                }
                 let now = Set(result.agedOut.values.joined())
                 let knownLeft = known.contains { !gone.contains($0.id) }
                 let verifiedLeft = verified.contains { !gone.contains($0.id) }
@@ -159,7 +169,7 @@ import TestSupport
                     #expect(!verifiedLeft || verified.allSatisfy { gone.contains($0.id) || now.contains($0.id) }, "own after verified")
                 }
                 gone.formUnion(now)
-                if room == .publicRoom { ownPublic += placed }
+                if room == .publicRoom { ownPublic += placed.filter { $0.senderNumber == Fixtures.me } }
                 for message in placed { #expect(try await store.message(message.id) != nil) }
                 if ownPublic.contains(where: { gone.contains($0.id) }) { break }
             }
