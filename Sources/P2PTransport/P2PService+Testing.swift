@@ -21,6 +21,11 @@ extension P2PService {
     /// Links open, not counting replaced ones on their way out (`retiring`).
     func linkCountForTesting() -> Int { links.values.count { $0.phase != .retiring } }
 
+    /// The same, for links whose remote end is the IPv4 address `address`.
+    func linkCountForTesting(from address: UInt32) -> Int {
+        links.values.count { $0.phase != .retiring && $0.remote.address == address }
+    }
+
     /// Whether beacons of `number` are current (it would be redialled).
     func isAnnouncedForTesting(_ number: NodeNumber) -> Bool { announcements[number] != nil }
 

@@ -8,20 +8,40 @@ import Glibc
 final class ConnectionCrowd {
     private(set) var descriptors: [Int32] = []
 
-    init(count: Int, port: Int) {
+    /// Connections whose socket or connect failed at once (descriptors or
+    /// ports ran out): a test that counts on all `count` checks this is 0.
+    private(set) var failedCount = 0
+
+    /// `source`: the loopback address the crowd dials from (any of 127/8
+    /// is this host). One of its own keeps the node's per-address counts
+    /// to the crowd: other nodes on the host (stray dials from other tests
+    /// or test runs) all come from 127.0.0.1.
+    init(count: Int, port: Int, from source: UInt32 = 0x7F00_0001) {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = UInt16(port).bigEndian
         address.sin_addr = in_addr(s_addr: UInt32(0x7F00_0001).bigEndian)
+        var local = sockaddr_in()
+        local.sin_family = sa_family_t(AF_INET)
+        local.sin_addr = in_addr(s_addr: source.bigEndian)
         for _ in 0..<count {
             let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            guard fd >= 0 else { continue }
+            guard fd >= 0 else { failedCount += 1; continue }
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            _ = withUnsafePointer(to: &address) {
+            if source != 0x7F00_0001 {
+                let bound = withUnsafePointer(to: &local) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                        bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                    }
+                }
+                guard bound == 0 else { Glibc.close(fd); failedCount += 1; continue }
+            }
+            let started = withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                     connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
                 }
             }
+            guard started == 0 || errno == EINPROGRESS else { Glibc.close(fd); failedCount += 1; continue }
             descriptors.append(fd)
         }
     }
@@ -41,6 +61,16 @@ final class ConnectionCrowd {
         return descriptors.count { fd in
             let count = recv(fd, &byte, 1, Int32(MSG_DONTWAIT))
             return count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != ENOTCONN)
+        }
+    }
+
+    /// Connections the kernel has completed (the node's accept queue holds
+    /// them, or it took them) or that have ended since: with all of them
+    /// there, every connection has reached the node.
+    var connectedCount: Int {
+        descriptors.count { fd in
+            var entry = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+            return poll(&entry, 1, 0) == 1 && entry.revents != 0
         }
     }
 

@@ -12,7 +12,11 @@ import TestSupport
         let configuration = TestNetwork.configuration(discoveryPort: TestNetwork.discoveryPort())
         let alice = try await TestNode.started(11, "alice", configuration: configuration)
         let bob = try await TestNode.started(22, "bob", configuration: configuration)
-        try #require(await waitUntil { await fullMesh([alice, bob]) })
+        let linked = await waitUntil { await fullMesh([alice, bob]) }
+        // This timed out once with four busy loops beside the suite: the
+        // counters say whether handshakes or dead-peer deadlines expired.
+        let counters = linked ? "" : "alice \(await alice.service.counters()); bob \(await bob.service.counters())"
+        try #require(linked, "\(counters)")
         return (alice, bob)
     }
 

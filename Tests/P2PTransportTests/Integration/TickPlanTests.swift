@@ -48,9 +48,14 @@ import TestSupport
         bobConfiguration.listenPort = TestNetwork.listenPort()
         bobConfiguration.staticPeers = ["127.0.0.1:\(aliceConfiguration.listenPort)"]
         aliceConfiguration.staticPeers = ["localhost:\(bobConfiguration.listenPort)"]
-        let alice = try await TestNode.started(131, "alice", configuration: aliceConfiguration)
-        let bob = try await TestNode.started(132, "bob", configuration: bobConfiguration)
-        #expect(await waitUntil { await fullMesh([alice, bob]) })
+        // Both nodes' logs go into the failure message: this wait timed out
+        // once in a parallel run under load, and never alone.
+        let trace = TimedTrace()
+        let alice = TestNode(131, "alice", configuration: aliceConfiguration, logger: trace.logger("alice"))
+        try await alice.service.start()
+        let bob = TestNode(132, "bob", configuration: bobConfiguration, logger: trace.logger("bob"))
+        try await bob.service.start()
+        #expect(await waitUntil { await fullMesh([alice, bob]) }, "\(trace.text)")
         #expect(await waitUntil { await !alice.service.hasShortDeadlines })
         #expect(await waitUntil { await !bob.service.hasShortDeadlines })
         for node in [alice, bob] { await node.service.stop() }
