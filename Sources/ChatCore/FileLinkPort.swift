@@ -20,7 +20,10 @@ public protocol FileLinkPort: Sendable {
     func unserve(_ id: MessageID)
     /// Dials the sender and appends to the partial file (resuming from its
     /// length) until the file is whole and verified, or the link fails.
-    func fetch(_ request: FetchRequest)
+    /// False when a link for this transfer still runs (it may be on its way
+    /// down after a cut): nothing started, the caller tries again later.
+    @discardableResult
+    func fetch(_ request: FetchRequest) -> Bool
     /// Stops a fetch or a served link that is running (nothing if none).
     func interrupt(_ id: MessageID)
     /// Counters for `/stats` (names start with "file").

@@ -44,13 +44,17 @@ extension FileTransfers {
     }
 
     /// Dials the sender if it is linked (else waits for it to link up).
+    /// While the previous link of the transfer is still on its way down (a
+    /// cut, the sender restarted), the dial is tried again after the
+    /// backoff: dropping it would leave the transfer waiting for ever.
     func fetch(_ transfer: FileTransfer) {
         guard transfer.direction == .receiving, transfer.state == .accepted,
               let peer = linked[transfer.peer], let host = Self.host(of: peer.address) else { return }
         retries[transfer.id]?.cancel()
         retries[transfer.id] = nil
-        links.fetch(FetchRequest(id: transfer.id, peerKey: transfer.peerKey, host: host, port: transfer.port,
-                                 partialPath: transfer.path, size: transfer.size, sha256: transfer.sha256))
+        let started = links.fetch(FetchRequest(id: transfer.id, peerKey: transfer.peerKey, host: host, port: transfer.port,
+                                               partialPath: transfer.path, size: transfer.size, sha256: transfer.sha256))
+        if !started { scheduleRetry(transfer) }
     }
 
     /// Dials again after 1 s, 2 s, 4 s ... up to 30 s while the sender is linked.

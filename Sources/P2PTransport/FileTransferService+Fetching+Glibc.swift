@@ -7,23 +7,31 @@ import Glibc
 /// The receiver's side: dial the sender, resume from the partial file's
 /// length, verify, flush.
 extension FileTransferService {
-    public func fetch(_ request: FetchRequest) {
-        guard let token = beginLink(request.id) else { return }  // one link per transfer
+    @discardableResult
+    public func fetch(_ request: FetchRequest) -> Bool {
+        guard let token = beginLink(request.id) else { return false }  // one link per transfer
         Thread { [self] in
             Self.runBehindChat()
-            defer { endLink(request.id, token: token) }
+            let outcome: FileLinkEvent?
             do {
                 try runFetch(request)
+                outcome = nil
             } catch let failure as FileLinkFailure {
                 switch failure {
-                case .final(let reason): report(.failed(request.id, reason: reason), unlessInterrupted: request.id)
+                case .final(let reason): outcome = .failed(request.id, reason: reason)
                 case .receiverFailed(let reason):
-                    report(.failed(request.id, reason: "the sender: \(TerminalText.sanitize(reason))"), unlessInterrupted: request.id)
+                    outcome = .failed(request.id, reason: "the sender: \(TerminalText.sanitize(reason))")
                 }
             } catch {
-                report(.interrupted(request.id, reason: "\(error)"), unlessInterrupted: request.id)
+                outcome = .interrupted(request.id, reason: "\(error)")
             }
+            // The link is forgotten before the node hears of its end, so a
+            // fetch the node starts on hearing it is never refused as a
+            // second link.
+            endLink(request.id, token: token)
+            if let outcome { report(outcome, unlessInterrupted: request.id) }
         }.start()
+        return true
     }
 
     private func runFetch(_ request: FetchRequest) throws {

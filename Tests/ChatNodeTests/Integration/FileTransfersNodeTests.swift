@@ -28,7 +28,17 @@ import TestSupport
         }
         func serve(_ file: ServedFile) { served.withLock { $0.append(file.id) } }
         func unserve(_ id: MessageID) { unserved.withLock { $0.append(id) } }
-        func fetch(_ request: FetchRequest) { fetches.withLock { $0.append(request) } }
+        /// Transfers whose previous link is still running: a fetch is refused.
+        let running = Mutex<Set<MessageID>>([])
+        let refusedFetches = Mutex(0)
+        func fetch(_ request: FetchRequest) -> Bool {
+            guard !running.withLock({ $0.contains(request.id) }) else {
+                refusedFetches.withLock { $0 += 1 }
+                return false
+            }
+            fetches.withLock { $0.append(request) }
+            return true
+        }
         func interrupt(_ id: MessageID) { interrupted.withLock { $0.append(id) } }
     }
 
@@ -200,6 +210,22 @@ import TestSupport
         bob = try await Peer.start("bob", number: 2, on: network, downloads: scratch.path + "/bob", store: bobStore)
         alice = try await Peer.start("alice", number: 1, on: network, downloads: scratch.path + "/alice", store: aliceStore)
         #expect(alice.links.served.withLock { $0 } == [sent.id], "served again from the store")
+        try #require(await waitUntil("dialled again") { bob.links.fetches.withLock { $0.contains { $0.id == sent.id } } })
+        #expect(await bob.files.transfer(sent.id)?.state == .accepted)
+    }
+
+    /// A dial made while the transfer's previous link is still on its way
+    /// down (a cut, the sender restarted) is refused by the links; the node
+    /// tries it again instead of leaving the transfer waiting for ever.
+    @Test func aDialRefusedWhileTheOldLinkEndsIsTriedAgain() async throws {
+        let scratch = try ScratchDirectory()
+        let (_, alice, bob) = try await Self.pair(scratch)
+        let sent = try await Self.offer(alice, to: bob)
+        bob.links.running.withLock { _ = $0.insert(sent.id) }
+        _ = try await bob.files.accept(sent.id.description)
+        try #require(await waitUntil("the dial refused") { bob.links.refusedFetches.withLock { $0 } >= 1 })
+        #expect(bob.links.fetches.withLock { $0 }.isEmpty)
+        bob.links.running.withLock { $0.removeAll() }
         try #require(await waitUntil("dialled again") { bob.links.fetches.withLock { $0.contains { $0.id == sent.id } } })
         #expect(await bob.files.transfer(sent.id)?.state == .accepted)
     }
