@@ -140,7 +140,8 @@ extension ChatNode {
             planReceive(payload, from: peer, stored: stored, now: input.now, on: &scratch, into: &plan)
         }
         planCommands(input.commands, now: input.now, on: &scratch, into: &plan)
-        plan.changes.ageingOrder = ageingOrder(for: plan.changes.messages, on: scratch, classes: plan.trust)
+        plan.changes.ageingOrder = ageingOrder(
+            for: plan.changes.messages, pooled: plan.changes.pooled, on: scratch, classes: plan.trust)
         return PlannedStep(plan: plan, scratch: scratch, input: input)
     }
 

@@ -24,10 +24,13 @@ import ChatStore
 /// or when the user accepts its conversation) takes its pooled messages
 /// out of the pool in the same commit.
 ///
-/// When the files are full (`--max-history`, or the disk), a step that
-/// stores the user's own messages makes room in its commit: the pool's
-/// oldest, then known peers', then verified peers', then the user's own
-/// oldest public messages; never the user's conversations (`AgeingOrder`).
+/// When the files are full (`--max-history`, or the disk), a step makes
+/// room in its commit (`AgeingOrder`), never from the user's
+/// conversations. One storing the user's own messages: the pool's oldest,
+/// then known peers', then verified peers', then the user's own oldest
+/// public messages. One storing peers' messages: as fair shares allow,
+/// the pool keeping an eighth of what is stored for others and each class
+/// its newest (ChatStore+FairShare.swift).
 extension ChatNode {
     /// Adds the authors whose class `payload` touches: a live chat frame's
     /// or catch-up entries' authors, anyone but this node.
@@ -104,21 +107,34 @@ extension ChatNode {
             room: room, now: now, on: scratch, into: &plan)
     }
 
-    /// What may age out for the step's own messages (the user's, and DMs
-    /// of the user's conversations) if the files are full (`AgeingOrder`);
-    /// nil if the step stores none. The user's conversations as the step
-    /// leaves them; verified: the key ledger's, and those this step found.
-    func ageingOrder(for messages: [Message], on scratch: MessageRouter, classes: [TrustKey: StorageTrust]) -> AgeingOrder? {
+    /// What may age out for the step's messages if the files are full
+    /// (`AgeingOrder`), ranked by the highest class among them: the user's
+    /// own (theirs, and DMs of the user's conversations), a verified
+    /// peer's, a known peer's (stored outside the pool), or only the
+    /// pool's. Nil if the step stores none. The user's conversations as
+    /// the step leaves them; verified: the key ledger's, and those this
+    /// step found.
+    func ageingOrder(
+        for messages: [Message], pooled: Set<MessageID>, on scratch: MessageRouter, classes: [TrustKey: StorageTrust]
+    ) -> AgeingOrder? {
+        guard !messages.isEmpty else { return nil }
         let me = identity.number
         let chats = scratch.directChat
         func isConversation(_ state: DMState) -> Bool { state == .accepted || state == .outgoingRequest }
-        guard messages.contains(where: { message in
-            message.senderNumber == me || message.room.peer.map { isConversation(chats.state(with: $0)) } ?? false
-        }) else { return nil }
         var verified = trustBook.verified
         for (key, trust) in classes where trust == .verified { verified.insert(key.author) }
+        let rank: AgeingOrder.Rank
+        if messages.contains(where: { message in
+            message.senderNumber == me || message.room.peer.map { isConversation(chats.state(with: $0)) } ?? false
+        }) {
+            rank = .own
+        } else if messages.contains(where: { !pooled.contains($0.id) && verified.contains($0.senderNumber) }) {
+            rank = .verified
+        } else {
+            rank = messages.contains { !pooled.contains($0.id) } ? .known : .unknown
+        }
         let conversations = chats.conversations.values.filter { isConversation($0.state) }.map { RoomID.direct($0.peer) }
-        return AgeingOrder(conversations: Set(conversations), verified: verified)
+        return AgeingOrder(conversations: Set(conversations), verified: verified, rank: rank)
     }
 
     /// Says once per peer (per run) that its messages are no longer stored.

@@ -12,8 +12,14 @@ extension ChatStore {
     private typealias Tier = [(seq: Int64, bytes: Int)]
 
     /// Ages out at least `target` counted bytes (if the tiers hold that
-    /// much) of rows stored before arrival `before`. Returns what it freed.
-    func ageOut(for order: AgeingOrder, target: Int, before: Int64, into result: inout StoreCommitResult) throws(StoreError) -> Int {
+    /// much) of rows stored before arrival `before`, from the first
+    /// `tiers` tiers (known peers', verified peers', the user's own
+    /// public), never more than `atMost`. Returns what it freed.
+    @discardableResult
+    func ageOut(
+        for order: AgeingOrder, tiers allowed: Int = 3, target: Int, atMost: Int = .max, before: Int64,
+        into result: inout StoreCommitResult
+    ) throws(StoreError) -> Int {
         guard target > 0 else { return 0 }
         let database = try db()
         let me = Int64(bitPattern: localNumber.rawValue)
@@ -43,9 +49,9 @@ extension ChatStore {
         var chosen: [Int64] = []
         var freed = 0
         var taken = [0, 0, 0]
-        for (index, tier) in tiers.enumerated() {
+        for (index, tier) in tiers.prefix(allowed).enumerated() {
             for row in tier {
-                guard freed < target else { break }
+                guard freed < target, row.bytes <= atMost - freed else { break }
                 chosen.append(row.seq)
                 freed += row.bytes
                 taken[index] += 1
@@ -53,7 +59,8 @@ extension ChatStore {
         }
         guard !chosen.isEmpty else { return 0 }
         try delete(seqs: chosen, into: &result)
-        logger.notice("to store the user's own messages, aged out \(taken[0]) messages of known peers, \(taken[1]) of verified peers and \(taken[2]) of the user's own public ones (\(freed) bytes)")
+        let whose = order.rank == .own ? "the user's own messages" : "\(order.rank) peers' messages"
+        logger.notice("to store \(whose), aged out \(taken[0]) messages of known peers, \(taken[1]) of verified peers and \(taken[2]) of the user's own public ones (\(freed) bytes)")
         return freed
     }
 

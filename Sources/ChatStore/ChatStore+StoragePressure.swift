@@ -7,7 +7,8 @@ import ChatCore
 /// and a commit the cap or the disk still refuses is tried again with
 /// more of the pool, then all of it, aged out before its rows go in; a
 /// commit of the user's own messages then with more of the other tiers
-/// (`AgeingOrder`), before it fails.
+/// (`AgeingOrder`), a peer's as fair shares allow (ChatStore+FairShare.swift),
+/// before it fails.
 extension ChatStore {
     /// Counted bytes the pool should give up before `changes` is written.
     func reclaimBeforeCommit(_ changes: StoreChanges) throws(StoreError) -> Int {
@@ -50,7 +51,14 @@ extension ChatStore {
     /// commit of the user's own messages may age out (`AgeingOrder`).
     /// Never the row numbered `newest` (the highest arrival number): the
     /// numbers never go back, even if every row of the commit is a duplicate.
+    /// A commit of peers' messages (an order ranked below `.own`) ages
+    /// out `room.others` as fair shares allow (ChatStore+FairShare.swift).
     func makeRoom(_ room: RoomToMake, for changes: StoreChanges, newest: Int64, into result: inout StoreCommitResult) throws(StoreError) {
+        if let order = changes.ageingOrder, order.rank < .own {
+            let incoming = changes.messages.reduce(0) { $0 + StorageUsage.bytes(of: $1) }
+            try makeFairRoom(target: room.others, for: order, incoming: incoming, before: newest, into: &result)
+            return
+        }
         let freed = try ageOutPool(budget: nil, reclaim: room.pool, before: newest, into: &result)
         guard freed < room.pool, room.others > 0, let order = changes.ageingOrder else { return }
         try ageOut(for: order, target: room.others, before: newest, into: &result)
@@ -58,7 +66,8 @@ extension ChatStore {
 
     /// What retry `retry` after a full disk or cap ages out first, or nil
     /// when there is no more to try: the pool about 256 KiB, then all of
-    /// it; for the user's own messages the other tiers too, a little (a
+    /// it; with an ageing order (the user's own messages, or a peer's as
+    /// fair shares allow) the other tiers too, a little (a
     /// 64th of the cap) then four times as much each retry, then all that
     /// may go. A little first: under a cap full of known peers' history,
     /// each own send that finds no free page should cost the least of it,

@@ -294,7 +294,11 @@ public actor ChatStore {
         if pool.messages > 0 { try addToPool(pool) }
         // The newest rows, this commit's own, never age out: a new message
         // is always stored and shown, and the arrival numbers never go back.
-        try ageOutPool(budget: changes.poolBudget, reclaim: reclaim, before: firstSeq, into: &result)
+        // A peer's commit short of room reclaims as fair shares allow
+        // (ChatStore+FairShare.swift): its rows are counted in already.
+        let fair = changes.ageingOrder.flatMap { $0.rank < .own ? $0 : nil }
+        try ageOutPool(budget: changes.poolBudget, reclaim: fair == nil ? reclaim : 0, before: firstSeq, into: &result)
+        if let fair { try makeFairRoom(target: reclaim, for: fair, incoming: 0, before: firstSeq, into: &result) }
         return result
     }
 

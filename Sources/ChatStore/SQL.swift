@@ -159,6 +159,15 @@ enum SQL {
         SELECT seq, room, sender, \(accountedBytes) FROM messages INDEXED BY messages_seq
         WHERE seq < ?1 AND pooled IS NULL ORDER BY seq
         """
+    /// Counted bytes stored for authors other than ?1, the pool's included
+    /// (ChatStore+FairShare.swift).
+    static let othersBytes = "SELECT coalesce(sum(bytes), 0) FROM author_usage WHERE sender != ?1"
+    /// Counted bytes of peers' rows outside the pool in the rooms the JSON
+    /// array ?1 lists (the user's conversations), other than ?2's.
+    static let conversationsBytes = """
+        SELECT coalesce(sum(\(accountedBytes)), 0) FROM messages
+        WHERE room IN (SELECT value FROM json_each(?1)) AND sender != ?2 AND pooled IS NULL
+        """
     /// Deletes the rows whose arrival numbers the JSON array ?1 lists,
     /// returning what `ageOutPooled` returns, then seq and content
     /// (ChatStore+AgeingOrder.swift).
