@@ -76,7 +76,11 @@ extension ChatStore {
         let incoming = changes.messages.reduce(0) { $0 + StorageUsage.bytes(of: $1) }
         let pool = retry == 1 ? max(8 * incoming, 256 * 1024) : .max
         guard changes.ageingOrder != nil else { return retry <= 2 ? RoomToMake(pool: pool, others: 0) : nil }
-        let base = max(8 * incoming, min(256 * 1024, maxPages.map { $0 * pageSize / 64 } ?? .max))
+        // A peer's step may be a batch of hundreds: twice its bytes frees
+        // about the pages it needs, where eight times would cost others
+        // half a small cap at once.
+        let factor = changes.ageingOrder.map { $0.rank == .own ? 8 : 2 } ?? 8
+        let base = max(factor * incoming, min(256 * 1024, maxPages.map { $0 * pageSize / 64 } ?? .max))
         switch retry {
         case 1: return RoomToMake(pool: pool, others: base)
         case 2: return RoomToMake(pool: pool, others: 4 * base)

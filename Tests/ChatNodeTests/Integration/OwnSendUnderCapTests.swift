@@ -7,10 +7,12 @@ import TestSupport
 
 /// Under `--max-history`, a thousand fresh identities flooding and then
 /// known peers filling their shares (more than the cap holds, so their
-/// steps age the pool out and are then refused) cannot stop the user's own
-/// sends, nor the DMs of the conversation they accepted, from being stored
-/// and shown: their commits age out the known peers' oldest messages
-/// (`AgeingOrder`), and the files stay within the cap and its margin.
+/// steps age out the pool beyond its part and each other's oldest, and are
+/// never refused) cannot stop a new unknown author's message, a known
+/// peer's, the user's own sends, nor the DMs of the conversation they
+/// accepted, from being stored and shown: their commits age out the
+/// oldest as fair shares allow (ChatStore+FairShare.swift, `AgeingOrder`),
+/// and the files stay within the cap and its margin.
 @Suite(.realTime) struct OwnSendUnderCapTests {
     /// Waits until alice took every public frame injected so far.
     static func waitForTaken(_ alice: TestNode, _ count: Int) async throws {
@@ -19,7 +21,7 @@ import TestSupport
         })
     }
 
-    @Test func knownPeersFillingTheCapAndAFloodCannotStopTheUsersOwnSend() async throws {
+    @Test func knownPeersFillingTheCapAndAFloodCannotStopANewcomerAKnownPeerOrTheUsersOwnSend() async throws {
         let directory = try NodeFixture.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let cap = 1_048_576
@@ -63,8 +65,8 @@ import TestSupport
         await inject(crowd.round(0, millis: clock.nowMillis()))
         try await TrustPoolTests.waitForMessage(crowd.round(0, millis: 0).last!.payload.content, at: alice)
         // The known peers fill their shares: eight shares are about three
-        // times what the cap holds, so the pool is aged out entirely and
-        // then their steps are refused.
+        // times what the cap holds, so their steps age out the pool beyond
+        // its part, then each other's oldest.
         // A round a millisecond after the one before, as a live clock would
         // have it: ids (time first) and arrival go together.
         let rounds = share / 250
@@ -73,15 +75,33 @@ import TestSupport
             try await Self.waitForTaken(alice, injected)
             await measure()
         }
-        let filled = await alice.node.statistics()
-        #expect(try await store.poolUsage().messages == 0, "the known peers' steps aged the pool out")
+        let full = await alice.node.statistics()
+        #expect(full.commitFailures == 0, "known peers within their shares are never refused")
+        #expect(full.agedOut > 1000, "the cap was full: the oldest made room")
 
-        #expect(filled.commitFailures > 0, "the known peers filled the cap")
+        // A new unknown author, then each known peer (a second later: the
+        // newest): stored and shown, the oldest aged out for them.
+        clock.advance(by: .seconds(1))
+        let newcomer = try FreshCrowd(1, named: "newcomer")
+        let hello = newcomer.round(0, millis: clock.nowMillis())
+        await inject(hello)
+        try await TrustPoolTests.waitForMessage(hello[0].payload.content, at: alice)
+        #expect(try await TrustPoolTests.stored(alice, hello[0].payload.messageId))
+        let later = known.round(rounds, millis: clock.nowMillis() + 1)
+        await inject(later)
+        try await Self.waitForTaken(alice, injected)
+        for (payload, _) in later { #expect(try await TrustPoolTests.stored(alice, payload.messageId)) }
+        let shown = Set(await alice.node.recentMessages(in: .publicRoom).map(\.id))
+        #expect(shown.contains(hello[0].payload.messageId) && later.allSatisfy { shown.contains($0.payload.messageId) })
+        try await TrustPoolTests.expectConsistent(alice)
+        await measure()
+        let filled = await alice.node.statistics()
+        #expect(filled.commitFailures == 0)
         // The user's own sends (a second later: the newest), until the
         // known peers' oldest had to make room for one: each stored and shown.
         clock.advance(by: .seconds(1))
         var sent = 0
-        while await alice.node.statistics().agedOut == filled.agedOut && sent < 300 {
+        while await alice.node.statistics().agedOut == filled.agedOut && sent < 2000 {
             sent += 1
             let mine = try await alice.node.sendPublic("alice under a full cap \(sent)")
             #expect(try await TrustPoolTests.stored(alice, mine.id))

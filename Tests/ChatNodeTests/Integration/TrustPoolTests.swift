@@ -11,8 +11,8 @@ struct FreshCrowd {
     let signers: [TestSigner]
     let peers: [PeerInfo]
 
-    init(_ count: Int) throws {
-        signers = try (0..<count).map { try TestSigner("crowd\($0)") }
+    init(_ count: Int, named prefix: String = "crowd") throws {
+        signers = try (0..<count).map { try TestSigner("\(prefix)\($0)") }
         peers = signers.map {
             PeerInfo(number: $0.identity.number, nickname: $0.identity.nickname, instanceId: "crowd", address: "memory",
                      identityKey: $0.encodedKey)
