@@ -62,7 +62,7 @@ import TestSupport
                     try await store.commit(changes)
                     known.append(one)
                 } catch {
-                    #expect((error as? StoreError)?.isFull == true)
+                    #expect(error.isFull, "packed: refused only for a full file")
                     return
                 }
             }
