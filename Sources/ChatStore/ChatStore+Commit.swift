@@ -7,8 +7,9 @@ extension ChatStore {
     /// delivery states, conversations and read markers. All or nothing: on
     /// error nothing is stored and the caller must not change its memory
     /// either. Refused by a full disk or cap while the pool holds
-    /// messages, or while it holds the user's own (`AgeingOrder`), it is
-    /// tried again with room made first (ChatStore+StoragePressure.swift).
+    /// messages, or with an ageing order (`AgeingOrder`: the user's own,
+    /// or a peer's by fair shares), it is tried again with room made first
+    /// (ChatStore+StoragePressure.swift).
     @discardableResult
     public func commit(_ changes: StoreChanges) throws(StoreError) -> StoreCommitResult {
         if changes.isEmpty { return StoreCommitResult() }

@@ -185,9 +185,10 @@ import TestSupport
         }
     }
 
-    /// Another peer's messages never age out anyone else's: without an
-    /// ageing order (a commit of others' messages), a full cap refuses.
-    @Test func aKnownPeersCommitNeverAgesOutAnotherKnownPeer() async throws {
+    /// Without an ageing order only the pool makes room: a full cap
+    /// refuses and ages out nothing else (the node gives every step an
+    /// order; a peer's ages out as fair shares allow: FairShareTests).
+    @Test func withoutAnAgeingOrderAFullCapRefusesAndAgesOutNothingElse() async throws {
         try await Fixtures.withTemporaryDirectory { directory in
             let store = try Self.store(in: directory, cap: 1_048_576)
             var writer = Writer()
