@@ -71,6 +71,8 @@ enum BeaconRateRow {
             configuration.discoveryPort = port
             configuration.broadcastAddresses = ["127.255.255.255"]
             configuration.adaptiveBeacons = adaptive
+            // The baseline answers newcomers at once, as before issue 29.
+            configuration.delayedAnswers = adaptive
             let key = try IdentityKey.generate()
             configuration.identityKey = key
             return P2PService(identity: NodeIdentity(number: key.nodeNumber, nickname: name), configuration: configuration)

@@ -23,6 +23,10 @@ public struct P2PConfiguration: Sendable {
     /// skipped. False: every `beaconInterval`, whatever the LAN's size
     /// (the schedule before it; a baseline for figures).
     public var adaptiveBeacons = true
+    /// On a LAN past 20 known nodes, a broadcast answer to a newcomer waits
+    /// 20-120 ms and gives way to others' answers (`NewcomerAnswers`).
+    /// False: every answer at once (before it; a baseline for figures).
+    public var delayedAnswers = true
     /// Longest wait for the next handshake message (from the connect for
     /// the first); the whole handshake must finish within twice this.
     public var handshakeTimeout: Duration = .seconds(3)
@@ -85,6 +89,14 @@ public struct P2PConfiguration: Sendable {
     var beaconPolicy: BeaconSchedule.Policy {
         var policy = BeaconSchedule.Policy(base: beaconInterval)
         policy.adaptive = adaptiveBeacons
+        return policy
+    }
+
+    /// The answers to newcomers (`NewcomerAnswers`).
+    var answerPolicy: NewcomerAnswers.Policy {
+        var policy = NewcomerAnswers.Policy()
+        policy.quietSize = beaconPolicy.quietSize
+        policy.delays = delayedAnswers
         return policy
     }
 

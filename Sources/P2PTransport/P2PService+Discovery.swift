@@ -22,7 +22,11 @@ extension P2PService {
             do {
                 if try Socket.sendDatagram(discovery, bytes, to: target) {
                     stats.beaconsSent += 1
-                    if unicast == nil, kind == .beacon { beaconSchedule.sent(at: now) }
+                    if unicast == nil, kind == .beacon {
+                        beaconSchedule.sent(at: now)
+                        // Every newcomer heard it: no answer waits any more.
+                        newcomerAnswers.sentBeacon()
+                    }
                 }
             } catch {
                 if warnedTargets.insert(target).inserted {
@@ -180,8 +184,10 @@ extension P2PService {
             // Keeps the announcement fresh for redials; names change only
             // by frames on the link (`noteIdentity`), never by a datagram.
             _ = announcements.observe(beacon, from: source.address, at: now)
-            // A linked peer knows us: one more that makes our next beacon redundant.
+            // A linked peer knows us: one more that makes our next beacon
+            // redundant, and maybe an answer that makes ours not worth a broadcast.
             beaconSchedule.heardLinked()
+            newcomerAnswers.heardLinkedBeacon()
         }
     }
 
@@ -237,14 +243,26 @@ extension P2PService {
     static let sealedKey = Array(#""sealed":""#.utf8)
 
     /// The answer to newcomer `number`: a beacon to its address alone when
-    /// `AnswerRoute` allows and the unicast budget lasts, else `answerBeacon`.
+    /// `AnswerRoute` allows and the unicast budget lasts, else `answerBeacon`,
+    /// at once on a small LAN, after a short random wait on a large one
+    /// (`NewcomerAnswers`; the tick sends it, or dials, when due).
     private func answer(_ number: NodeNumber, at source: IPv4Endpoint) {
         if AnswerRoute.choose(source: source, number: number, ownAddresses: ownAddresses, announcements: announcements) == .unicast,
            unicastAnswers.take(at: now) {
             sendDiscovery(.beacon, unicast: source)
             return
         }
-        answerBeacon()
+        switch newcomerAnswers.request(for: number, at: now, knownNodes: knownNodesAtTurn, random: Double.random(in: 0..<1)) {
+        case .now: answerBeacon()
+        case .later: break
+        }
+    }
+
+    /// The delayed answers due now (`NewcomerAnswers`): one broadcast for
+    /// those still needed, a dial for those that others' answers outnumbered.
+    func sendDueAnswers() {
+        // The dials follow in the tick's pass (`dialDue` says they are due).
+        if newcomerAnswers.due(at: now).broadcast { answerBeacon() }
     }
 
     /// An extra beacon, at most one per `answerBeaconGap`. One asked for

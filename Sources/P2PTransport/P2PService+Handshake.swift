@@ -195,6 +195,7 @@ extension P2PService {
         let previous = established[peer.number]
         established[peer.number] = link
         announcements.linked(peer.number)
+        newcomerAnswers.linked(peer.number)
         for index in staticPeers.indices where staticPeers[index].number == peer.number {
             staticPeers[index].backoff.reset()
         }

@@ -58,3 +58,17 @@ extension P2PService {
     /// Announcements the table holds.
     func announcementCountForTesting() -> Int { announcements.count }
 }
+
+extension P2PService {
+    /// Switches the delayed answers to newcomers (`NewcomerAnswers`) on or
+    /// off, so one LAN can be measured both ways.
+    func setDelayedAnswersForTesting(_ on: Bool) {
+        newcomerAnswers.policy.delays = on
+    }
+
+    /// Whether an answer to a newcomer waits (`NewcomerAnswers`).
+    func answerWaitsForTesting() -> Bool { newcomerAnswers.nextDue != nil }
+
+    /// The LAN's size as this node's last beacon turn counted it.
+    func knownNodesAtTurnForTesting() -> Int { knownNodesAtTurn }
+}

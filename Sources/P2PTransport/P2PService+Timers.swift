@@ -9,17 +9,20 @@ extension P2PService {
     /// small beside its deadline (a handshake has seconds).
     func tickAndPlan() -> Duration {
         tick()
-        return hasShortDeadlines ? configuration.tickInterval : configuration.idleTickInterval
+        let plan = hasShortDeadlines ? configuration.tickInterval : configuration.idleTickInterval
+        // A delayed answer goes out on time, not up to a tick late.
+        guard let due = newcomerAnswers.nextDue else { return plan }
+        return min(plan, max(due - now, .milliseconds(1)))
     }
 
-    /// The start burst, a deferred answer beacon, a claim being checked,
+    /// The start burst, a deferred or delayed answer, a claim being checked,
     /// paused reading, a link not yet (or no longer) plainly established,
     /// a throttled link, an announced or static peer with no link (a dial
     /// to make or retry).
     var hasShortDeadlines: Bool {
         // The burst counts down with beacons; without broadcast there are none.
         let bursting = burstLeft > 0 && configuration.broadcastAddresses != []
-        if bursting || answerDeferred || !pendingClaims.isEmpty || readingPaused { return true }
+        if bursting || answerDeferred || newcomerAnswers.nextDue != nil || !pendingClaims.isEmpty || readingPaused { return true }
         if links.values.contains(where: { !$0.isClosed && ($0.lifecycle.hasShortDeadline || $0.isThrottled) }) { return true }
         // A dial due before the next idle tick, as `dialAnnouncedPeers` and
         // `dialStaticPeers` decide (a peer that never links, say a failing
@@ -36,9 +39,12 @@ extension P2PService {
     /// When an announced peer with no link is to be dialled, by the dial
     /// rule: the lower number at its `nextDialAt`; the higher only once the
     /// peer has gone `fallbackDialDelay` without a link (nil: not yet known
-    /// to be unlinked).
+    /// to be unlinked), or at once if its answer became a dial
+    /// (`NewcomerAnswers`).
     func dialDue(_ number: NodeNumber, _ announcement: Announcement) -> Duration? {
-        if LinkArbiter.shouldDialOnDiscovery(local: identity.number, remote: number) { return announcement.nextDialAt }
+        if LinkArbiter.shouldDialOnDiscovery(local: identity.number, remote: number) || newcomerAnswers.dialsEarly(number) {
+            return announcement.nextDialAt
+        }
         guard let since = announcement.unlinkedSince else { return nil }
         return max(announcement.nextDialAt, since + configuration.fallbackDialDelay)
     }
@@ -66,6 +72,8 @@ extension P2PService {
         // stretched as the schedule stretches them (the size as of the last turn).
         let stretch = beaconSchedule.interval(knownNodes: knownNodesAtTurn) / configuration.beaconInterval
         announcements.expire(at: now, timeout: configuration.deadPeerTimeout * max(stretch, 1))
+        newcomerAnswers.forget { announcements[$0] == nil }
+        sendDueAnswers()
         dialAnnouncedPeers()
         dialStaticPeers()
         let timeouts = LinkLifecycle.Timeouts(handshake: configuration.handshakeTimeout, deadPeer: configuration.deadPeerTimeout,

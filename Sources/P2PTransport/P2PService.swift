@@ -81,6 +81,8 @@ public actor P2PService: PeerTransport {
     var nextBeaconAt: Duration = .zero
     /// When periodic beacons go out, and which are skipped as redundant.
     var beaconSchedule: BeaconSchedule
+    /// When broadcast answers to newcomers go out, or become dials.
+    var newcomerAnswers: NewcomerAnswers
     /// `knownNodeCount` as of the last beacon turn.
     var knownNodesAtTurn = 1
     var lastAnswerBeaconAt: Duration?
@@ -158,6 +160,7 @@ public actor P2PService: PeerTransport {
             beaconSealKey = nil
         }
         beaconSchedule = BeaconSchedule(policy: configuration.beaconPolicy)
+        newcomerAnswers = NewcomerAnswers(policy: configuration.answerPolicy)
         announcements = AnnouncementTable(backoffBase: configuration.reconnectDelay, backoffCap: configuration.maxReconnectDelay,
                                   maxEntries: configuration.limits.maxAnnouncements,
                                   maxPerAddress: configuration.limits.maxAnnouncementsPerAddress)
@@ -188,6 +191,7 @@ public actor P2PService: PeerTransport {
     public func counters() -> TransportCounters {
         var counters = stats
         counters.evictedAnnouncements = announcements.evictions
+        counters.answersSuppressed = newcomerAnswers.suppressed
         return counters
     }
 

@@ -15,6 +15,10 @@ public struct TransportCounters: Hashable, Sendable, Codable {
     public var beaconsReceived = 0
     /// Periodic beacons skipped as redundant (`BeaconSchedule`).
     public var beaconsSkipped = 0
+    /// Broadcast answers to newcomers not sent on a large LAN: the
+    /// newcomer was linked while the answer waited, or enough others had
+    /// answered and this node dialled it instead (`NewcomerAnswers`).
+    public var answersSuppressed = 0
 
     /// Frames whose `senderNumber` was not the link's identity; the link is cut.
     public var spoofed = 0

@@ -1,0 +1,86 @@
+import ChatCore
+import Foundation
+@testable import P2PTransport
+import Testing
+import TestSupport
+
+/// Issue 29's answers on real sockets: on one host every answer is a
+/// broadcast, so a newcomer with the lowest number drew one from every
+/// node. With `NewcomerAnswers` a few go out and the rest of the LAN dials
+/// it; it still links to everyone within 2 s. Both measured on one LAN.
+@Suite(.realTime) struct NewcomerAnswerTests {
+    /// What one newcomer's arrival cost and took.
+    private struct Arrival {
+        var allLinked: Duration
+        /// Beacons the newcomer received until it was linked to all.
+        var beaconsDrawn: Int
+        /// Answers the LAN did not broadcast meanwhile.
+        var suppressed: Int
+    }
+
+    @Test func aNewcomerDrawsFewerAnswersAndStillLinksToAllWithinTwoSeconds() async throws {
+        var configuration = P2PConfiguration()
+        configuration.discoveryPort = TestNetwork.discoveryPort()
+        configuration.broadcastAddresses = ["127.255.255.255"]
+        configuration.beaconInterval = .seconds(1)
+        // The two lowest numbers of 30 seeds are the newcomers, so every
+        // one of the 28 others answers them rather than dials (`LinkArbiter`).
+        let seeds = (UInt64(29_700)..<29_730).sorted { TestNetwork.key($0).nodeNumber < TestNetwork.key($1).nodeNumber }
+        let nodes = seeds.dropFirst(2).map { TestNode($0, "a\($0 % 100)", configuration: configuration) }
+        for node in nodes { try await node.service.start() }
+        #expect(await waitUntil("full mesh of \(nodes.count)", within: .seconds(40)) { await fullMesh(nodes) })
+        // Every node has counted the LAN (past the quiet size of 20) at a turn.
+        #expect(await waitUntil("every node counted the LAN", within: .seconds(10)) {
+            for node in nodes {
+                if await node.service.knownNodesAtTurnForTesting() <= 20 { return false }
+            }
+            return true
+        })
+
+        for node in nodes { await node.service.setDelayedAnswersForTesting(false) }
+        let before = try await arrival(of: TestNode(seeds[0], "before", configuration: configuration), among: nodes)
+        for node in nodes { await node.service.setDelayedAnswersForTesting(true) }
+        let after = try await arrival(of: TestNode(seeds[1], "after", configuration: configuration), among: nodes)
+
+        print("newcomer among \(nodes.count) nodes on one host: every answer at once: \(before.beaconsDrawn) beacons drawn, "
+              + "all linked \(before.allLinked); delayed answers: \(after.beaconsDrawn) beacons drawn, "
+              + "\(after.suppressed) answers suppressed, all linked \(after.allLinked)")
+        #expect(before.beaconsDrawn >= nodes.count / 2, "the baseline drew \(before.beaconsDrawn)")
+        #expect(before.suppressed == 0)
+        #expect(after.suppressed >= nodes.count / 2, "only \(after.suppressed) suppressed")
+        #expect(after.beaconsDrawn * 2 < before.beaconsDrawn, "\(after.beaconsDrawn) drawn, \(before.beaconsDrawn) before")
+        #expect(after.allLinked < .seconds(2), "all links after \(after.allLinked)")
+        for node in nodes { await node.service.stop() }
+    }
+
+    /// Starts `newcomer`, waits until it is linked to all `nodes`, stops it.
+    private func arrival(of newcomer: TestNode, among nodes: [TestNode]) async throws -> Arrival {
+        var suppressedBefore = 0
+        for node in nodes { suppressedBefore += await node.service.counters().answersSuppressed }
+        let started = ContinuousClock.now
+        try await newcomer.service.start()
+        let linked = await waitUntil("\(newcomer.identity.nickname) linked to all \(nodes.count)", within: .seconds(10)) {
+            await newcomer.service.connectedPeers().count == nodes.count
+        }
+        let allLinked = ContinuousClock.now - started
+        let drawn = await newcomer.service.counters().beaconsReceived
+        #expect(linked)
+        // No answer still waits (linked, each one is suppressed or gone out).
+        #expect(await waitUntil("answers settled", within: .seconds(5)) {
+            for node in nodes {
+                if await node.service.answerWaitsForTesting() { return false }
+            }
+            return true
+        })
+        var suppressed = -suppressedBefore
+        for node in nodes { suppressed += await node.service.counters().answersSuppressed }
+        await newcomer.service.stop()
+        #expect(await waitUntil("\(newcomer.identity.nickname) gone", within: .seconds(5)) {
+            for node in nodes {
+                if await node.service.connectedPeers().contains(where: { $0.number == newcomer.number }) { return false }
+            }
+            return true
+        })
+        return Arrival(allLinked: allLinked, beaconsDrawn: drawn, suppressed: suppressed)
+    }
+}

@@ -1,0 +1,157 @@
+import ChatCore
+@testable import P2PTransport
+import Testing
+import TestSupport
+
+/// The answers to a newcomer (issue 29): at once on a small LAN; on a large
+/// one after a random 20-120 ms, not at all once the newcomer is linked or
+/// heard us, and as a dial once enough others answered.
+@Suite struct NewcomerAnswersTests {
+    private let newcomer = TestNetwork.key(29_101).nodeNumber
+    private let second = TestNetwork.key(29_102).nodeNumber
+
+    @Test func aSmallLANAnswersAtOnce() {
+        var answers = NewcomerAnswers(policy: .init())
+        for known in [1, 2, 20] {
+            #expect(answers.request(for: newcomer, at: .seconds(1), knownNodes: known, random: 0.5) == .now)
+        }
+        #expect(answers.nextDue == nil)
+    }
+
+    @Test func theBaselineAnswersAtOnceWhateverTheSize() {
+        var policy = NewcomerAnswers.Policy()
+        policy.delays = false
+        var answers = NewcomerAnswers(policy: policy)
+        #expect(answers.request(for: newcomer, at: .seconds(1), knownNodes: 1_000, random: 0.5) == .now)
+    }
+
+    @Test func aLargeLANWaitsTwentyToAHundredTwentyMilliseconds() {
+        let clock = ManualClock()
+        var early = NewcomerAnswers(policy: .init())
+        var late = NewcomerAnswers(policy: .init())
+        let start = clock.uptime()
+        #expect(early.request(for: newcomer, at: start, knownNodes: 21, random: 0) == .later(start + .milliseconds(20)))
+        #expect(late.request(for: newcomer, at: start, knownNodes: 100, random: 1) == .later(start + .milliseconds(120)))
+        // Asked again (a second beacon of the burst), the same wait.
+        #expect(late.request(for: newcomer, at: start + .milliseconds(50), knownNodes: 100, random: 0)
+                == .later(start + .milliseconds(120)))
+        clock.advance(by: .milliseconds(19))
+        #expect(early.due(at: clock.uptime()) == .init())
+        clock.advance(by: .milliseconds(1))
+        #expect(early.due(at: clock.uptime()) == .init(broadcast: true))
+        #expect(early.nextDue == nil && early.suppressed == 0)
+    }
+
+    @Test func theWindowGrowsWithTheLANUpToASecond() {
+        let answers = NewcomerAnswers(policy: .init())
+        #expect(answers.window(knownNodes: 21) == .milliseconds(120))
+        #expect(answers.window(knownNodes: 120) == .milliseconds(120))
+        #expect(answers.window(knownNodes: 500) == .milliseconds(500))
+        #expect(answers.window(knownNodes: 10_000) == .seconds(1))
+    }
+
+    @Test func aNewcomerLinkedMeanwhileIsNotAnswered() {
+        let clock = ManualClock()
+        var answers = NewcomerAnswers(policy: .init())
+        _ = answers.request(for: newcomer, at: clock.uptime(), knownNodes: 50, random: 0.5)
+        answers.linked(newcomer)
+        clock.advance(by: .milliseconds(200))
+        #expect(answers.due(at: clock.uptime()) == .init())
+        #expect(answers.suppressed == 1)
+        #expect(!answers.dialsEarly(newcomer))
+    }
+
+    @Test func ourOwnBeaconIsTheAnswer() {
+        let clock = ManualClock()
+        var answers = NewcomerAnswers(policy: .init())
+        _ = answers.request(for: newcomer, at: clock.uptime(), knownNodes: 50, random: 0.5)
+        answers.sentBeacon()
+        clock.advance(by: .milliseconds(200))
+        #expect(answers.due(at: clock.uptime()) == .init())
+        #expect(answers.nextDue == nil)
+    }
+
+    @Test func enoughOtherAnswersTurnOursIntoADial() {
+        let clock = ManualClock()
+        var answers = NewcomerAnswers(policy: .init())
+        _ = answers.request(for: newcomer, at: clock.uptime(), knownNodes: 50, random: 1)
+        for _ in 0..<answers.policy.enough { answers.heardLinkedBeacon() }
+        clock.advance(by: .milliseconds(120))
+        #expect(answers.due(at: clock.uptime()) == .init(broadcast: false, dial: [newcomer]))
+        #expect(answers.dialsEarly(newcomer))
+        #expect(answers.suppressed == 1)
+        // Linked by that dial: nothing left to do for it.
+        answers.linked(newcomer)
+        #expect(!answers.dialsEarly(newcomer) && answers.suppressed == 1)
+    }
+
+    @Test func fewerAnswersThanEnoughStillBroadcast() {
+        let clock = ManualClock()
+        var answers = NewcomerAnswers(policy: .init())
+        _ = answers.request(for: newcomer, at: clock.uptime(), knownNodes: 50, random: 1)
+        for _ in 1..<answers.policy.enough { answers.heardLinkedBeacon() }
+        clock.advance(by: .milliseconds(120))
+        #expect(answers.due(at: clock.uptime()) == .init(broadcast: true))
+        #expect(!answers.dialsEarly(newcomer) && answers.suppressed == 0)
+    }
+
+    @Test func beaconsHeardBeforeTheRequestDoNotCount() {
+        let clock = ManualClock()
+        var answers = NewcomerAnswers(policy: .init())
+        for _ in 0..<10 { answers.heardLinkedBeacon() }
+        _ = answers.request(for: newcomer, at: clock.uptime(), knownNodes: 50, random: 0)
+        clock.advance(by: .milliseconds(20))
+        #expect(answers.due(at: clock.uptime()) == .init(broadcast: true))
+    }
+
+    @Test func oneBroadcastAnswersEveryNewcomerWaiting() {
+        let clock = ManualClock()
+        var answers = NewcomerAnswers(policy: .init())
+        _ = answers.request(for: newcomer, at: clock.uptime(), knownNodes: 50, random: 0)
+        _ = answers.request(for: second, at: clock.uptime(), knownNodes: 50, random: 1)
+        clock.advance(by: .milliseconds(20))
+        #expect(answers.due(at: clock.uptime()) == .init(broadcast: true))
+        #expect(answers.nextDue == nil)
+    }
+
+    @Test func aDialDueBesideABroadcastStaysADial() {
+        let clock = ManualClock()
+        var answers = NewcomerAnswers(policy: .init())
+        _ = answers.request(for: newcomer, at: clock.uptime(), knownNodes: 50, random: 0)
+        for _ in 0..<answers.policy.enough { answers.heardLinkedBeacon() }
+        _ = answers.request(for: second, at: clock.uptime(), knownNodes: 50, random: 0)
+        clock.advance(by: .milliseconds(20))
+        #expect(answers.due(at: clock.uptime()) == .init(broadcast: true, dial: [newcomer]))
+    }
+
+    @Test func waitingIsBoundedAndOverflowAnswersAtOnce() {
+        var policy = NewcomerAnswers.Policy()
+        policy.maxWaiting = 4
+        var answers = NewcomerAnswers(policy: policy)
+        let numbers = (0..<5).map { TestNetwork.key(29_200 + UInt64($0)).nodeNumber }
+        for number in numbers.prefix(4) {
+            #expect(answers.request(for: number, at: .seconds(1), knownNodes: 50, random: 0.5) != .now)
+        }
+        #expect(answers.request(for: numbers[4], at: .seconds(1), knownNodes: 50, random: 0.5) == .now)
+        // Gone newcomers are forgotten, which makes room.
+        answers.forget { $0 == numbers[0] }
+        #expect(answers.request(for: numbers[4], at: .seconds(1), knownNodes: 50, random: 0.5) != .now)
+    }
+
+    @Test func earlyDialsAreBoundedAndForgottenWhenGone() {
+        var policy = NewcomerAnswers.Policy()
+        policy.maxWaiting = 2
+        policy.enough = 0
+        var answers = NewcomerAnswers(policy: policy)
+        let numbers = (0..<3).map { TestNetwork.key(29_300 + UInt64($0)).nodeNumber }
+        for number in numbers.prefix(2) {
+            _ = answers.request(for: number, at: .zero, knownNodes: 50, random: 0)
+        }
+        #expect(answers.due(at: .seconds(1)).dial.count == 2)
+        // Two dials wait for their links: the next newcomer is answered as before.
+        #expect(answers.request(for: numbers[2], at: .seconds(1), knownNodes: 50, random: 0) == .now)
+        answers.forget { $0 == numbers[0] }
+        #expect(!answers.dialsEarly(numbers[0]) && answers.dialsEarly(numbers[1]))
+        #expect(answers.request(for: numbers[2], at: .seconds(1), knownNodes: 50, random: 0) != .now)
+    }
+}
