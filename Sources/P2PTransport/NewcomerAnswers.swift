@@ -22,7 +22,8 @@ import ChatCore
 ///   LAN is already awake with others' answers), ours would be one more
 ///   datagram for every node; this node dials the newcomer instead (the
 ///   fallback dial of `LinkArbiter`, brought forward). The dial links the
-///   pair directly and wakes no one else.
+///   pair directly and wakes no one else. Should the dial fail, the
+///   answer is broadcast after all (`dialFailed`).
 ///
 /// Why a dial, not silence: another node's answer names that node only
 /// (nothing tells a newcomer about nodes it has not heard), so a node that
@@ -133,6 +134,17 @@ public struct NewcomerAnswers: Sendable, Hashable {
     public mutating func linked(_ number: NodeNumber) {
         dialling.remove(number)
         if waiting.removeValue(forKey: number) != nil { suppressed += 1 }
+    }
+
+    /// A dial of `number` failed. True if it was an answer turned into a
+    /// dial: the answer is broadcast after all (the newcomer's port may be
+    /// unreachable from here, or its connection gate full: on one host
+    /// every dial comes from 127.0.0.1, and past `connectionBurstPerAddress`
+    /// (64) of them it refuses), and `number` is dialled by the usual rule.
+    public mutating func dialFailed(_ number: NodeNumber) -> Bool {
+        guard dialling.remove(number) != nil else { return false }
+        suppressed -= 1
+        return true
     }
 
     /// Forgets newcomers `isGone` says are gone (their announcement expired).

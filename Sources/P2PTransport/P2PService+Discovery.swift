@@ -271,13 +271,14 @@ extension P2PService {
     /// hear of us only at our next regular beacon, up to 2.4 s later.
     /// Regular beacons do not count against the gap: one sent before the
     /// newcomer listened did not reach it (that cost every start 0.1 s).
-    private func answerBeacon() {
+    func answerBeacon() {
         if let last = lastAnswerBeaconAt, now - last < configuration.answerBeaconGap {
             nextBeaconAt = min(nextBeaconAt, last + configuration.answerBeaconGap)
             answerDeferred = true
             return
         }
         lastAnswerBeaconAt = now
+        stats.answersBroadcast += 1
         sendDiscovery(.beacon)
     }
 }

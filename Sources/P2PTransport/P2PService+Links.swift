@@ -300,6 +300,8 @@ extension P2PService {
     /// Backs off the next dial of an announced peer or a static peer.
     func scheduleRedial(number: NodeNumber?, staticIndex: Int?) {
         if let number { announcements.scheduleRedial(number, at: now) }
+        // A dial that stood for an answer failed: the answer goes out after all.
+        if let number, established[number] == nil, newcomerAnswers.dialFailed(number) { answerBeacon() }
         for index in staticPeers.indices where index == staticIndex || (number != nil && staticPeers[index].number == number) {
             staticPeers[index].nextDialAt = now + staticPeers[index].backoff.nextDelay()
         }

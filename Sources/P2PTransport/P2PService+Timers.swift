@@ -95,6 +95,7 @@ extension P2PService {
             if answerDeferred {
                 // This beacon is the answer that had to wait.
                 lastAnswerBeaconAt = now
+                stats.answersBroadcast += 1
                 answerDeferred = false
             }
             if burstLeft > 1 {

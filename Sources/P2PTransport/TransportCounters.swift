@@ -15,6 +15,9 @@ public struct TransportCounters: Hashable, Sendable, Codable {
     public var beaconsReceived = 0
     /// Periodic beacons skipped as redundant (`BeaconSchedule`).
     public var beaconsSkipped = 0
+    /// Extra beacons broadcast to answer newcomers (PROTOCOL.md 2.3; unicast
+    /// answers, the start burst and periodic turns aside).
+    public var answersBroadcast = 0
     /// Broadcast answers to newcomers not sent on a large LAN: the
     /// newcomer was linked while the answer waited, or enough others had
     /// answered and this node dialled it instead (`NewcomerAnswers`).

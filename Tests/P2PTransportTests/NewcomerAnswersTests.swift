@@ -85,6 +85,20 @@ import TestSupport
         #expect(!answers.dialsEarly(newcomer) && answers.suppressed == 1)
     }
 
+    @Test func aFailedDialIsAnsweredAfterAll() {
+        let clock = ManualClock()
+        var answers = NewcomerAnswers(policy: .init())
+        _ = answers.request(for: newcomer, at: clock.uptime(), knownNodes: 50, random: 0)
+        for _ in 0..<answers.policy.enough { answers.heardLinkedBeacon() }
+        clock.advance(by: .milliseconds(20))
+        #expect(answers.due(at: clock.uptime()).dial == [newcomer])
+        #expect(answers.dialFailed(newcomer))
+        #expect(!answers.dialsEarly(newcomer) && answers.suppressed == 0)
+        // Only once, and never for a dial that was not an answer.
+        #expect(!answers.dialFailed(newcomer))
+        #expect(!answers.dialFailed(second))
+    }
+
     @Test func fewerAnswersThanEnoughStillBroadcast() {
         let clock = ManualClock()
         var answers = NewcomerAnswers(policy: .init())
