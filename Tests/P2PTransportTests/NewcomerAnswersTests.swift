@@ -13,7 +13,8 @@ import TestSupport
     @Test func aSmallLANAnswersAtOnce() {
         var answers = NewcomerAnswers(policy: .init())
         for known in [1, 2, 20] {
-            #expect(answers.request(for: newcomer, at: .seconds(1), knownNodes: known, random: 0.5) == .now)
+            let asked1 = answers.request(for: newcomer, at: .seconds(1), knownNodes: known, random: 0.5)
+            #expect(asked1 == .now)
         }
         #expect(answers.nextDue == nil)
     }
@@ -22,7 +23,8 @@ import TestSupport
         var policy = NewcomerAnswers.Policy()
         policy.delays = false
         var answers = NewcomerAnswers(policy: policy)
-        #expect(answers.request(for: newcomer, at: .seconds(1), knownNodes: 1_000, random: 0.5) == .now)
+        let asked2 = answers.request(for: newcomer, at: .seconds(1), knownNodes: 1_000, random: 0.5)
+        #expect(asked2 == .now)
     }
 
     @Test func aLargeLANWaitsTwentyToAHundredTwentyMilliseconds() {
@@ -30,15 +32,20 @@ import TestSupport
         var early = NewcomerAnswers(policy: .init())
         var late = NewcomerAnswers(policy: .init())
         let start = clock.uptime()
-        #expect(early.request(for: newcomer, at: start, knownNodes: 21, random: 0) == .later(start + .milliseconds(20)))
-        #expect(late.request(for: newcomer, at: start, knownNodes: 100, random: 1) == .later(start + .milliseconds(120)))
+        let asked3 = early.request(for: newcomer, at: start, knownNodes: 21, random: 0)
+        #expect(asked3 == .later(start + .milliseconds(20)))
+        let asked4 = late.request(for: newcomer, at: start, knownNodes: 100, random: 1)
+        #expect(asked4 == .later(start + .milliseconds(120)))
         // Asked again (a second beacon of the burst), the same wait.
-        #expect(late.request(for: newcomer, at: start + .milliseconds(50), knownNodes: 100, random: 0)
+        let asked5 = late.request(for: newcomer, at: start + .milliseconds(50), knownNodes: 100, random: 0)
+        #expect(asked5
                 == .later(start + .milliseconds(120)))
         clock.advance(by: .milliseconds(19))
-        #expect(early.due(at: clock.uptime()) == .init())
+        let outcome6 = early.due(at: clock.uptime())
+        #expect(outcome6 == .init())
         clock.advance(by: .milliseconds(1))
-        #expect(early.due(at: clock.uptime()) == .init(broadcast: true))
+        let outcome7 = early.due(at: clock.uptime())
+        #expect(outcome7 == .init(broadcast: true))
         #expect(early.nextDue == nil && early.suppressed == 0)
     }
 
@@ -56,7 +63,8 @@ import TestSupport
         _ = answers.request(for: newcomer, at: clock.uptime(), knownNodes: 50, random: 0.5)
         answers.linked(newcomer)
         clock.advance(by: .milliseconds(200))
-        #expect(answers.due(at: clock.uptime()) == .init())
+        let outcome8 = answers.due(at: clock.uptime())
+        #expect(outcome8 == .init())
         #expect(answers.suppressed == 1)
         #expect(!answers.dialsEarly(newcomer))
     }
@@ -67,7 +75,8 @@ import TestSupport
         _ = answers.request(for: newcomer, at: clock.uptime(), knownNodes: 50, random: 0.5)
         answers.sentBeacon()
         clock.advance(by: .milliseconds(200))
-        #expect(answers.due(at: clock.uptime()) == .init())
+        let outcome9 = answers.due(at: clock.uptime())
+        #expect(outcome9 == .init())
         #expect(answers.nextDue == nil)
     }
 
@@ -77,7 +86,8 @@ import TestSupport
         _ = answers.request(for: newcomer, at: clock.uptime(), knownNodes: 50, random: 1)
         for _ in 0..<answers.policy.enough { answers.heardLinkedBeacon() }
         clock.advance(by: .milliseconds(120))
-        #expect(answers.due(at: clock.uptime()) == .init(broadcast: false, dial: [newcomer]))
+        let outcome10 = answers.due(at: clock.uptime())
+        #expect(outcome10 == .init(broadcast: false, dial: [newcomer]))
         #expect(answers.dialsEarly(newcomer))
         #expect(answers.suppressed == 1)
         // Linked by that dial: nothing left to do for it.
@@ -91,12 +101,16 @@ import TestSupport
         _ = answers.request(for: newcomer, at: clock.uptime(), knownNodes: 50, random: 0)
         for _ in 0..<answers.policy.enough { answers.heardLinkedBeacon() }
         clock.advance(by: .milliseconds(20))
-        #expect(answers.due(at: clock.uptime()).dial == [newcomer])
-        #expect(answers.dialFailed(newcomer))
+        let outcome11 = answers.due(at: clock.uptime())
+        #expect(outcome11.dial == [newcomer])
+        let failed12 = answers.dialFailed(newcomer)
+        #expect(failed12)
         #expect(!answers.dialsEarly(newcomer) && answers.suppressed == 0)
         // Only once, and never for a dial that was not an answer.
-        #expect(!answers.dialFailed(newcomer))
-        #expect(!answers.dialFailed(second))
+        let failed13 = answers.dialFailed(newcomer)
+        #expect(!failed13)
+        let failed14 = answers.dialFailed(second)
+        #expect(!failed14)
     }
 
     @Test func fewerAnswersThanEnoughStillBroadcast() {
@@ -105,7 +119,8 @@ import TestSupport
         _ = answers.request(for: newcomer, at: clock.uptime(), knownNodes: 50, random: 1)
         for _ in 1..<answers.policy.enough { answers.heardLinkedBeacon() }
         clock.advance(by: .milliseconds(120))
-        #expect(answers.due(at: clock.uptime()) == .init(broadcast: true))
+        let outcome15 = answers.due(at: clock.uptime())
+        #expect(outcome15 == .init(broadcast: true))
         #expect(!answers.dialsEarly(newcomer) && answers.suppressed == 0)
     }
 
@@ -115,7 +130,8 @@ import TestSupport
         for _ in 0..<10 { answers.heardLinkedBeacon() }
         _ = answers.request(for: newcomer, at: clock.uptime(), knownNodes: 50, random: 0)
         clock.advance(by: .milliseconds(20))
-        #expect(answers.due(at: clock.uptime()) == .init(broadcast: true))
+        let outcome16 = answers.due(at: clock.uptime())
+        #expect(outcome16 == .init(broadcast: true))
     }
 
     @Test func oneBroadcastAnswersEveryNewcomerWaiting() {
@@ -124,7 +140,8 @@ import TestSupport
         _ = answers.request(for: newcomer, at: clock.uptime(), knownNodes: 50, random: 0)
         _ = answers.request(for: second, at: clock.uptime(), knownNodes: 50, random: 1)
         clock.advance(by: .milliseconds(20))
-        #expect(answers.due(at: clock.uptime()) == .init(broadcast: true))
+        let outcome17 = answers.due(at: clock.uptime())
+        #expect(outcome17 == .init(broadcast: true))
         #expect(answers.nextDue == nil)
     }
 
@@ -135,7 +152,8 @@ import TestSupport
         for _ in 0..<answers.policy.enough { answers.heardLinkedBeacon() }
         _ = answers.request(for: second, at: clock.uptime(), knownNodes: 50, random: 0)
         clock.advance(by: .milliseconds(20))
-        #expect(answers.due(at: clock.uptime()) == .init(broadcast: true, dial: [newcomer]))
+        let outcome18 = answers.due(at: clock.uptime())
+        #expect(outcome18 == .init(broadcast: true, dial: [newcomer]))
     }
 
     @Test func waitingIsBoundedAndOverflowAnswersAtOnce() {
@@ -144,12 +162,15 @@ import TestSupport
         var answers = NewcomerAnswers(policy: policy)
         let numbers = (0..<5).map { TestNetwork.key(29_200 + UInt64($0)).nodeNumber }
         for number in numbers.prefix(4) {
-            #expect(answers.request(for: number, at: .seconds(1), knownNodes: 50, random: 0.5) != .now)
+            let asked19 = answers.request(for: number, at: .seconds(1), knownNodes: 50, random: 0.5)
+            #expect(asked19 != .now)
         }
-        #expect(answers.request(for: numbers[4], at: .seconds(1), knownNodes: 50, random: 0.5) == .now)
+        let asked20 = answers.request(for: numbers[4], at: .seconds(1), knownNodes: 50, random: 0.5)
+        #expect(asked20 == .now)
         // Gone newcomers are forgotten, which makes room.
         answers.forget { $0 == numbers[0] }
-        #expect(answers.request(for: numbers[4], at: .seconds(1), knownNodes: 50, random: 0.5) != .now)
+        let asked21 = answers.request(for: numbers[4], at: .seconds(1), knownNodes: 50, random: 0.5)
+        #expect(asked21 != .now)
     }
 
     @Test func earlyDialsAreBoundedAndForgottenWhenGone() {
@@ -161,11 +182,14 @@ import TestSupport
         for number in numbers.prefix(2) {
             _ = answers.request(for: number, at: .zero, knownNodes: 50, random: 0)
         }
-        #expect(answers.due(at: .seconds(1)).dial.count == 2)
+        let outcome22 = answers.due(at: .seconds(1))
+        #expect(outcome22.dial.count == 2)
         // Two dials wait for their links: the next newcomer is answered as before.
-        #expect(answers.request(for: numbers[2], at: .seconds(1), knownNodes: 50, random: 0) == .now)
+        let asked23 = answers.request(for: numbers[2], at: .seconds(1), knownNodes: 50, random: 0)
+        #expect(asked23 == .now)
         answers.forget { $0 == numbers[0] }
         #expect(!answers.dialsEarly(numbers[0]) && answers.dialsEarly(numbers[1]))
-        #expect(answers.request(for: numbers[2], at: .seconds(1), knownNodes: 50, random: 0) != .now)
+        let asked24 = answers.request(for: numbers[2], at: .seconds(1), knownNodes: 50, random: 0)
+        #expect(asked24 != .now)
     }
 }
