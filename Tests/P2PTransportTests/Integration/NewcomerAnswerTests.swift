@@ -19,14 +19,12 @@ import TestSupport
         var suppressed: Int
     }
 
-    @Test func aNewcomerDrawsFewerAnswersAndStillLinksToAllWithinTwoSeconds() async throws {
-        var configuration = P2PConfiguration()
-        configuration.discoveryPort = TestNetwork.discoveryPort()
-        configuration.broadcastAddresses = ["127.255.255.255"]
-        configuration.beaconInterval = .seconds(1)
-        // The two lowest numbers of 30 seeds are the newcomers, so every
-        // one of the 28 others answers them rather than dials (`LinkArbiter`).
-        let seeds = (UInt64(29_700)..<29_730).sorted { TestNetwork.key($0).nodeNumber < TestNetwork.key($1).nodeNumber }
+    /// 28 services on loopback, meshed, each past a turn that counted them
+    /// all; and the seeds of two newcomers with lower numbers than all of
+    /// them, so every one answers them rather than dials (`LinkArbiter`).
+    private func settledLAN(from base: UInt64, configuration: P2PConfiguration) async throws
+        -> (nodes: [TestNode], newcomers: [UInt64]) {
+        let seeds = (base..<base + 30).sorted { TestNetwork.key($0).nodeNumber < TestNetwork.key($1).nodeNumber }
         let nodes = seeds.dropFirst(2).map { TestNode($0, "a\($0 % 100)", configuration: configuration) }
         for node in nodes { try await node.service.start() }
         #expect(await waitUntil("full mesh of \(nodes.count)", within: .seconds(40)) { await fullMesh(nodes) })
@@ -37,6 +35,20 @@ import TestSupport
             }
             return true
         })
+        return (nodes, Array(seeds.prefix(2)))
+    }
+
+    private func loopbackConfiguration() -> P2PConfiguration {
+        var configuration = P2PConfiguration()
+        configuration.discoveryPort = TestNetwork.discoveryPort()
+        configuration.broadcastAddresses = ["127.255.255.255"]
+        configuration.beaconInterval = .seconds(1)
+        return configuration
+    }
+
+    @Test func aNewcomerDrawsFewerAnswersAndStillLinksToAllWithinTwoSeconds() async throws {
+        let configuration = loopbackConfiguration()
+        let (nodes, seeds) = try await settledLAN(from: 29_700, configuration: configuration)
 
         for node in nodes { await node.service.setDelayedAnswersForTesting(false) }
         let before = try await arrival(of: TestNode(seeds[0], "before", configuration: configuration), among: nodes)
@@ -53,6 +65,25 @@ import TestSupport
         #expect(after.suppressed >= nodes.count / 2, "only \(after.suppressed) suppressed")
         #expect(after.beaconsDrawn < before.beaconsDrawn, "\(after.beaconsDrawn) drawn, \(before.beaconsDrawn) before")
         #expect(after.allLinked < .seconds(2), "all links after \(after.allLinked)")
+        for node in nodes { await node.service.stop() }
+    }
+
+    /// The dials that stand for answers are refused (a newcomer whose
+    /// connection gate admits 4 from 127.0.0.1): those nodes answer after
+    /// all, and it still links to all of them within 2 s.
+    @Test func refusedDialsAreAnsweredAfterAll() async throws {
+        let configuration = loopbackConfiguration()
+        let (nodes, seeds) = try await settledLAN(from: 29_800, configuration: configuration)
+        var strict = configuration
+        strict.limits.connectionBurstPerAddress = 4
+        strict.limits.connectionsPerSecondPerAddress = 1
+        let newcomer = TestNode(seeds[0], "strict", configuration: strict)
+        let arrival = try await arrival(of: newcomer, among: nodes)
+        print("newcomer refusing all but 4 dials among \(nodes.count): \(arrival.broadcast) answers broadcast, "
+              + "\(arrival.suppressed) suppressed, all linked \(arrival.allLinked)")
+        #expect(await newcomer.service.counters().refusedConnectionRate > 0)
+        #expect(arrival.broadcast > 3, "only \(arrival.broadcast) answers broadcast")
+        #expect(arrival.allLinked < .seconds(2), "all links after \(arrival.allLinked)")
         for node in nodes { await node.service.stop() }
     }
 
