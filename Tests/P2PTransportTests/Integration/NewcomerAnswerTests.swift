@@ -62,7 +62,8 @@ import TestSupport
         #expect(before.broadcast >= nodes.count / 2, "the baseline broadcast \(before.broadcast) answers")
         #expect(before.suppressed == 0)
         #expect(after.broadcast * 3 <= before.broadcast, "\(after.broadcast) answers broadcast, \(before.broadcast) before")
-        #expect(after.suppressed >= nodes.count / 2, "only \(after.suppressed) suppressed")
+        // Periodic turns that fall in the wait also answer (and count as neither).
+        #expect(after.suppressed >= nodes.count / 4, "only \(after.suppressed) suppressed")
         #expect(after.beaconsDrawn < before.beaconsDrawn, "\(after.beaconsDrawn) drawn, \(before.beaconsDrawn) before")
         #expect(after.allLinked < .seconds(2), "all links after \(after.allLinked)")
         for node in nodes { await node.service.stop() }
