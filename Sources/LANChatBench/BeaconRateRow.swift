@@ -39,11 +39,12 @@ enum BeaconRateRow {
             numbers["real_\(name)_received_per_node_s"] = trial.receivedPerNode
             numbers["real_\(name)_first_link_ms"] = trial.firstLink * 1_000
             numbers["real_\(name)_all_links_ms"] = trial.allLinks * 1_000
+            numbers["real_\(name)_answers"] = Double(trial.answers)
         }
         met = met && real.firstLink < 2 && real.allLinks < 2
         func describe(_ trial: Trial) -> String {
-            String(format: "%d real nodes %.1f/s (each received %.1f/s), newcomer's first link %.0f ms, all %d links %.0f ms",
-                   size, trial.perSecond, trial.receivedPerNode, trial.firstLink * 1_000, size, trial.allLinks * 1_000)
+            String(format: "%d real nodes %.1f/s (each received %.1f/s), newcomer's first link %.0f ms, all %d links %.0f ms, %d answers broadcast",
+                   size, trial.perSecond, trial.receivedPerNode, trial.firstLink * 1_000, size, trial.allLinks * 1_000, trial.answers)
         }
         return BenchRow(
             key: "beacon-rate",
@@ -60,6 +61,8 @@ enum BeaconRateRow {
         var receivedPerNode: Double
         var firstLink: Double
         var allLinks: Double
+        /// Answers the LAN broadcast to the newcomer (`NewcomerAnswers`).
+        var answers: Int
     }
 
     /// `size` services meshed on loopback, settled; their beacons over
@@ -106,6 +109,12 @@ enum BeaconRateRow {
         let after = await totals()
         let seconds = Measure.seconds(ContinuousClock.now - windowStart)
 
+        func answers() async -> Int {
+            var sum = 0
+            for service in services { sum += await service.counters().answersBroadcast }
+            return sum
+        }
+        let answersBefore = await answers()
         let newcomer = try service("newcomer")
         let started = ContinuousClock.now
         try await newcomer.start()
@@ -122,10 +131,11 @@ enum BeaconRateRow {
             }
             try await Task.sleep(for: .milliseconds(1))
         }
+        let answered = await answers() - answersBefore
         await newcomer.stop()
         for service in services { await service.stop() }
         return Trial(perSecond: Double(after.sent - before.sent) / seconds,
                      receivedPerNode: Double(after.received - before.received) / seconds / Double(size),
-                     firstLink: firstLink, allLinks: allLinks)
+                     firstLink: firstLink, allLinks: allLinks, answers: answered)
     }
 }

@@ -254,13 +254,20 @@ extension P2PService {
         }
         switch newcomerAnswers.request(for: number, at: now, knownNodes: knownNodesAtTurn, random: Double.random(in: 0..<1)) {
         case .now: answerBeacon()
-        case .later: break
+        case .later: break  // the tick sends it, or dials, when due
         }
     }
 
     /// The delayed answers due now (`NewcomerAnswers`): one broadcast for
     /// those still needed, a dial for those that others' answers outnumbered.
+    /// Run by the tick, so an idle node (ticks up to 250 ms apart) answers
+    /// at its first tick past the due time: still well within the
+    /// newcomer's second, and the spread helps the suppression.
     func sendDueAnswers() {
+        guard let next = newcomerAnswers.nextDue, next <= now else { return }
+        // Others' answers that arrived but wait in the socket count too: on
+        // a busy host timers and reads wake together, and the timer first.
+        receiveDatagrams()
         // The dials follow in the tick's pass (`dialDue` says they are due).
         if newcomerAnswers.due(at: now).broadcast { answerBeacon() }
     }
