@@ -38,20 +38,20 @@ public final class EventLog<Event: Sendable>: Sendable {
 
     /// Waits until some event satisfies `match`, returning the first such.
     @discardableResult
-    public func first<T>(_ what: String = "event", within timeout: Duration = TestDeadline.standard, _ match: (Event) -> T?) async throws -> T {
-        let deadline = ContinuousClock.now + timeout
+    public func first<T>(_ what: String = "event", within timeout: Duration? = nil, _ match: (Event) -> T?) async throws -> T {
+        var budget = WaitBudget(within: timeout)
         while true {
             if let found = events.lazy.compactMap(match).first { return found }
-            if ContinuousClock.now >= deadline { throw WaitTimeout(what: what) }
+            if budget.isSpent() { throw WaitTimeout(what: what) }
             try await Task.sleep(for: .milliseconds(5))
         }
     }
 
     /// Waits until `condition` holds over all events so far.
-    public func until(_ what: String = "condition", within timeout: Duration = TestDeadline.standard, _ condition: ([Event]) -> Bool) async throws {
-        let deadline = ContinuousClock.now + timeout
+    public func until(_ what: String = "condition", within timeout: Duration? = nil, _ condition: ([Event]) -> Bool) async throws {
+        var budget = WaitBudget(within: timeout)
         while !condition(events) {
-            if ContinuousClock.now >= deadline { throw WaitTimeout(what: what) }
+            if budget.isSpent() { throw WaitTimeout(what: what) }
             try await Task.sleep(for: .milliseconds(5))
         }
     }
@@ -69,15 +69,17 @@ extension EventLog where Event == TransportEvent {
 }
 
 /// The one deadline-based wait of the test suite: polls `condition` every
-/// 10 ms (hundreds of tests wait at once) until it holds or `timeout` passes, and returns whether it held. A
+/// 10 ms (hundreds of tests wait at once) until it holds or its budget is
+/// used up (`WaitBudget`: the standard deadline, stalls forgiven, or the
+/// wall-clock bound named with `within:`), and returns whether it held. A
 /// wait is never an assertion by itself: callers assert on the result
 /// (`#expect(await waitUntil { ... })`, `try #require(await waitUntil(...))`).
 /// `what` names the condition for readers of the test. Not discardable:
 /// an ignored result would be a wait that asserts nothing.
-public func waitUntil(_ what: String = "condition", within timeout: Duration = TestDeadline.standard,
+public func waitUntil(_ what: String = "condition", within timeout: Duration? = nil,
                       _ condition: () async throws -> Bool) async rethrows -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
+    var budget = WaitBudget(within: timeout)
+    while !budget.isSpent() {
         if try await condition() { return true }
         try? await Task.sleep(for: .milliseconds(10))
     }
