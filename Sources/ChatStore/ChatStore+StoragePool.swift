@@ -10,9 +10,8 @@ import ChatCore
 /// own rows: a new message is always stored, and the arrival numbers
 /// (catch-up cursors, the search mark) never go back. In the same
 /// transaction, the deleted rows leave their rooms (count, unread, the
-/// newest message), their authors' totals and the pool's; the search
-/// index drops them through its delete trigger (rows above its mark were
-/// never in it). Read markers are cursors, not rows, and stay valid.
+/// newest message), their authors' totals and the pool's, and the search
+/// index (`deleteAged`). Read markers are cursors, not rows, and stay valid.
 extension ChatStore {
     /// The pool's totals.
     public func poolUsage() throws(StoreError) -> StorageUsage {
@@ -55,46 +54,30 @@ extension ChatStore {
     /// the counted bytes it freed.
     @discardableResult
     func ageOutPool(budget: Int?, reclaim: Int, before: Int64, into result: inout StoreCommitResult) throws(StoreError) -> Int {
+        let chosen = try poolCandidates(budget: budget, reclaim: reclaim, before: before)
+        guard !chosen.seqs.isEmpty else { return 0 }
+        try deleteAged(seqs: chosen.seqs, into: &result)
+        logger.debug("aged out \(chosen.seqs.count) messages (\(chosen.bytes) bytes) of the shared pool")
+        return chosen.bytes
+    }
+
+    /// The pool's oldest rows stored before arrival `before` that bring it
+    /// within `budget` and free `reclaim` counted bytes, and those bytes.
+    func poolCandidates(budget: Int?, reclaim: Int, before: Int64) throws(StoreError) -> (seqs: [Int64], bytes: Int) {
         let pool = try poolUsage()
-        guard pool.messages > 0 else { return 0 }
+        guard pool.messages > 0 else { return ([], 0) }
         let target = max(reclaim, budget.map { pool.bytes - $0 } ?? 0)
-        guard target > 0 else { return 0 }
-        let database = try db()
-        // Up to which arrival number the oldest rows free `target`.
-        let through = try database.withStatement(SQL.pooledOldest) { statement throws(StoreError) -> Int64? in
+        guard target > 0 else { return ([], 0) }
+        return try db().withStatement(SQL.pooledOldest) { statement throws(StoreError) in
             try statement.bind(before, at: 1)
+            var seqs: [Int64] = []
             var freed = 0
-            var last: Int64?
             while freed < target, try statement.step() {
-                last = statement.int64(0)
+                seqs.append(statement.int64(0))
                 freed += Int(statement.int64(1))
             }
-            return last
+            return (seqs, freed)
         }
-        guard let through else { return 0 }
-        var deleted: [RoomID: [(cursor: HistoryCursor, sender: NodeNumber)]] = [:]
-        var removed: [NodeNumber: AuthorDelta] = [:]
-        var total = AuthorDelta()
-        try database.withStatement(SQL.ageOutPooled) { statement throws(StoreError) in
-            try statement.bind(through, at: 1)
-            while try statement.step() {
-                guard let name = statement.string(0), let room = RoomID(name), let id = statement.messageID(2),
-                      let sender = NodeNumber(rawValue: UInt64(bitPattern: statement.int64(3))) else {
-                    throw .malformedRow(table: "messages", reason: "an aged out row is not a message")
-                }
-                let bytes = Int(statement.int64(4))
-                deleted[room, default: []].append((HistoryCursor(timestamp: statement.int64(1), id: id), sender))
-                removed[sender, default: AuthorDelta()].add(bytes, pooled: true)
-                total.add(bytes, pooled: true)
-            }
-        }
-        try subtractUsage(removed)
-        try addToPool(AuthorDelta(messages: -total.messages, bytes: -total.bytes))
-        for (room, rows) in deleted {
-            try leave(room, rows: rows, into: &result)
-        }
-        logger.debug("aged out \(total.messages) messages (\(total.bytes) bytes) of the shared pool")
-        return total.bytes
     }
 
     /// The rooms table after `rows` of `room` were deleted.

@@ -35,7 +35,7 @@ extension ChatStore {
     }
 
     /// Bytes of the file's free pages (reused before the file grows).
-    private func freePageBytes() throws(StoreError) -> Int {
+    func freePageBytes() throws(StoreError) -> Int {
         try pragmaInt(SQL.freelistCount) * pageSize
     }
 
@@ -59,9 +59,17 @@ extension ChatStore {
             try makeFairRoom(target: room.others, for: order, incoming: incoming, before: newest, into: &result)
             return
         }
-        let freed = try ageOutPool(budget: nil, reclaim: room.pool, before: newest, into: &result)
-        guard freed < room.pool, room.others > 0, let order = changes.ageingOrder else { return }
-        try ageOut(for: order, target: room.others, before: newest, into: &result)
+        // The pool's rows and the tiers' in one deletion: rows scattered
+        // over the pages may free no whole page, and the search index needs
+        // one for their removal; aged out alone, a few pool rows would fail
+        // every retry before the tiers' rows could free any.
+        let pool = try poolCandidates(budget: nil, reclaim: room.pool, before: newest)
+        var tiers = TierCandidates()
+        if pool.bytes < room.pool, room.others > 0, let order = changes.ageingOrder {
+            tiers = try tierCandidates(for: order, target: room.others, before: newest)
+        }
+        try deleteAged(seqs: pool.seqs + tiers.seqs, into: &result)
+        if let order = changes.ageingOrder, !tiers.seqs.isEmpty { logAgedOut(tiers, for: order, pool: pool.seqs.count) }
     }
 
     /// What retry `retry` after a full disk or cap ages out first, or nil

@@ -148,12 +148,6 @@ enum SQL {
     static let pooledOldest = """
         SELECT seq, \(accountedBytes) FROM messages INDEXED BY messages_pooled WHERE pooled = 1 AND seq < ?1 ORDER BY seq
         """
-    /// Deletes the pool's rows up to arrival ?1, returning what the caller
-    /// needs to keep rooms, totals and memory true.
-    static let ageOutPooled = """
-        DELETE FROM messages WHERE seq IN (SELECT seq FROM messages INDEXED BY messages_pooled WHERE pooled = 1 AND seq <= ?1)
-        RETURNING room, sent_at, id, sender, \(accountedBytes)
-        """
     /// Rows outside the pool stored before arrival ?1, oldest first (ChatStore+AgeingOrder.swift).
     static let unpooledOldest = """
         SELECT seq, room, sender, \(accountedBytes) FROM messages INDEXED BY messages_seq
@@ -169,11 +163,11 @@ enum SQL {
         WHERE room IN (SELECT value FROM json_each(?1)) AND sender != ?2 AND pooled IS NULL
         """
     /// Deletes the rows whose arrival numbers the JSON array ?1 lists,
-    /// returning what `ageOutPooled` returns, then seq and content
-    /// (ChatStore+AgeingOrder.swift).
+    /// returning what the caller needs to keep rooms, totals, the search
+    /// index and memory true (ChatStore+AgedRows.swift).
     static let deleteBySeqs = """
         DELETE FROM messages WHERE seq IN (SELECT value FROM json_each(?1))
-        RETURNING room, sent_at, id, sender, \(accountedBytes), seq, content
+        RETURNING room, sent_at, id, sender, \(accountedBytes), seq, content, pooled
         """
     /// Takes deleted rows out of the search index in one statement: ?1 is
     /// a JSON array of [seq, content] pairs, as the index holds them.
