@@ -17,7 +17,7 @@ let package = Package(
         .target(name: "ChatCore"),
         // SQLite from the system (Debian: libsqlite3-dev).
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
-        // The history store.
+        // The SQLite history store behind ChatCore's storage ports (ChatStoring, FileTransferStoring).
         .target(name: "ChatStore", dependencies: ["ChatCore", "CSQLite"]),
         // OpenSSL 3 libcrypto from the system (Debian: libssl-dev).
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
