@@ -17,7 +17,7 @@ let package = Package(
         .target(name: "ChatCore"),
         // SQLite from the system (Debian: libsqlite3-dev).
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
-        // The history store.
+        // The SQLite history store behind ChatCore's storage ports (ChatStoring, FileTransferStoring).
         .target(name: "ChatStore", dependencies: ["ChatCore", "CSQLite"]),
         // OpenSSL 3 libcrypto from the system (Debian: libssl-dev).
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
@@ -27,8 +27,8 @@ let package = Package(
         .systemLibrary(name: "CEpoll"),
         // Sockets, discovery, peer links.
         .target(name: "P2PTransport", dependencies: ["ChatCore", "ChatCrypto", "CEpoll"]),
-        // The node actor: transport -> router -> models -> store.
-        .target(name: "ChatNode", dependencies: ["ChatCore", "ChatStore", "ChatCrypto"]),
+        // The node actor: transport -> router -> models -> store, through the ports in ChatCore (no SQLite here).
+        .target(name: "ChatNode", dependencies: ["ChatCore", "ChatCrypto"]),
         // The overlay for large LANs (issue 29): HyParView membership, Plumtree broadcast, a simulator. Pure; not yet wired into the node.
         // Optimised in debug builds too: the simulator's loop is what the
         // 1,000-node tests time, and unoptimised it is ~20x slower.

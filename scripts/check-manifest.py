@@ -11,7 +11,11 @@ dump-package`, so new targets need no change here.
 
     scripts/check-manifest.py            exit 0 when consistent, 1 otherwise
     scripts/check-manifest.py --self-test  proves the check fails on a
-                                         made-up package with both mismatches
+                                         made-up package with each kind of problem
+
+It also holds the layering that the manifest alone would let slip
+(`FORBIDDEN`): the core and the node reach the history only through the
+storage port in ChatCore (`ChatStoring`), never SQLite.
 """
 import json
 import os
@@ -27,6 +31,13 @@ IMPORT = re.compile(
     r"([A-Za-z_][A-Za-z0-9_]*)",
     re.MULTILINE,
 )
+
+
+# Targets that must not depend on these, whatever they import.
+FORBIDDEN = {
+    "ChatCore": {"ChatStore", "CSQLite"},
+    "ChatNode": {"ChatStore", "CSQLite"},
+}
 
 
 def dependency_names(target):
@@ -59,7 +70,7 @@ def imported_modules(directory, excluded):
     return modules, has_sources
 
 
-def problems(root, manifest):
+def problems(root, manifest, forbidden=FORBIDDEN):
     targets = manifest["targets"]
     package_modules = {t["name"] for t in targets}
     found = []
@@ -77,12 +88,15 @@ def problems(root, manifest):
             found.append(f"{target['name']}: imports {name} but does not declare it in Package.swift")
         for name in sorted(declared - imported):
             found.append(f"{target['name']}: declares {name} but no source imports it")
+        for name in sorted((declared | imported) & forbidden.get(target["name"], set())):
+            found.append(f"{target['name']}: must not depend on {name} (layering, see FORBIDDEN)")
     return found
 
 
 def self_test():
     """A made-up package: App imports Lib without declaring it and declares
-    Util without importing it; Sys is a systemLibrary (no Swift sources)."""
+    Util without importing it; Sys is a systemLibrary (no Swift sources);
+    Util may not depend on Lib."""
     import tempfile
     with tempfile.TemporaryDirectory() as root:
         for path, text in {
@@ -100,10 +114,11 @@ def self_test():
             {"name": "Util", "type": "regular", "dependencies": [{"byName": ["Lib", None]}]},
             {"name": "Sys", "type": "system", "dependencies": []},
         ]}
-        found = problems(root, manifest)
+        found = problems(root, manifest, forbidden={"Util": {"Lib"}})
     expected = [
         "App: imports Lib but does not declare it in Package.swift",
         "App: declares Util but no source imports it",
+        "Util: must not depend on Lib (layering, see FORBIDDEN)",
     ]
     if found != expected:
         print(f"check-manifest: self-test failed: {found}", file=sys.stderr)

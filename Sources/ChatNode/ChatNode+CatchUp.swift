@@ -1,5 +1,4 @@
 import ChatCore
-import ChatStore
 import Foundation
 
 /// One catch-up request in flight to a peer.

@@ -1,5 +1,4 @@
 import ChatCore
-import ChatStore
 
 /// The outbox: every outgoing DM is stored first (with its "queued" state,
 /// in one transaction), then written to its peer's link until the peer

@@ -1,5 +1,4 @@
 import ChatCore
-import ChatStore
 
 /// Reading history from the store: pages around the read marker and in
 /// both directions, the grouped room list, marking read.

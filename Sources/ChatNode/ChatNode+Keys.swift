@@ -1,6 +1,5 @@
 import ChatCore
 import ChatCrypto
-import ChatStore
 import Foundation
 
 /// Key continuity: every identity key a peer shows is recorded in the

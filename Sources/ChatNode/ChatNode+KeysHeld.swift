@@ -1,5 +1,4 @@
 import ChatCore
-import ChatStore
 
 /// DMs held for a key change. A DM to a person whose verified key changed
 /// is not sent: it is stored in its conversation with the delivery state

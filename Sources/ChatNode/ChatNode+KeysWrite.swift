@@ -1,5 +1,4 @@
 import ChatCore
-import ChatStore
 
 /// Writing the key ledger. A peer can mint identities for free, so a
 /// sighting (a key seen at a join or rename) must not cost an fsync on the

@@ -1,5 +1,4 @@
 import ChatCore
-import ChatStore
 
 /// Plan, commit once, then apply.
 ///

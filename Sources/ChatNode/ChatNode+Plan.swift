@@ -1,5 +1,4 @@
 import ChatCore
-import ChatStore
 
 /// Planning the user's commands (send, DM, accept, decline) on the step's
 /// copy of the router. A refused command is answered at once and plans

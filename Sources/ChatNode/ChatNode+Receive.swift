@@ -1,5 +1,4 @@
 import ChatCore
-import ChatStore
 
 /// Planning the receive path: frame -> duplicate check (against the store,
 /// looked up for the whole step) -> router (on the step's copy) -> rows to

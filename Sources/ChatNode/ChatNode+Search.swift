@@ -1,5 +1,4 @@
 import ChatCore
-import ChatStore
 
 /// `/search` over the whole history, and opening a room on a result.
 extension ChatNode {

@@ -1,5 +1,4 @@
 import ChatCore
-import ChatStore
 
 /// One step: take, look up, plan, commit, apply; overlapped with its
 /// neighbours (see ChatNode+Pipeline.swift).

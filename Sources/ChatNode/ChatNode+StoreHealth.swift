@@ -1,5 +1,4 @@
 import ChatCore
-import ChatStore
 
 /// One clear error when the store stops taking writes (disk full, I/O
 /// error), one notice when it takes them again; not one per message, and

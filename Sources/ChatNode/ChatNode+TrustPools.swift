@@ -1,5 +1,4 @@
 import ChatCore
-import ChatStore
 
 /// Storage shared by trust (`StorageTrust`), decided in the plan: before a
 /// message by another peer joins a step, its author's class says where it

@@ -1,5 +1,4 @@
 import ChatCore
-import ChatStore
 
 /// A running chat node: takes frames from its transport, routes them
 /// through `MessageRouter` into `PublicChat` / `DirectChat`, stores them,

@@ -1,5 +1,4 @@
 import ChatCore
-import ChatStore
 import Foundation
 
 /// The node's file transfers (PROTOCOL.md, "File transfer"): offers made

@@ -1,5 +1,4 @@
 import ChatCore
-import ChatStore
 
 /// The identity keys the node has seen and the nickname each one holds, as
 /// the store keeps them (Schema+Keys.swift): a pure value. `plan…` returns

@@ -1,5 +1,4 @@
 import ChatCore
-import ChatStore
 
 /// Why a node command was refused. Shown to the user as is.
 public enum NodeError: Error, Hashable, Sendable, CustomStringConvertible {

@@ -1,5 +1,4 @@
 import ChatCore
-import ChatStore
 
 /// The node's tunable limits, fixed at start.
 public struct NodeOptions: Sendable {

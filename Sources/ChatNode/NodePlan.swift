@@ -1,5 +1,4 @@
 import ChatCore
-import ChatStore
 
 /// One step of the node, computed before anything changes: the rows to
 /// commit, and what to do once (and only if) they are committed.

@@ -1,4 +1,4 @@
-import ChatStore
+import ChatCore
 
 /// How far a peer's key is trusted, as front ends show it (the list,
 /// `/whois`, `--json`'s `trust`).

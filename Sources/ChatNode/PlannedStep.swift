@@ -1,5 +1,4 @@
 import ChatCore
-import ChatStore
 
 /// A step's frames and commands as taken from the queues: signatures
 /// checked, timestamps clamped, and looked up in the store (one call).

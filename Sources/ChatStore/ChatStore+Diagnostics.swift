@@ -1,4 +1,5 @@
 import CSQLite
+import ChatCore
 import Dispatch
 import Foundation
 

@@ -1,3 +1,5 @@
+import ChatCore
+
 /// Every statement the store runs, in one place, so the set the statement
 /// cache holds is fixed and each query's index use can be checked
 /// (`EXPLAIN QUERY PLAN`, see the tests).

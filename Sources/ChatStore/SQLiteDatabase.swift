@@ -1,4 +1,5 @@
 import CSQLite
+import ChatCore
 
 /// One SQLite connection with a cache of prepared statements.
 ///

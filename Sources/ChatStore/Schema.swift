@@ -1,3 +1,5 @@
+import ChatCore
+
 /// The store's tables and how to get an older file up to date.
 ///
 /// `PRAGMA user_version` holds how many entries of `migrations` a file has

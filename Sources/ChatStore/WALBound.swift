@@ -1,3 +1,5 @@
+import ChatCore
+
 /// How a history cap (`--max-history`) bounds the write-ahead log and its
 /// shared-memory index as well as the database file.
 ///

@@ -1,5 +1,3 @@
-import ChatCore
-
 /// What else a commit may age out when the files are full, by whose
 /// messages it holds (`rank`, the highest of them). The user's own (their
 /// sends, and the DMs of conversations they accepted or started): the

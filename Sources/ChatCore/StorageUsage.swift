@@ -1,5 +1,3 @@
-import ChatCore
-
 /// What one author's messages take in the store: the unit of the per-peer
 /// storage quota (see `ChatLimits.storedBytesPerPeer`).
 ///

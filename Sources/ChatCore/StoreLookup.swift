@@ -1,5 +1,3 @@
-import ChatCore
-
 /// What a step needs to know from the store before it is planned, read in
 /// one call (one hop to the store's thread, one read transaction): which
 /// of its message ids are stored, and what its authors' stored messages

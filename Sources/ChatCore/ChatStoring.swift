@@ -1,9 +1,9 @@
-import ChatCore
-
 /// What the node needs from its history store: one transactional write
 /// (`commit`) and the reads for start-up, duplicate checks, catch-up and
-/// paging. `ChatStore` is the real one; tests wrap it to inject faults
-/// (a failing commit, a full disk, a slow fsync).
+/// paging. The storage port, beside the transport's (`PeerTransport`): the
+/// node depends on it and not on SQLite. `ChatStore` (SQLite) is the real
+/// one; tests wrap it to inject faults (a failing commit, a full disk, a
+/// slow fsync).
 public protocol ChatStoring: Actor {
     /// Writes all of `changes` or none of them (see `StoreChanges`).
     func commit(_ changes: StoreChanges) async throws(StoreError) -> StoreCommitResult
@@ -42,5 +42,3 @@ public protocol ChatStoring: Actor {
     /// Writes one key ledger change, all or nothing.
     func commitKeys(_ changes: KeyChanges) async throws(StoreError)
 }
-
-extension ChatStore: ChatStoring {}

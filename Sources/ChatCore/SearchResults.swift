@@ -1,5 +1,3 @@
-import ChatCore
-
 /// One page of `/search` results, newest stored first.
 public struct SearchResults: Hashable, Sendable {
     /// A message that matched, with its arrival number (the search cursor).

@@ -1,5 +1,3 @@
-import ChatCore
-
 /// Everything one node step writes, committed by `ChatStore.commit(_:)` in
 /// one transaction: all of it or none of it. The node computes this from
 /// its current state, commits it, and only then changes its memory (see

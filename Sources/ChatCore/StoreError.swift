@@ -1,8 +1,8 @@
-import CSQLite
-
 /// Why the history store failed. Every case that comes from SQLite carries
 /// its extended result code (`code`, see https://sqlite.org/rescode.html) and
-/// `sqlite3_errmsg` text, captured at the call that failed.
+/// `sqlite3_errmsg` text, captured at the call that failed. Beside the
+/// `ChatStoring` port so the node can name it without linking SQLite; the
+/// store classifies SQLite's codes into it (StoreError+SQLite.swift).
 public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The database file could not be opened or created: a missing
     /// directory, no permission, a directory in the way (SQLITE_CANTOPEN,
@@ -58,22 +58,6 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
             "unreadable row in \(table): \(reason)"
         case .closed:
             "history store is closed"
-        }
-    }
-
-    /// Classifies a failed SQLite call by its primary result code.
-    static func from(code: Int32, message: String, path: String, sql: String) -> StoreError {
-        switch code & 0xFF {
-        case SQLITE_CANTOPEN, SQLITE_PERM, SQLITE_READONLY, SQLITE_AUTH:
-            .cannotOpen(path: path, code: code, message: message)
-        case SQLITE_NOTADB, SQLITE_CORRUPT:
-            .corrupt(path: path, code: code, message: message)
-        case SQLITE_BUSY, SQLITE_LOCKED:
-            .busy(path: path, code: code, message: message)
-        case SQLITE_FULL, SQLITE_IOERR:
-            .io(path: path, code: code, message: message)
-        default:
-            .sqlite(code: code, message: message, sql: sql)
         }
     }
 }
