@@ -14,9 +14,19 @@ public protocol ChatClock: Sendable {
     /// `CancellationError` if the task is cancelled first. Every timer of
     /// the node waits here, so a manual clock in tests moves them all.
     func sleep(for duration: Duration) async throws
+    /// Returns once `uptime()` reaches `deadline` (at once if it has);
+    /// throws `CancellationError` if the task is cancelled first. For a
+    /// timer that keeps a schedule: its next tick is due at a fixed point,
+    /// however long the last one took.
+    func sleep(until deadline: Duration) async throws
 }
 
 extension ChatClock {
+    /// A clock that can only wait for a duration waits for what is left.
+    public func sleep(until deadline: Duration) async throws {
+        try await sleep(for: deadline - uptime())
+    }
+
     /// Wall-clock time in whole milliseconds since 1970, the wire's unit.
     public func nowMillis() -> Int64 { Timestamp.millis(from: now()) }
 }
@@ -32,6 +42,10 @@ public struct SystemClock: ChatClock {
     public func uptime() -> Duration { ContinuousClock.now - origin }
 
     public func sleep(for duration: Duration) async throws { try await Task.sleep(for: duration) }
+
+    public func sleep(until deadline: Duration) async throws {
+        try await Task.sleep(until: origin + deadline, clock: .continuous)
+    }
 }
 
 /// Conversions between `Date` and the wire's millisecond timestamps.

@@ -1,59 +1,45 @@
 import ChatCore
 import Foundation
 
-/// One catch-up request in flight to a peer.
-struct CatchUpRequest: Sendable {
-    var id: MessageID
-    /// Where to continue in the peer's numbering; nil on first contact.
-    var cursor: CatchUpCursor?
-    /// Messages asked for (a full page, or a probe's few).
-    var limit = NodeLimits.catchUpPageSize
-    /// Its reply arrived (its page may still be committing): no timeout.
-    var answered = false
-}
-
 /// Catch-up of missed public messages, independent of clocks: each peer
 /// numbers the messages it stores in arrival order (`seq`, under a random
 /// store `epoch`), and the asker remembers, per peer, the last number it got
 /// from that peer (committed with the page). When a peer links up, the node
 /// asks it for everything after that number, page by page; a page whose
-/// commit fails is asked again. Timestamps only order the display. Which
-/// peer is asked, when several could answer, is `CatchUpRound`'s choice.
+/// commit fails is asked again. Timestamps only order the display.
+///
+/// The decisions are values: `CatchUpState` (whom to ask, what a reply
+/// means, which peer is next, through `CatchUpRound`) and `CatchUpServing`
+/// (what a peer may ask of us). This file only carries them to the store,
+/// the transport and the clock, and back.
 extension ChatNode {
     // Page sizes, budgets and timeouts: NodeLimits.
 
-    static func catchUpKey(_ peer: NodeNumber) -> String { "catchup.\(peer.rawValue)" }
+    static func catchUpKey(_ peer: NodeNumber) -> String { CatchUpState.key(peer) }
 
     /// `peer` linked: it joins the catch-up round (asked now, or later).
     func catchUpPeerLinked(_ peer: NodeNumber) async {
-        if let ask = catchUpRound.peerLinked(peer) { await requestCatchUp(ask) }
+        if let ask = catchUp.peerLinked(peer) { await requestCatchUp(ask) }
     }
 
     /// `peer`'s link went down: what it owed is asked of the next peer.
     func catchUpPeerLeft(_ peer: NodeNumber) async {
-        catchUpOutstanding[peer] = nil
-        if let ask = catchUpRound.peerLeft(peer) { await requestCatchUp(ask) }
+        if let ask = catchUp.peerLeft(peer) { await requestCatchUp(ask) }
     }
 
     /// Asks `ask.peer` for what we missed since the last page we got from it.
     func requestCatchUp(_ ask: CatchUpAsk) async {
-        let peer = ask.peer
-        var cursor = catchUpCursors[peer]
-        if cursor == nil, let stored = try? await store.value(forKey: Self.catchUpKey(peer)) {
-            cursor = CatchUpCursor(stored: stored)
-            catchUpCursors[peer] = cursor
+        if catchUp.needsStoredCursor(ask.peer) {
+            let stored = try? await store.value(forKey: Self.catchUpKey(ask.peer))
+            catchUp.restoreCursor(stored.flatMap(CatchUpCursor.init(stored:)), for: ask.peer)
         }
-        let limit = ask.mode == .full ? NodeLimits.catchUpPageSize : NodeLimits.catchUpProbeSize
-        await sendCatchUp(CatchUpRequest(id: nextMessageID(), cursor: cursor, limit: limit), to: peer)
+        await sendCatchUp(catchUp.request(for: ask, id: nextMessageID()), to: ask.peer)
     }
 
     /// Sends `request` (under a fresh id) as the one outstanding for
     /// `peer`, and hands it to the next peer if unanswered in time.
     func sendCatchUp(_ request: CatchUpRequest, to peer: NodeNumber) async {
-        var request = request
-        request.id = nextMessageID()
-        request.answered = false
-        catchUpOutstanding[peer] = request
+        let request = catchUp.send(request, to: peer, id: nextMessageID())
         var frame = P2PPayload(
             type: .historyRequest, messageId: request.id,
             senderNumber: identity.number, senderNickname: identity.nickname, senderStage: identity.stage,
@@ -72,25 +58,19 @@ extension ChatNode {
     /// No reply to request `id` in time: given up (a late reply is refused
     /// as unsolicited), and the round asks the next peer.
     private func catchUpTimedOut(_ id: MessageID, from peer: NodeNumber) async {
-        guard state == .running, let request = catchUpOutstanding[peer], request.id == id, !request.answered else { return }
-        catchUpOutstanding[peer] = nil
+        guard state == .running, case .gaveUp(let next) = catchUp.timedOut(id, from: peer) else { return }
         counters.catchUpTimeouts += 1
         logger.notice("catch-up: \(peer) did not answer within \(options.catchUpTimeout); asking another peer")
-        if let ask = catchUpRound.timedOut(peer) { await requestCatchUp(ask) }
+        if let next { await requestCatchUp(next) }
     }
 
-    /// A page from `peer` was merged: the same peer's next page, another
-    /// peer, or nothing, as the round decides.
-    func catchUpPageMerged(from peer: NodeNumber, fresh: Int, next: CatchUpRequest?) async {
-        switch catchUpRound.pageMerged(from: peer, fresh: fresh, more: next != nil) {
-        case .nextPage(let mode):
-            guard var next else { return }
-            next.limit = mode == .full ? NodeLimits.catchUpPageSize : NodeLimits.catchUpProbeSize
-            await sendCatchUp(next, to: peer)
-        case .ask(let ask):
-            await requestCatchUp(ask)
-        case .stop:
-            break
+    /// A page was committed: the cursor moves on, and the same peer's next
+    /// page, another peer, or nothing follows, as the round decides.
+    func adoptCatchUpPage(_ page: CatchUpPage) async {
+        switch catchUp.adopt(page) {
+        case .send(let next, let peer): await sendCatchUp(next, to: peer)
+        case .ask(let ask): await requestCatchUp(ask)
+        case .none: break
         }
     }
 
@@ -104,24 +84,24 @@ extension ChatNode {
     }
 
     private func resendCatchUp(_ request: CatchUpRequest, to peer: NodeNumber) async {
-        guard state == .running, directory[peer] != nil, catchUpOutstanding[peer]?.id == request.id else { return }
+        guard state == .running, directory[peer] != nil, catchUp.isOutstanding(request, for: peer) else { return }
         await sendCatchUp(request, to: peer)
     }
 
     /// Plans the merge of a history reply: valid public messages we do not
     /// hold join the room and the step's commit, with the peer's cursor.
+    /// Changes only `scratch` and `plan` (`CatchUpState.planReply` decides
+    /// whether the reply answers anything).
     func planCatchUpReply(
         _ reply: P2PPayload, from peer: NodeNumber, stored: Set<MessageID>, now: Int64,
         on scratch: inout MessageRouter, into plan: inout NodePlan
     ) {
-        guard let outstanding = catchUpOutstanding[peer], reply.refId == outstanding.id,
-              !plan.catchUpPages.contains(where: { $0.peer == peer }), !plan.catchUpAnsweredBefore.contains(peer) else {
+        let answered = plan.catchUpAnsweredBefore.union(plan.catchUpPages.map(\.peer))
+        guard var page = catchUp.planReply(reply, from: peer, answeredEarlier: answered) else {
             plan.counted.catchUpUnsolicited += 1
             logger.notice("refused a history reply from \(peer) that answers no request")
             return
         }
-        // Answered: its timeout no longer applies, even while the page commits.
-        catchUpOutstanding[peer]?.answered = true
         var fresh = 0
         var seen = Set<MessageID>()
         for var frame in reply.messages ?? [] {
@@ -144,85 +124,58 @@ extension ChatNode {
             }
             for event in events { plan.report(event) }
         }
-        var cursor = reply.catchUp
-        if let given = cursor, given.epoch.utf8.count > CatchUpCursor.maxEpochBytes || given.seq < 0 { cursor = nil }
-        if let cursor { plan.changes.settings[Self.catchUpKey(peer)] = cursor.stored }
-        let next = reply.more == true && cursor != nil ? CatchUpRequest(id: outstanding.id, cursor: cursor, limit: outstanding.limit) : nil
-        plan.catchUpPages.append((peer, outstanding))
-        plan.effects.append(.caughtUp(from: peer, count: fresh, cursor: cursor, next: next))
+        if let cursor = page.cursor { plan.changes.settings[Self.catchUpKey(peer)] = cursor.stored }
+        page.fresh = fresh
+        plan.catchUpPages.append(page)
+        plan.effects.append(.caughtUp(page))
     }
 
     /// Answers a history request from `peer`, within its rate budget.
     func answerCatchUp(_ request: P2PPayload, from peer: NodeNumber) async {
-        var budget = catchUpBudget[peer] ?? TokenBucket(capacity: NodeLimits.catchUpBurst, perSecond: NodeLimits.catchUpRefillPerSecond)
-        let allowed = budget.take(at: clock.uptime())
-        catchUpBudget[peer] = budget
-        guard allowed else {
-            // Over budget: answer later rather than never, or the asker's
-            // page chain would stop here. One request per peer waits; a
-            // newer one replaces it (the older is refused).
+        switch catchUpServing.admit(request, from: peer, at: clock.uptime()) {
+        case .answer:
+            break
+        case .deferred(let wait):
             counters.catchUpDeferred += 1
-            if deferredCatchUp.updateValue(request, forKey: peer) != nil {
-                counters.catchUpRefused += 1
-            } else {
-                Task { [weak self, clock] in
-                    try? await clock.sleep(for: .seconds(1 / NodeLimits.catchUpRefillPerSecond))
-                    await self?.answerDeferredCatchUp(from: peer)
-                }
+            Task { [weak self, clock] in
+                try? await clock.sleep(for: wait)
+                await self?.answerDeferredCatchUp(from: peer)
             }
             return
+        case .replaced:
+            counters.catchUpDeferred += 1
+            counters.catchUpRefused += 1
+            return
         }
-        let limit = max(1, min(request.limit ?? NodeLimits.catchUpPageSize, NodeLimits.catchUpPageSize))
+        let limit = CatchUpServing.pageLimit(asked: request.limit)
         let rows: [(seq: Int64, message: Message)]
         let start: Int64
         do {
-            let asked = request.catchUp
-            if let asked, asked.epoch == store.epoch, asked.seq >= 0 {
-                start = asked.seq
+            if let after = CatchUpServing.start(after: request.catchUp, epoch: store.epoch) {
+                start = after
             } else {
                 // First contact, or the asker knew an earlier store of ours.
-                start = max(0, try await store.lastSeq() - NodeLimits.catchUpFirstContact)
+                start = CatchUpServing.firstContactStart(lastSeq: try await store.lastSeq())
             }
             rows = try await store.publicMessages(afterSeq: start, limit: limit + 1)
         } catch {
             logger.error("catch-up for \(peer) failed: \(error)")
             return
         }
-        var frames: [P2PPayload] = []
-        var bytes = 512
-        var last = start
-        var more = rows.count > limit
-        let page = rows.prefix(limit)
-        let relayable = await relayable(page.map(\.message), to: peer)
-        for (seq, message) in page {
-            // A message that failed its check is passed over; the cursor
-            // still moves past it, so the asker is not stuck on it.
-            guard relayable.contains(message.id) else {
-                last = seq
-                continue
-            }
-            let frame = Self.relayPayload(for: message)
-            let size = P2PFrameCodec.encode(frame).count
-            if bytes + size > NodeLimits.catchUpReplyBytes {
-                more = true
-                break
-            }
-            bytes += size
-            frames.append(frame)
-            last = seq
-        }
+        let relayable = await relayable(rows.prefix(limit).map(\.message), to: peer)
+        let page = CatchUpServing.page(rows, limit: limit, start: start, relayable: relayable)
         var reply = P2PPayload(
             type: .historyReply, messageId: nextMessageID(),
             senderNumber: identity.number, senderNickname: identity.nickname, senderStage: identity.stage,
             timestamp: clock.nowMillis(), targetNumber: peer, refId: request.messageId)
-        reply.messages = frames
-        reply.more = more
-        reply.catchUp = CatchUpCursor(epoch: store.epoch, seq: last)
+        reply.messages = page.frames
+        reply.more = page.more
+        reply.catchUp = CatchUpCursor(epoch: store.epoch, seq: page.last)
         await transport.send(reply, to: peer)
     }
 
     private func answerDeferredCatchUp(from peer: NodeNumber) async {
-        guard let request = deferredCatchUp.removeValue(forKey: peer), directory[peer] != nil, state == .running else { return }
+        guard let request = catchUpServing.takeDeferred(from: peer), directory[peer] != nil, state == .running else { return }
         await answerCatchUp(request, from: peer)
     }
 

@@ -130,11 +130,9 @@ extension ChatNode {
             for id in outbox.drop(peer: peer) { emit(.delivery(id, room: .direct(peer), .failed)) }
         case .answerCatchUp(let request, let peer):
             await answerCatchUp(request, from: peer)
-        case .caughtUp(let peer, let count, let cursor, let next):
-            if let cursor { catchUpCursors[peer] = cursor }
-            catchUpOutstanding[peer] = nil
-            if count > 0 { emit(.caughtUp(from: peer, count: count)) }
-            await catchUpPageMerged(from: peer, fresh: count, next: next)
+        case .caughtUp(let page):
+            if page.fresh > 0 { emit(.caughtUp(from: page.peer, count: page.fresh)) }
+            await adoptCatchUpPage(page)
         case .linkLost(let peer):
             linkLostAt[peer] = lastHeard[peer] ?? clock.nowMillis()
         case .quotaReached(let peer, let nickname, let used):

@@ -141,6 +141,10 @@ extension ChatNode {
         planCommands(input.commands, now: input.now, on: &scratch, into: &plan)
         plan.changes.ageingOrder = ageingOrder(
             for: plan.changes.messages, pooled: plan.changes.pooled, on: scratch, classes: plan.trust)
+        // Planning changed nothing outside `plan` and `scratch`. The plan now
+        // heads for the store: the replies it merges arrived, so their
+        // timeouts stop here, not when the commit returns (no await between).
+        catchUp.pagesPlanned(plan.catchUpPages)
         return PlannedStep(plan: plan, scratch: scratch, input: input)
     }
 

@@ -39,7 +39,7 @@ extension ChatNode {
     private func askAfterLoss(_ peer: NodeNumber) async {
         lostPublicFrom.remove(peer)
         guard state == .running, directory[peer] != nil else { return }
-        if let ask = catchUpRound.recover(peer) { await requestCatchUp(ask) }
+        if let ask = catchUp.recover(peer) { await requestCatchUp(ask) }
     }
 
     /// A commit went through. Said as a recovery once no write has been

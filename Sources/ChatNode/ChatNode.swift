@@ -36,18 +36,10 @@ public actor ChatNode {
     /// the catch-up cursor goes back to the last contact.
     var lastHeard: [NodeNumber: Int64] = [:]
     var linkLostAt: [NodeNumber: Int64] = [:]
-    /// Catch-up answering budget per asking peer.
-    var catchUpBudget: [NodeNumber: TokenBucket] = [:]
-    /// A catch-up request per peer waiting for budget.
-    var deferredCatchUp: [NodeNumber: P2PPayload] = [:]
-    /// The one catch-up request per peer whose reply we wait for; a reply
-    /// that answers none of these is refused.
-    var catchUpOutstanding: [NodeNumber: CatchUpRequest] = [:]
-    /// Per peer, the last position in its store we have caught up to
-    /// (also kept in the store's meta table, committed with each page).
-    var catchUpCursors: [NodeNumber: CatchUpCursor] = [:]
-    /// Which linked peer is asked for missed pages (CatchUpRound.swift).
-    var catchUpRound = CatchUpRound()
+    /// Catch-up as we ask it (requests, cursors, the round) and as we
+    /// answer it (budgets): values the node only carries (ChatNode+CatchUp.swift).
+    var catchUp = CatchUpState()
+    var catchUpServing = CatchUpServing()
     /// Ids for the node's own link and delivery frames (acks, catch-up):
     /// strictly increasing, like the chat models' ids.
     var messageIDs = MessageIDGenerator()

@@ -16,7 +16,7 @@ struct NodePlan {
     /// whose commit had not returned (so they were not in the outbox yet).
     var queuedBefore: [NodeNumber: [MessageID]] = [:]
     /// A catch-up page being merged: asked again if the commit fails.
-    var catchUpPages: [(peer: NodeNumber, request: CatchUpRequest)] = []
+    var catchUpPages: [CatchUpPage] = []
     /// Peers whose outstanding request the step this one was planned on top
     /// of answers (its `.caughtUp` has not run yet): another reply is unsolicited.
     var catchUpAnsweredBefore = Set<NodeNumber>()
@@ -80,7 +80,7 @@ enum NodeEffect {
     case answerCatchUp(P2PPayload, from: NodeNumber)
     /// A catch-up page was merged: remember where it ended, report it,
     /// ask for the next.
-    case caughtUp(from: NodeNumber, count: Int, cursor: CatchUpCursor?, next: CatchUpRequest?)
+    case caughtUp(CatchUpPage)
     case linkLost(NodeNumber)
     /// A peer's messages were refused for its storage quota (said once).
     case quotaReached(NodeNumber, nickname: String, used: StorageUsage)

@@ -8,14 +8,17 @@ public actor ChatterBot: FrontEnd {
     private let rate: Double
     private let count: Int?
     private let logger: ChatLogger
+    private let clock: any ChatClock
     private let quit: @Sendable () -> Void
 
     /// - Parameter quit: called when `count` messages have gone out.
-    public init(node: ChatNode, rate: Double, count: Int?, logger: ChatLogger, quit: @escaping @Sendable () -> Void) {
+    public init(node: ChatNode, rate: Double, count: Int?, logger: ChatLogger, clock: any ChatClock = SystemClock(),
+                quit: @escaping @Sendable () -> Void) {
         self.node = node
         self.rate = rate
         self.count = count
         self.logger = logger
+        self.clock = clock
         self.quit = quit
     }
 
@@ -48,8 +51,7 @@ public actor ChatterBot: FrontEnd {
     public func background() async {
         await waitForFirstPeer()
         let interval = Duration.seconds(1 / rate)
-        let clock = ContinuousClock()
-        var next = clock.now
+        var next = clock.uptime()
         var sent = 0
         while !Task.isCancelled, count.map({ sent < $0 }) ?? true {
             sent += 1

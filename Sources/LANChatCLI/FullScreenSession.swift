@@ -18,12 +18,12 @@ public actor FullScreenSession: FrontEnd {
     var shown: ScreenGrid?
     var back = ScreenGrid(width: 0, height: 0)
     var frameScheduled = false
-    var lastFrame = ContinuousClock.now
-    /// Where `.drawn(at:)` times count from.
-    let origin = ContinuousClock.now
+    /// Frames, the reading dwell and the bell wait on this clock (its uptime).
+    let clock: any ChatClock
+    var lastFrame: Duration
     /// The terminal title last written (nil: never).
     var shownTitle: String?
-    var lastBell = ContinuousClock.now - .seconds(10)
+    var lastBell: Duration
     static let frameInterval = Duration.milliseconds(33)
     /// The log the node writes here instead of stderr (`/log`, status line).
     let log: LogBook?
@@ -39,6 +39,9 @@ public actor FullScreenSession: FrontEnd {
         self.quit = quit
         self.log = log
         self.bell = bell
+        self.clock = clock
+        lastFrame = clock.uptime()
+        lastBell = clock.uptime() - .seconds(10)
         executor = CommandExecutor(node: node, clock: clock, timeZone: timeZone, locale: locale)
         let grouping = ChatListGrouping(clock: clock, timeZone: timeZone, locale: locale)
         state = ScreenState(width: 80, height: 24, me: identity.number, myName: identity.nickname, grouping: grouping)
@@ -190,15 +193,15 @@ public actor FullScreenSession: FrontEnd {
         guard !frameScheduled, terminal != nil else { return }
         frameScheduled = true
         let due = lastFrame + Self.frameInterval
-        Task {
-            if ContinuousClock.now < due { try? await Task.sleep(until: due, clock: .continuous) }
+        Task { [clock] in
+            try? await clock.sleep(until: due)  // at once if already due
             self.drawFrame()
         }
     }
 
     func drawFrame() {
         frameScheduled = false
-        lastFrame = .now
+        lastFrame = clock.uptime()
         guard let terminal, !state.quitting else { return }
         // Two grids, swapped: the new frame is drawn into the one from two
         // frames ago, so nothing is allocated per frame.
@@ -215,8 +218,8 @@ public actor FullScreenSession: FrontEnd {
         sighted()
         // If this frame stays, what it shows has been seen once it stayed
         // for the dwell: look again then (no new frame needed for that).
-        Task {
-            try? await Task.sleep(for: ScreenReducer.dwell + .milliseconds(20))
+        Task { [clock] in
+            try? await clock.sleep(for: ScreenReducer.dwell + .milliseconds(20))
             self.sighted()
         }
     }
@@ -226,7 +229,7 @@ public actor FullScreenSession: FrontEnd {
     /// terminal then, and that frame will tell.
     func sighted() {
         guard terminal != nil, !frameScheduled, !state.quitting else { return }
-        let effects = ScreenReducer.reduce(&state, .drawn(at: .now - origin))
+        let effects = ScreenReducer.reduce(&state, .drawn(at: clock.uptime()))
         if !effects.isEmpty { Task { await self.perform(effects) } }
     }
 
@@ -243,8 +246,8 @@ public actor FullScreenSession: FrontEnd {
 
     /// The bell, at most once a second (a catch-up full of mentions rings once).
     func ring() {
-        guard bell, let terminal, ContinuousClock.now - lastBell >= .seconds(1) else { return }
-        lastBell = .now
+        guard bell, let terminal, clock.uptime() - lastBell >= .seconds(1) else { return }
+        lastBell = clock.uptime()
         terminal.write("\u{07}")
     }
 }

@@ -148,7 +148,7 @@ public enum LANChatApp {
             }
         }
         let background = Task { await frontEnd.background() }
-        let trimmer = Task { await MemoryTrimmer.run(node: node, logger: logger.labeled("memory")) }
+        let trimmer = Task { await MemoryTrimmer.run(node: node, clock: SystemClock(), logger: logger.labeled("memory")) }
 
         for await _ in quitRequests { break }
         background.cancel()

@@ -50,6 +50,24 @@ import TestSupport
         #expect(clock.sleeperCount == 0)
     }
 
+    /// A deadline is a point on the clock's uptime: it does not move with
+    /// the time the sleeper took to start waiting, and one already passed
+    /// returns at once.
+    @Test func aSleeperUntilADeadlineWakesWhenUptimeReachesIt() async throws {
+        let clock = ManualClock(uptime: .seconds(10))
+        let woke = Recorded<String>()
+        let task = Task { try await clock.sleep(until: .seconds(12)); woke.append("due") }
+        try #require(await waitUntil("asleep") { clock.sleeperCount == 1 })
+        clock.advance(by: .milliseconds(1_999))
+        #expect(clock.sleeperCount == 1, "uptime 11.999 s: not due")
+        clock.advance(by: .milliseconds(1))
+        try await task.value
+        #expect(woke.values == ["due"])
+        try await clock.sleep(until: .seconds(3))
+        try await clock.sleep(until: clock.uptime())
+        #expect(clock.sleeperCount == 0, "a deadline passed does not wait")
+    }
+
     @Test func aZeroSleepReturnsAtOnce() async throws {
         let clock = ManualClock()
         try await clock.sleep(for: .zero)

@@ -31,6 +31,17 @@ public final class ManualClock: ChatClock {
     public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
     public func sleep(for duration: Duration) async throws {
+        try await wait { uptime in uptime + duration }
+    }
+
+    public func sleep(until deadline: Duration) async throws {
+        try await wait { _ in deadline }
+    }
+
+    /// Parks the task until an `advance` carries uptime to the deadline
+    /// `deadline(uptime)` computes (read under the lock with the uptime it
+    /// is measured from, so no `advance` slips in between).
+    private func wait(deadline: @Sendable (Duration) -> Duration) async throws {
         let id = state.withLock { state -> UInt64 in
             state.nextID += 1
             return state.nextID
@@ -42,8 +53,9 @@ public final class ManualClock: ChatClock {
                 // finds the sleeper in the list and wakes it itself.
                 let outcome = state.withLock { state -> Outcome in
                     if Task.isCancelled { return .cancelled }
-                    if duration <= .zero { return .wake }
-                    state.sleepers.append(Sleeper(id: id, deadline: state.uptime + duration, continuation: continuation))
+                    let due = deadline(state.uptime)
+                    if due <= state.uptime { return .wake }
+                    state.sleepers.append(Sleeper(id: id, deadline: due, continuation: continuation))
                     return .wait
                 }
                 switch outcome {
