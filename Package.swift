@@ -14,7 +14,11 @@ let package = Package(
     ],
     targets: [
         // Pure chat core: models, wire format, rules. Foundation only.
-        .target(name: "ChatCore"),
+        // The pinned Unicode look-alike data (Unicode/*.txt) is compiled in
+        // at build time by the plugin below, not shipped as a resource bundle.
+        .target(name: "ChatCore", plugins: ["LookAlikeDataPlugin"]),
+        .executableTarget(name: "LookAlikeDataGenerator"),
+        .plugin(name: "LookAlikeDataPlugin", capability: .buildTool(), dependencies: ["LookAlikeDataGenerator"], path: "Sources/LookAlikeDataPlugin"),
         // SQLite from the system (Debian: libsqlite3-dev).
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
         // The SQLite history store behind ChatCore's storage ports (ChatStoring, FileTransferStoring).

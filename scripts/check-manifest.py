@@ -4,7 +4,8 @@
 For every target, the package targets it declares as dependencies must be
 exactly the package targets its Swift sources import. Modules that are not
 targets of this package (Foundation, Glibc, Testing, ...) are the
-toolchain's and are ignored. A target without Swift sources (a
+toolchain's and are ignored, and so are build-tool plugins (they depend
+on the tools they run). A target without Swift sources (a
 systemLibrary such as CSQLite) declares nothing and is only checked as an
 import of others. The manifest is read through `swift package
 dump-package`, so new targets need no change here.
@@ -75,6 +76,9 @@ def problems(root, manifest, forbidden=FORBIDDEN):
     package_modules = {t["name"] for t in targets}
     found = []
     for target in targets:
+        # A build-tool plugin's dependencies are the tools it runs, not imports.
+        if target["type"] == "plugin":
+            continue
         declared = dependency_names(target)
         excluded = {os.path.normpath(e) for e in target.get("exclude", [])}
         imported, has_sources = imported_modules(target_directory(root, target), excluded)

@@ -308,13 +308,9 @@ def open_beacon(key, datagram, address, now_ms):
 
 
 def sealed_beacon_vector():
-    text = open(os.path.join(ROOT, "docs", "PROTOCOL.md")).read()
-    block = re.search(r"<!-- lanchat-sealed-beacon-vector:begin -->\s*```\w*\n(.*?)```\s*<!-- lanchat-sealed-beacon-vector:end -->",
-                      text, re.S)
-    check(block is not None, "docs/PROTOCOL.md has the sealed beacon vector")
-    if not block:
+    v = marked_vector("sealed-beacon-vector", "the sealed beacon vector")
+    if v is None:
         return
-    v = json.loads(block.group(1))
     key = beacon_seal_key(bytes.fromhex(v["group_secret_file"]))
     check(key.hex() == v["seal_key"], "sealed beacon: seal key = HKDF-SHA256(beacon key, info)")
     ad = beacon_associated_data(v["source_address"], v["tcp_port"])
@@ -373,6 +369,21 @@ def check(condition, what):
         failures += 1
 
 
+def protocol_text():
+    with open(os.path.join(ROOT, "docs", "PROTOCOL.md"), encoding="utf-8") as document:
+        return document.read()
+
+
+def marked_vector(marker, what):
+    """The JSON of the fenced block between `<!-- lanchat-MARKER:begin -->`
+    and `<!-- lanchat-MARKER:end -->` in docs/PROTOCOL.md; None, after a
+    failed check that names `what`, when the markers are missing."""
+    block = re.search(rf"<!-- lanchat-{re.escape(marker)}:begin -->\s*```\w*\n(.*?)```\s*<!-- lanchat-{re.escape(marker)}:end -->",
+                      protocol_text(), re.S)
+    check(block is not None, f"docs/PROTOCOL.md has {what}")
+    return json.loads(block.group(1)) if block else None
+
+
 def noise_vectors():
     path = os.path.join(ROOT, "Tests/ChatCryptoTests/Fixtures/noise-vectors.json")
     for v in json.load(open(path))["vectors"]:
@@ -406,12 +417,10 @@ def noise_vectors():
 
 
 def protocol_vectors():
-    text = open(os.path.join(ROOT, "docs", "PROTOCOL.md")).read()
-    block = re.search(r"<!-- lanchat-v2-vectors:begin -->\s*```\w*\n(.*?)```\s*<!-- lanchat-v2-vectors:end -->", text, re.S)
-    check(block is not None, "docs/PROTOCOL.md has the v2 vector block")
-    if not block:
+    vectors = marked_vector("v2-vectors", "the v2 vector block")
+    if vectors is None:
         return
-    for v in json.loads(block.group(1))["vectors"]:
+    for v in vectors["vectors"]:
         name = v["protocol_name"]
         pattern = name.split("_")[1]
         h = lambda key: bytes.fromhex(v[key])
@@ -472,12 +481,9 @@ def file_vectors():
     """The transfer link's vector (PROTOCOL.md, "File transfer"): the chat
     link's handshake with its own prologue, the receiver's request in
     message 3, then records whose plaintexts are a kind byte and u64s."""
-    text = open(os.path.join(ROOT, "docs", "PROTOCOL.md")).read()
-    block = re.search(r"<!-- lanchat-file-vectors:begin -->\s*```\w*\n(.*?)```\s*<!-- lanchat-file-vectors:end -->", text, re.S)
-    check(block is not None, "docs/PROTOCOL.md has the file transfer vector block")
-    if not block:
+    v = marked_vector("file-vectors", "the file transfer vector block")
+    if v is None:
         return
-    v = json.loads(block.group(1))
     h = lambda key: bytes.fromhex(v[key])
     name = "file transfer link"
     check(h("prologue") == FILE_PROLOGUE, f"{name}: prologue is 'lanchat file v1'")
@@ -575,8 +581,7 @@ def public_message_verdict(f):
 
 def signature_vectors():
     """The canonical bytes and the signed frame of PROTOCOL.md's example."""
-    text = open(os.path.join(ROOT, "docs", "PROTOCOL.md")).read()
-    section = re.search(r"\n## Signed public messages\n(.*?)(?=\n## |\Z)", text, re.S)
+    section = re.search(r"\n## Signed public messages\n(.*?)(?=\n## |\Z)", protocol_text(), re.S)
     check(section is not None, "docs/PROTOCOL.md has the section Signed public messages")
     if not section:
         return
@@ -619,13 +624,9 @@ def safety_number_half(public):
 
 def safety_number_vectors():
     """PROTOCOL.md "Safety numbers": the vector, from hashlib alone."""
-    text = open(os.path.join(ROOT, "docs", "PROTOCOL.md")).read()
-    block = re.search(r"<!-- lanchat-safety-number-vector:begin -->\s*```\w*\n(.*?)```\s*<!-- lanchat-safety-number-vector:end -->",
-                      text, re.S)
-    check(block is not None, "docs/PROTOCOL.md has the safety number vector")
-    if not block:
+    v = marked_vector("safety-number-vector", "the safety number vector")
+    if v is None:
         return
-    v = json.loads(block.group(1))
     keys = [bytes.fromhex(k) for k in v["keys"]]
     check([node_number(k) for k in keys] == v["numbers"], "safety number: node numbers of the two keys")
     halves = [safety_number_half(k) for k in keys]
@@ -641,13 +642,9 @@ def sealed_envelope_vectors():
     the envelope is exactly Noise X's message 1 from the fixed keys, it
     opens for the recipient, names the sender by its signature, and does
     not open under another recipient's prologue."""
-    text = open(os.path.join(ROOT, "docs", "PROTOCOL.md")).read()
-    block = re.search(r"<!-- lanchat-sealed-vector:begin -->\s*```\w*\n(.*?)```\s*<!-- lanchat-sealed-vector:end -->",
-                      text, re.S)
-    check(block is not None, "docs/PROTOCOL.md has the sealed-envelope vector block")
-    if not block:
+    v = marked_vector("sealed-vector", "the sealed-envelope vector block")
+    if v is None:
         return
-    v = json.loads(block.group(1))
     b = {k: bytes.fromhex(val) for k, val in v.items() if k != "protocol_name"}
     check(v["protocol_name"] == "Noise_X_25519_ChaChaPoly_SHA256", "sealed envelope: Noise X")
     recipient_identity = ed25519_public(b["recipient_identity_seed"])

@@ -83,7 +83,15 @@ stale() {
 
 build_core() {
     mkdir -p "$BUILD/core"
-    local sources=(Sources/ChatCore/*.swift)
+    # The look-alike data is compiled in from Sources/ChatCore/Unicode, as
+    # SwiftPM's LookAlikeDataPlugin does.
+    local unicode=(Sources/ChatCore/Unicode/confusables.txt Sources/ChatCore/Unicode/scripts.txt)
+    if stale "$BUILD/core/LookAlikeData.swift" "${unicode[@]}" Sources/LookAlikeDataGenerator/main.swift; then
+        swiftc -O Sources/LookAlikeDataGenerator/main.swift -o "$BUILD/core/LookAlikeDataGenerator"
+        "$BUILD/core/LookAlikeDataGenerator" "${unicode[@]}" "$BUILD/core/LookAlikeData.swift"
+        touch "$BUILD/core/LookAlikeData.swift"
+    fi
+    local sources=(Sources/ChatCore/*.swift "$BUILD/core/LookAlikeData.swift")
     if stale "$BUILD/core/libChatCore.a" "${sources[@]}" "$0"; then
         echo "fuzz.sh: building ChatCore with coverage and ASan" >&2
         # -enable-testing: the differential target reaches the two internal parsers.

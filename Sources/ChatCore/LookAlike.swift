@@ -1,7 +1,8 @@
 /// Names that look alike to a person though their characters differ
 /// (Cyrillic `аlice` beside Latin `alice`), after Unicode's UTS #39:
 /// the skeleton, and whether a name mixes scripts. Data: confusables.txt
-/// and Scripts.txt, pinned in `LookAlikeData` (scripts/unicode/).
+/// and Scripts.txt, pinned in `Unicode/` and compiled in as `LookAlikeData`
+/// by the LookAlikeDataPlugin at build time.
 public enum LookAlike {
     /// UTS #39's skeleton: NFD, each character replaced by its prototype
     /// from confusables.txt, NFD again. Two strings with equal skeletons

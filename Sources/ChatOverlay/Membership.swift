@@ -35,7 +35,7 @@ public struct Membership: Sendable {
 
     public let me: NodeNumber
     let config: OverlayConfig
-    var rng: OverlayRandom
+    var rng: SeededRandom
 
     public internal(set) var active: [NodeNumber: ActivePeer] = [:] {
         didSet { viewVersion &+= 1 }
@@ -66,7 +66,7 @@ public struct Membership: Sendable {
     public init(me: NodeNumber, config: OverlayConfig = OverlayConfig(), seed: UInt64, now: Duration) {
         self.me = me
         self.config = config
-        rng = OverlayRandom(seed: seed)
+        rng = SeededRandom(seed: seed)
         evictions = TokenBucket(capacity: config.evictionBurst, perSecond: config.evictionsPerSecond)
         nextShuffle = now + config.shuffleInterval
         lastTick = now

@@ -38,7 +38,7 @@ public struct OverlaySimulation: Sendable {
     public let config: SimulationConfig
     private(set) var nodes: [Node] = []
     private var queue = SimulationEventQueue()
-    private var rng: OverlayRandom
+    private var rng: SeededRandom
     private var links: Set<UInt64> = []
     private var linksOf: [Set<Int>] = []
     var alive: [Int] = []
@@ -57,7 +57,7 @@ public struct OverlaySimulation: Sendable {
 
     public init(_ config: SimulationConfig) {
         self.config = config
-        rng = OverlayRandom(seed: config.seed)
+        rng = SeededRandom(seed: config.seed)
     }
 
     public var now: Duration { .nanoseconds(nanos) }
@@ -310,7 +310,7 @@ public struct OverlaySimulation: Sendable {
     private func latency(_ a: Int, _ b: Int) -> Int64 {
         let low = Self.ns(config.minLatency), high = Self.ns(config.maxLatency)
         guard high > low else { return low }
-        var mix = OverlayRandom(seed: config.seed ^ Self.key(a, b))
+        var mix = SeededRandom(seed: config.seed ^ Self.key(a, b))
         return low + Int64(mix.next() % UInt64(high - low))
     }
 

@@ -12,14 +12,9 @@ import Glibc
 /// the transfer.
 enum FileChatRow {
     static func run(quick: Bool) async throws -> [BenchRow] {
-        let size: Int64 = quick ? 256 << 20 : 1 << 30
-        let directory = NSTemporaryDirectory() + "lanchat-bench-filechat-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let source = directory + "/source.bin"
-        let fd = open(source, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        guard fd >= 0, ftruncate(fd, off_t(size)) == 0 else { throw BenchFailure("cannot make a \(size)-byte sparse file") }
-        close(fd)
+        let file = try SparseSourceFile(label: "filechat", quick: quick)
+        defer { file.remove() }
+        let (size, directory, source) = (file.size, file.directory, file.path)
 
         let port = BenchPorts.freeDiscoveryPort()
         let common = ["--json", "--in-memory", "--broadcast", "127.255.255.255", "--discovery-port", "\(port)", "--beacon-interval", "0.5"]

@@ -25,15 +25,10 @@ enum FileRow {
     }
 
     static func run(quick: Bool, baselines: CBaselines) async throws -> [BenchRow] {
-        let size: Int64 = quick ? 256 << 20 : 1 << 30
         let runs = quick ? 1 : 3
-        let directory = NSTemporaryDirectory() + "lanchat-bench-files-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let source = directory + "/source.bin"
-        let fd = open(source, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        guard fd >= 0, ftruncate(fd, off_t(size)) == 0 else { throw BenchFailure("cannot make a \(size)-byte sparse file") }
-        close(fd)
+        let file = try SparseSourceFile(label: "files", quick: quick)
+        defer { file.remove() }
+        let (size, directory, source) = (file.size, file.directory, file.path)
 
         // The offer's hash also brings the source into the page cache, for
         // every run after it (lanchat's and the C pipeline's alike).

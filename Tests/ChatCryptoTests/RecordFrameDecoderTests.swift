@@ -1,3 +1,4 @@
+import ChatCore
 import Testing
 import TestSupport
 @testable import ChatCrypto
