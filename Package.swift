@@ -44,8 +44,8 @@ let package = Package(
         // `swift run -c release lanchat-bench`: figures beside same-run baselines.
         .executableTarget(name: "LANChatBench", dependencies: ["ChatCore", "CSQLite", "ChatNode", "ChatStore", "P2PTransport", "LANChatCLI", "ChatScreen", "ChatCrypto", "CCrypto", "ChatOverlay", "LANChatHarness"]),
 
-        // Shared test helpers: manual clock, recording logger, in-memory network, waits with deadlines.
-        .target(name: "TestSupport", dependencies: ["ChatCore", "ChatStore"], path: "Tests/TestSupport"),
+        // Shared test helpers: manual clock, recording logger, in-memory network, waits with deadlines, `lanchat` under test (NodeProcess).
+        .target(name: "TestSupport", dependencies: ["ChatCore", "ChatStore", "LANChatHarness"], path: "Tests/TestSupport"),
         .testTarget(name: "ChatCoreTests", dependencies: ["ChatCore", "TestSupport"]),
         .testTarget(name: "ChatStoreTests", dependencies: ["ChatCore", "ChatStore", "TestSupport"]),
         .testTarget(name: "ChatCryptoTests", dependencies: ["ChatCore", "ChatCrypto", "TestSupport"], exclude: ["Fixtures"]),
