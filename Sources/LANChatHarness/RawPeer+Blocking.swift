@@ -55,7 +55,7 @@ extension RawPeer {
                 send(frame(.ping))
                 lastPing = .now
             }
-            switch Self.receive(fd, into: &buffer) {
+            switch buffer.withUnsafeMutableBytes({ Self.receive(fd, into: $0) }) {
             case .bytes(let got):
                 do {
                     try splitter.append(buffer[0..<got])

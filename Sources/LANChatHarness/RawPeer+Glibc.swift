@@ -39,9 +39,9 @@ extension RawPeer {
 
     static func close(_ fd: Int32) { Glibc.close(fd) }
 
-    static func receive(_ fd: Int32, into buffer: inout [UInt8]) -> IOResult {
+    static func receive(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) -> IOResult {
         while true {
-            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            let count = recv(fd, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT))
             if count > 0 { return .bytes(count) }
             if count == 0 { return .closed }
             if errno == EINTR { continue }

@@ -197,16 +197,20 @@ public final class RawPeer: @unchecked Sendable {
     /// notes an end of stream.
     public func poll() {
         flush()
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        while !closedByPeer {
-            switch Self.receive(fd, into: &buffer) {
-            case .bytes(let count):
-                received.append(contentsOf: buffer[0..<count])
-                take(buffer[0..<count])
-            case .wouldBlock:
-                return
-            case .closed:
-                closedByPeer = true
+        // Not zero-filled: a timed handshake polls often, and filling 64 KiB
+        // each time was most of its figure in a debug build.
+        withUnsafeTemporaryAllocation(byteCount: 65_536, alignment: 1) { buffer in
+            while !closedByPeer {
+                switch Self.receive(fd, into: buffer) {
+                case .bytes(let count):
+                    let chunk = Array(buffer[0..<count])
+                    received.append(contentsOf: chunk)
+                    take(chunk[...])
+                case .wouldBlock:
+                    return
+                case .closed:
+                    closedByPeer = true
+                }
             }
         }
     }
