@@ -43,6 +43,8 @@ public final class RawPeer: @unchecked Sendable {
     public let key: IdentityKey
     public let nickname: String
     public let instanceId = UUID().uuidString.lowercased()
+    /// Signs its public messages (made once: a flooding peer signs thousands).
+    private let authenticator: Ed25519MessageAuthenticator
     /// The port its hello says it listens on (nothing listens there).
     public var listenPort = 9
 
@@ -82,6 +84,7 @@ public final class RawPeer: @unchecked Sendable {
         self.fd = fd
         self.key = key
         self.nickname = nickname
+        authenticator = Ed25519MessageAuthenticator(key: key)
         do {
             noise = try .lanchat(role: role, staticKey: try X25519KeyPair.generate(), groupSecret: groupSecret)
         } catch {
@@ -112,7 +115,7 @@ public final class RawPeer: @unchecked Sendable {
 
     /// A public message from this peer, signed with its key as a node signs.
     public func signedMessage(_ content: String, millis: Int64, messageId: MessageID? = nil) -> P2PPayload {
-        Self.signedMessage(content, from: identity, signedBy: Ed25519MessageAuthenticator(key: key),
+        Self.signedMessage(content, from: identity, signedBy: authenticator,
                            millis: millis, messageId: messageId)
     }
 
