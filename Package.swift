@@ -42,20 +42,23 @@ let package = Package(
         // Argument parsing, console, JSON-lines control, bots.
         .target(name: "LANChatCLI", dependencies: ["ChatCore", "ChatStore", "P2PTransport", "ChatNode", "ChatScreen", "ChatCrypto"]),
         .executableTarget(name: "lanchat", dependencies: ["LANChatCLI"]),
+        // What drives a node from outside, for the tests and the bench alike:
+        // a raw v2 peer and the child-process harness. Not in `lanchat`.
+        .target(name: "LANChatHarness", dependencies: ["ChatCore", "ChatCrypto"]),
         // `swift run -c release lanchat-bench`: figures beside same-run baselines.
-        .executableTarget(name: "LANChatBench", dependencies: ["ChatCore", "CSQLite", "ChatNode", "ChatStore", "P2PTransport", "LANChatCLI", "ChatScreen", "ChatCrypto", "CCrypto", "ChatOverlay"]),
+        .executableTarget(name: "LANChatBench", dependencies: ["ChatCore", "CSQLite", "ChatNode", "ChatStore", "P2PTransport", "LANChatCLI", "ChatScreen", "ChatCrypto", "CCrypto", "ChatOverlay", "LANChatHarness"]),
 
-        // Shared test helpers: manual clock, recording logger, in-memory network, a raw v2 peer.
-        .target(name: "TestSupport", dependencies: ["ChatCore", "ChatStore", "ChatCrypto"], path: "Tests/TestSupport"),
+        // Shared test helpers: manual clock, recording logger, in-memory network, waits with deadlines, `lanchat` under test (NodeProcess).
+        .target(name: "TestSupport", dependencies: ["ChatCore", "ChatStore", "LANChatHarness"], path: "Tests/TestSupport"),
         .testTarget(name: "ChatCoreTests", dependencies: ["ChatCore", "TestSupport"]),
         .testTarget(name: "ChatStoreTests", dependencies: ["ChatCore", "ChatStore", "TestSupport"]),
         .testTarget(name: "ChatCryptoTests", dependencies: ["ChatCore", "ChatCrypto", "TestSupport"], exclude: ["Fixtures"]),
-        .testTarget(name: "P2PTransportTests", dependencies: ["ChatCore", "P2PTransport", "ChatCrypto", "TestSupport"]),
+        .testTarget(name: "P2PTransportTests", dependencies: ["ChatCore", "P2PTransport", "ChatCrypto", "LANChatHarness", "TestSupport"]),
         .testTarget(name: "ChatNodeTests", dependencies: ["ChatCore", "ChatNode", "ChatStore", "ChatCrypto", "TestSupport"]),
         .testTarget(name: "ChatOverlayTests", dependencies: ["ChatCore", "ChatOverlay"]),
         .testTarget(name: "ChatScreenTests", dependencies: ["ChatCore", "ChatScreen", "TestSupport"]),
         // Runs the built `lanchat` binary end to end.
-        .testTarget(name: "LANChatCLITests", dependencies: ["ChatCore", "ChatNode", "LANChatCLI", "ChatStore", "ChatCrypto", "P2PTransport", "ChatScreen", "TestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "LANChatCLITests", dependencies: ["ChatCore", "ChatNode", "LANChatCLI", "ChatStore", "ChatCrypto", "P2PTransport", "ChatScreen", "LANChatHarness", "TestSupport"], exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -37,6 +37,21 @@ public enum DisplayWidth {
         return 1
     }
 
+    /// The longest end of `text`, in whole characters, that fits in
+    /// `columns`: the line console keeps the text being typed on one row.
+    public static func tail(of text: String, fitting columns: Int) -> String {
+        var width = 0
+        var start = text.endIndex
+        while start > text.startIndex {
+            let previous = text.index(before: start)
+            let next = of(text[previous])
+            if width + next > columns { break }
+            width += next
+            start = previous
+        }
+        return String(text[start...])
+    }
+
     static func isWide(_ value: UInt32) -> Bool {
         var low = 0, high = wideRanges.count - 1
         while low <= high {

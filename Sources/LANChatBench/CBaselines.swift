@@ -1,4 +1,5 @@
 import Foundation
+import LANChatHarness
 import P2PTransport
 
 /// The C baseline programs in `scripts/bench/`, compiled once per run with

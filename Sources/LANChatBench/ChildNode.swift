@@ -1,4 +1,5 @@
 import Foundation
+import LANChatHarness
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -23,7 +24,7 @@ final class ChildNode: Sendable {
         var exited = false
     }
 
-    let process: Spawned
+    let process: ChildProcess
     private let state = Mutex(Counts())
     /// Peers at which `meshAt` is stamped.
     private let meshSize: Int
@@ -43,16 +44,22 @@ final class ChildNode: Sendable {
             // namespace and remounts /sys, and 30 of those at once stalled
             // every process on the machine for 2 s (the nodes already meshing
             // too: handshakes timed out, links were dialled twice).
-            process = try Spawned(ChildNode.nsenter, ["--net=/run/netns/\(namespace)", ChildProcess.selfPath] + command,
+            process = try ChildProcess(ChildNode.nsenter, ["--net=/run/netns/\(namespace)", ChildProcess.selfPath] + command,
                                   pipeInput: true, pipeErrors: trace != nil)
         } else {
-            process = try Spawned(ChildProcess.selfPath, command, pipeInput: true, pipeErrors: trace != nil)
+            process = try ChildProcess(ChildProcess.selfPath, command, pipeInput: true, pipeErrors: trace != nil)
         }
         let reader = process.output
-        Thread { [self] in readLines(from: reader) { handle($0) } }.start()
+        Thread { [self] in
+            ChildProcess.readLines(from: reader) { line, now in handle(line, at: now) }
+            state.withLock { $0.exited = true }  // end of stream: the node exited
+        }.start()
         if let trace, process.errors >= 0 {
             let fd = process.errors
-            Thread { [self] in readLines(from: fd, count: false) { trace.add("e", $0) } }.start()
+            Thread { [process] in
+                ChildProcess.readLines(from: fd) { line, now in trace.add("e", line, at: now) }
+                withExtendedLifetime(process) {}
+            }.start()
         }
     }
 
@@ -66,11 +73,7 @@ final class ChildNode: Sendable {
     /// Asks the node to quit (end of input) and waits up to `timeout`
     /// before killing it.
     func stop(timeout: Double = 5) {
-        requestStop()
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { usleep(10_000) }
-        if process.isRunning { process.kill(SIGKILL) }
-        process.wait()
+        process.stop(within: timeout)
     }
 
     /// Writes one command line to the node's standard input.
@@ -83,35 +86,9 @@ final class ChildNode: Sendable {
         process.closeInput()
     }
 
-    /// Hands each line read from `fd` to `handle`; `count`: the end of
-    /// stream means the node exited.
-    private func readLines(from fd: Int32, count counting: Bool = true, _ handle: (ArraySlice<UInt8>) -> Void) {
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        var line: [UInt8] = []
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            if count <= 0 { break }
-            var start = 0
-            for index in 0..<count where buffer[index] == 0x0A {
-                if line.isEmpty {
-                    handle(buffer[start..<index])
-                } else {
-                    line.append(contentsOf: buffer[start..<index])
-                    handle(line[...])
-                    line.removeAll(keepingCapacity: true)
-                }
-                start = index + 1
-            }
-            if start < count { line.append(contentsOf: buffer[start..<count]) }
-        }
-        if counting { state.withLock { $0.exited = true } }
-    }
-
     /// Counts event lines by their kind without decoding them all (only
     /// `ready` is parsed, for the port).
-    private func handle(_ line: ArraySlice<UInt8>) {
-        let now = ContinuousClock.now
+    private func handle(_ line: ArraySlice<UInt8>, at now: ContinuousClock.Instant) {
         trace?.add("o", line, at: now)
         // Keys are sorted, so "event" is not always first ("automatic" sorts before it).
         if line.firstRange(of: Self.message) != nil {

@@ -1,5 +1,7 @@
 import ChatCore
+import ChatCrypto
 import Foundation
+import LANChatHarness
 
 /// A node process's memory under a flood of a million signed public
 /// messages, with its history on disk and with `--in-memory` (the bots'
@@ -33,7 +35,7 @@ enum FloodRow {
         }
         try await Task.sleep(for: .seconds(2))
         guard let idle = ProcessStats.pss(node.pid) else { throw Failure(description: "no PSS") }
-        let linked = await onThread { Result { try (0..<peers).map { try RawPeer(port: port, nickname: "flood\($0)") } } }
+        let linked = await onThread { Result { try (0..<peers).map { try RawPeer.link(to: port, key: IdentityKey.generate(), nickname: "flood\($0)") } } }
         let flooders = try linked.get()
         let deadline = Date().addingTimeInterval(quick ? 90 : 300)
         let writers = flooders.enumerated().map { index, peer in
@@ -136,7 +138,7 @@ enum FloodRow {
                 for number in slice {
                     let id = MessageID(millis: millis, random: (UInt64(index), UInt64(number)))
                     let text = NetworkRows.text(index * count + number)
-                    bytes.append(contentsOf: try peer.seal(peer.frame(.publicMessage, content: text, millis: millis, messageId: id)))
+                    bytes.append(contentsOf: peer.seal(peer.signedMessage(text, millis: millis, messageId: id)))
                 }
                 try peer.write(bytes)
             } catch {

@@ -1,4 +1,5 @@
 import Foundation
+import LANChatHarness
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -18,15 +19,18 @@ final class JSONChild: Sendable {
         var exited = false
     }
 
-    let process: Spawned
+    let process: ChildProcess
     private let lines = Mutex(Lines())
     /// Signalled at each message line, so a waiter sleeps instead of polling.
     private let arrived = NSCondition()
 
     init(arguments: [String]) throws {
-        process = try Spawned(ChildProcess.selfPath, ["node"] + arguments, pipeInput: true, pipeErrors: false)
+        process = try ChildProcess(ChildProcess.selfPath, ["node"] + arguments, pipeInput: true, pipeErrors: false)
         let fd = process.output
-        Thread { [self] in read(fd) }.start()
+        Thread { [self] in
+            ChildProcess.readLines(from: fd) { line, now in handle(line, at: now) }
+            lines.withLock { $0.exited = true }
+        }.start()
     }
 
     var pid: Int32 { process.pid }
@@ -71,34 +75,10 @@ final class JSONChild: Sendable {
 
     /// Closes its standard input, waits up to 5 s, then kills it.
     func stop() {
-        process.closeInput()
-        let deadline = Date().addingTimeInterval(5)
-        while process.isRunning && Date() < deadline { usleep(10_000) }
-        if process.isRunning { process.kill(SIGKILL) }
-        process.wait()
+        process.stop()
     }
 
-    private func read(_ fd: Int32) {
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        var partial: [UInt8] = []
-        while true {
-            let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            if count <= 0 { break }
-            let now = ContinuousClock.now
-            var start = 0
-            for index in 0..<count where buffer[index] == 0x0A {
-                partial.append(contentsOf: buffer[start..<index])
-                handle(partial, at: now)
-                partial.removeAll(keepingCapacity: true)
-                start = index + 1
-            }
-            partial.append(contentsOf: buffer[start..<count])
-        }
-        lines.withLock { $0.exited = true }
-    }
-
-    private func handle(_ line: [UInt8], at now: ContinuousClock.Instant) {
+    private func handle(_ line: ArraySlice<UInt8>, at now: ContinuousClock.Instant) {
         if line.firstRange(of: Self.message) != nil {
             let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any]
             if let text = object?["text"] as? String {

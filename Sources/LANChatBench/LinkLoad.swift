@@ -1,6 +1,7 @@
 import ChatCore
 import ChatCrypto
 import Foundation
+import LANChatHarness
 
 /// The two throughput measurements the receive, send and throughput rows
 /// share: one in-process node (ChatNode + P2PService) flooded by a raw v2
@@ -50,15 +51,15 @@ enum LinkLoad {
         // do for a real sender, not at random places.
         var ids = MessageIDGenerator()
         let plaintexts = (0..<count).map { index in
-            RawPeer.plaintext(RawPeer.frame(.publicMessage, from: identity, signedBy: authenticator,
-                                            content: NetworkRows.text(index), millis: millis, messageId: ids.next(millis: millis)))
+            RawPeer.encoded(RawPeer.signedMessage(NetworkRows.text(index), from: identity, signedBy: authenticator,
+                                                  millis: millis, messageId: ids.next(millis: millis)))
         }
         let cluster = try await Cluster(count: 1, discoveryPort: BenchPorts.freeDiscoveryPort(), storePath: { _ in storePath })
         let member = cluster.members[0]
         let port = await member.service.listeningPort
         let peer: RawPeer
         do {
-            peer = try await onThread { Result { try RawPeer(port: port, nickname: "flood", key: key) } }.get()
+            peer = try await onThread { Result { try RawPeer.link(to: port, key: key, nickname: "flood") } }.get()
         } catch {
             await cluster.stop()
             throw error
@@ -69,7 +70,7 @@ enum LinkLoad {
         }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(count * 450)
-        for plaintext in plaintexts { bytes.append(contentsOf: try peer.seal(plaintext)) }
+        for plaintext in plaintexts { bytes.append(contentsOf: peer.seal(plaintext: plaintext)) }
         cluster.messages.expect("*", count: count)
         let start = ContinuousClock.now
         let cpuAtStart = MeshRow.processCPU()
@@ -139,7 +140,7 @@ enum LinkLoad {
         let port = await member.service.listeningPort
         let peers: [RawPeer]
         do {
-            peers = try await onThread { Result { try (0..<peerCount).map { try RawPeer(port: port, nickname: "sink\($0)") } } }.get()
+            peers = try await onThread { Result { try (0..<peerCount).map { try RawPeer.link(to: port, key: IdentityKey.generate(), nickname: "sink\($0)") } } }.get()
         } catch {
             await cluster.stop()
             throw error
@@ -148,9 +149,15 @@ enum LinkLoad {
             await cluster.stop()
             throw Failure(description: "the raw peers did not link")
         }
-        let deadline = Date().addingTimeInterval(Measure.seconds(timeout))
+        let deadline = ContinuousClock.now + timeout
         let drains = peers.map { peer in
-            Task { await onThread { peer.drain(records: count, containing: #""type":"publicMessage""#, deadline: deadline) } }
+            Task {
+                await onThread { () -> (seen: Int, cpu: Double) in
+                    let before = ScreenRow.threadCPUMicros()
+                    let seen = peer.drain(records: count, containing: #""type":"publicMessage""#, until: deadline)
+                    return (seen, (ScreenRow.threadCPUMicros() - before) / 1e6)
+                }
+            }
         }
         let start = ContinuousClock.now
         let cpuAtStart = MeshRow.processCPU()

@@ -3,6 +3,7 @@ import ChatCrypto
 import ChatNode
 import ChatStore
 import Foundation
+import LANChatHarness
 import P2PTransport
 
 /// Rows that move messages between nodes on loopback.
@@ -21,7 +22,7 @@ enum NetworkRows {
                                  senderNumber: key.nodeNumber, senderNickname: "n0",
                                  content: text(99_999), timestamp: 1_732_147_200_000)
         Ed25519MessageAuthenticator(key: key).sign(&payload)
-        return RawPeer.plaintext(payload).count + ChaChaPoly.tagByteCount + RecordFrameDecoder.headerLength
+        return RawPeer.encoded(payload).count + ChaChaPoly.tagByteCount + RecordFrameDecoder.headerLength
     }
 
     struct Failure: Error, CustomStringConvertible { var description: String }
@@ -35,7 +36,7 @@ enum NetworkRows {
                                      senderNumber: key.nodeNumber, senderNickname: "n0", content: text(index),
                                      timestamp: 1_732_147_200_000 + Int64(index))
             authenticator.sign(&payload)
-            return RawPeer.plaintext(payload)
+            return RawPeer.encoded(payload)
         }
     }
 

@@ -2,6 +2,7 @@ import ChatCore
 import Foundation
 #if canImport(Glibc)
 import Glibc
+import LANChatHarness
 #endif
 
 /// Rows measured on separate node processes: idle cost and discovery to a

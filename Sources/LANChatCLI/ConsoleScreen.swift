@@ -1,4 +1,5 @@
 import ChatCore
+import ChatScreen
 import Foundation
 import Synchronization
 

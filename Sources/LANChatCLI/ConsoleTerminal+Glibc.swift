@@ -50,18 +50,6 @@ extension ConsoleTerminal {
     }
 
     /// Columns of the terminal (80 when it will not say).
-    func columns() -> Int {
-        var size = winsize()
-        guard ioctl(output, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return 80 }
-        return Int(size.ws_col)
-    }
-
-    static func writeAll(_ bytes: [UInt8], to descriptor: Int32) {
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
-            if written > 0 { offset += written } else if written < 0 && errno == EINTR { continue } else { return }
-        }
-    }
+    func columns() -> Int { TerminalIO.size(of: output).width }
 }
 #endif

@@ -14,10 +14,10 @@ final class ConsoleTerminal: Sendable {
 
     /// Writes to stdout whole, however the kernel splits it.
     static func writeOut(_ text: String) {
-        writeAll(Array(text.utf8), to: 1)
+        TerminalIO.writeAll(Array(text.utf8), to: 1)
     }
 
     func write(_ text: String) {
-        Self.writeAll(Array(text.utf8), to: output)
+        TerminalIO.writeAll(Array(text.utf8), to: output)
     }
 }

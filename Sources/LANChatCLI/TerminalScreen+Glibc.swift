@@ -52,11 +52,7 @@ final class TerminalScreen: Sendable {
     static let mouseSequence = "\u{1B}[?1000h\u{1B}[?1006h"
 
     /// Columns and rows, from the kernel (80x24 if it will not say).
-    func size() -> (width: Int, height: Int) {
-        var size = winsize()
-        guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0, size.ws_row > 0 else { return (80, 24) }
-        return (Int(size.ws_col), Int(size.ws_row))
-    }
+    func size() -> (width: Int, height: Int) { TerminalIO.size(of: STDOUT_FILENO) }
 
     /// SIGWINCH as a stream: the session re-reads the size and redraws.
     func resizes() -> AsyncStream<Void> {
@@ -70,19 +66,7 @@ final class TerminalScreen: Sendable {
     }
 
     /// Writes all of `text`, retrying short writes and EINTR.
-    func write(_ text: String) {
-        var bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeMutableBytes { Glibc.write(STDOUT_FILENO, $0.baseAddress! + offset, $0.count - offset) }
-            if written < 0 {
-                if errno == EINTR || errno == EAGAIN { continue }
-                return  // the terminal went away; nothing left to draw on
-            }
-            offset += written
-        }
-        bytes.removeAll()
-    }
+    func write(_ text: String) { TerminalIO.writeAll(Array(text.utf8), to: STDOUT_FILENO) }
 
     /// Leaves the alternate screen, shows the cursor, restores the settings.
     func restore() { restoreTerminalNow() }

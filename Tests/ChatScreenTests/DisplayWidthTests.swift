@@ -2,6 +2,14 @@ import ChatScreen
 import Testing
 
 @Suite struct DisplayWidthTests {
+    /// The line console's prompt keeps the end of what is typed.
+    @Test func tailFitsWholeCharacters() {
+        #expect(DisplayWidth.tail(of: "ab한국", fitting: 5) == "b한국")
+        #expect(DisplayWidth.tail(of: "ab한국", fitting: 3) == "국")
+        #expect(DisplayWidth.tail(of: "a👨‍👩‍👧", fitting: 2) == "👨‍👩‍👧")  // one cluster, two columns
+        #expect(DisplayWidth.tail(of: "abc", fitting: 0) == "")
+    }
+
     @Test func narrowWideAndZeroWidth() {
         #expect(DisplayWidth.of("abc") == 3)
         #expect(DisplayWidth.of("한글") == 4)

@@ -63,13 +63,4 @@ import Testing
         _ = Self.feed(&editor, String(repeating: "x", count: LineEditor.maxBytes + 10))
         #expect(editor.text.utf8.count == LineEditor.maxBytes)
     }
-
-    @Test func displayWidths() {
-        #expect(DisplayWidth.of("abc") == 3)
-        #expect(DisplayWidth.of("한국") == 4)
-        #expect(DisplayWidth.of("👍") == 2)
-        #expect(DisplayWidth.of("e\u{301}") == 1)
-        #expect(DisplayWidth.tail(of: "ab한국", fitting: 5) == "b한국")
-        #expect(DisplayWidth.tail(of: "ab한국", fitting: 3) == "국")
-    }
 }

@@ -1,4 +1,5 @@
 import ChatCrypto
+import LANChatHarness
 import TestSupport
 
 extension RawPeer {

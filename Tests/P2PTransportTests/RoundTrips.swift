@@ -1,5 +1,6 @@
 import ChatCore
 import Foundation
+import LANChatHarness
 import TestSupport
 
 /// Times ping → pong round trips on a linked `RawPeer`, on a thread of its

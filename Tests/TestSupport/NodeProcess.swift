@@ -1,15 +1,22 @@
 import Foundation
+import LANChatHarness
 import Synchronization
 
 /// A `lanchat` process under test: stdin to write commands, stdout and
-/// stderr collected line by line, waits with deadlines.
+/// stderr collected line by line, waits with deadlines. The process itself
+/// is LANChatHarness's `ChildProcess`, as the bench's children are.
 public final class NodeProcess: Sendable {
-    public let process: Process
-    private let stdin: FileHandle
-    private let output = Mutex<[String]>([])
-    private let errors = Mutex<[String]>([])
-    /// Reader threads that reached end of file (two per process).
-    private let drainedReaders = Mutex(0)
+    private let child: ChildProcess
+    private let lines = CollectedLines()
+
+    /// What the reader threads collect; they hold this and the child, not
+    /// the `NodeProcess`, so dropping one kills its process.
+    private final class CollectedLines: Sendable {
+        let output = Mutex<[String]>([])
+        let errors = Mutex<[String]>([])
+        /// Reader threads that reached end of file (two per process).
+        let drainedReaders = Mutex(0)
+    }
 
     /// The built `lanchat` next to the test bundle (or `LANCHAT_BINARY`).
     public static var binary: URL {
@@ -30,48 +37,35 @@ public final class NodeProcess: Sendable {
     /// `executable` replaces `lanchat` (a shell for tests of the launcher).
     /// `descriptorLimit`: run under `ulimit -n` of that many descriptors.
     public init(executable: String = NodeProcess.binary.path, _ arguments: [String], environment: [String: String] = [:], descriptorLimit: Int? = nil) throws {
-        process = Process()
-        let command = if let descriptorLimit {
-            ChildLauncher.command("/bin/sh", ["-c", "ulimit -n \(descriptorLimit) && exec \"$0\" \"$@\"", executable] + arguments)
-        } else {
-            ChildLauncher.command(executable, arguments)
-        }
-        process.executableURL = command.executable
-        process.arguments = command.arguments
         var env = ["PATH": "/usr/bin:/bin", "HOME": NSTemporaryDirectory(), "NO_COLOR": "1"]
         env.merge(environment) { $1 }
-        process.environment = env
-        let inPipe = Pipe(), outPipe = Pipe(), errPipe = Pipe()
-        process.standardInput = inPipe
-        process.standardOutput = outPipe
-        process.standardError = errPipe
-        stdin = inPipe.fileHandleForWriting
-        try ChildLauncher.run(process)
-        startReader(outPipe.fileHandleForReading) { [self] line in output.withLock { $0.append(line) } }
-        startReader(errPipe.fileHandleForReading) { [self] line in errors.withLock { $0.append(line) } }
-    }
-
-    private func startReader(_ handle: FileHandle, append: @escaping @Sendable (String) -> Void) {
-        // Threads because reading a pipe blocks; each ends at EOF.
-        let thread = Thread {
-            var pending = Data()
-            while true {
-                let chunk = handle.availableData
-                if chunk.isEmpty { break }
-                pending.append(chunk)
-                while let newline = pending.firstIndex(of: 0x0A) {
-                    append(String(decoding: pending[pending.startIndex..<newline], as: UTF8.self))
-                    pending.removeSubrange(pending.startIndex...newline)
-                }
-            }
-            if !pending.isEmpty { append(String(decoding: pending, as: UTF8.self)) }
-            self.drainedReaders.withLock { $0 += 1 }
+        let absolute = executable.hasPrefix("/") ? executable : FileManager.default.currentDirectoryPath + "/" + executable
+        if let descriptorLimit {
+            child = try ChildProcess("/bin/sh", ["-c", "ulimit -n \(descriptorLimit) && exec \"$0\" \"$@\"", absolute] + arguments,
+                                     environment: env, pipeInput: true, pipeErrors: true)
+        } else {
+            child = try ChildProcess(absolute, arguments, environment: env, pipeInput: true, pipeErrors: true)
         }
-        thread.start()
+        Self.startReader(child, child.output, lines) { lines, line in lines.output.withLock { $0.append(line) } }
+        Self.startReader(child, child.errors, lines) { lines, line in lines.errors.withLock { $0.append(line) } }
     }
 
-    public var stdoutLines: [String] { output.withLock { $0 } }
-    public var stderrLines: [String] { errors.withLock { $0 } }
+    /// Reads `fd` to its end on a thread (reading a pipe blocks).
+    private static func startReader(_ child: ChildProcess, _ fd: Int32, _ lines: CollectedLines,
+                                    append: @escaping @Sendable (CollectedLines, String) -> Void) {
+        Thread {
+            ChildProcess.readLines(from: fd) { line, _ in append(lines, String(decoding: line, as: UTF8.self)) }
+            lines.drainedReaders.withLock { $0 += 1 }
+            withExtendedLifetime(child) {}
+        }.start()
+    }
+
+    public var pid: Int32 { child.pid }
+    /// Whether the process has not exited yet.
+    public var isRunning: Bool { child.isRunning }
+
+    public var stdoutLines: [String] { lines.output.withLock { $0 } }
+    public var stderrLines: [String] { lines.errors.withLock { $0 } }
 
     /// Stdout lines parsed as JSON objects (others skipped).
     public var jsonEvents: [[String: Any]] {
@@ -82,7 +76,7 @@ public final class NodeProcess: Sendable {
 
     /// Writes one line to the process's stdin.
     public func send(_ line: String) {
-        try? stdin.write(contentsOf: Data((line + "\n").utf8))
+        child.write(Array((line + "\n").utf8))
     }
 
     /// Writes `object` as one JSON line.
@@ -91,7 +85,7 @@ public final class NodeProcess: Sendable {
         send(String(decoding: data, as: UTF8.self))
     }
 
-    public func closeInput() { try? stdin.close() }
+    public func closeInput() { child.closeInput() }
 
     /// Waits for the first JSON event satisfying `match`.
     @discardableResult
@@ -120,29 +114,30 @@ public final class NodeProcess: Sendable {
     }
 
     /// Sends `signal` (SIGTERM by default).
-    public func signal(_ number: Int32 = SIGTERM) { kill(process.processIdentifier, number) }
+    public func signal(_ number: Int32 = SIGTERM) { child.kill(number) }
 
-    /// Waits for exit and returns the status; kills the process at the deadline.
+    /// Waits for exit and returns the exit code (128 + signal if killed);
+    /// kills the process at the deadline.
     @discardableResult
     public func waitForExit(within timeout: Duration = TestDeadline.standard) async throws -> Int32 {
         let deadline = ContinuousClock.now + timeout
-        while process.isRunning {
+        while child.isRunning {
             if ContinuousClock.now >= deadline {
-                kill(process.processIdentifier, SIGKILL)
+                child.kill(SIGKILL)
                 throw WaitTimeout(what: "process exit")
             }
             try await Task.sleep(for: .milliseconds(10))
         }
         // Let the readers drain what the process wrote last.
-        guard await waitUntil("output drained", within: .seconds(5), { drainedReaders.withLock { $0 == 2 } }) else {
+        guard await waitUntil("output drained", within: .seconds(5), { lines.drainedReaders.withLock { $0 == 2 } }) else {
             throw WaitTimeout(what: "output drained")
         }
-        return process.terminationStatus
+        return child.wait()
     }
 
     /// Kills the process if it is still running (test cleanup).
     public func kill9() {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        if child.isRunning { child.kill(SIGKILL) }
     }
 
     deinit { kill9() }

@@ -1,6 +1,7 @@
 import ChatCore
 import ChatCrypto
 import Foundation
+import LANChatHarness
 import Synchronization
 import Testing
 import TestSupport

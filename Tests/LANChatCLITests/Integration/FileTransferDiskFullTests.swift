@@ -32,7 +32,7 @@ struct FileTransferDiskFullTests {
     /// `path` as bob's mount namespace sees it (bob's process is the
     /// shell's and unshare's: each execs the next).
     static func inside(_ node: NodeProcess, _ path: String) -> String {
-        "/proc/\(node.process.processIdentifier)/root" + path
+        "/proc/\(node.pid)/root" + path
     }
 
     static func freeBytes(_ path: String) -> Int64 {
@@ -123,7 +123,7 @@ struct FileTransferDiskFullTests {
         #expect(done["path"] as? String == downloads + "/next.bin")
         #expect(scratch.contents(Self.inside(bob, downloads + "/next.bin")) == next)
         #expect(scratch.listing(Self.inside(bob, downloads)) == ["next.bin"])
-        #expect(bob.process.isRunning)
+        #expect(bob.isRunning)
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import LANChatHarness
 import Testing
 import TestSupport
 
@@ -44,7 +45,7 @@ import TestSupport
         defer { kill(bot, SIGKILL) }
         try #require(Self.isAlive(bot))
         parent.signal(SIGKILL)
-        let parentPid = parent.process.processIdentifier
+        let parentPid = parent.pid
         try #require(await waitUntil("parent gone", within: .seconds(5)) { !Self.isAlive(parentPid) })
         #expect(Self.isAlive(bot), "control: without the launcher an orphan outlives its parent")
     }

@@ -23,7 +23,7 @@ import TestSupport
         let own = try #require((ready["number"] as? NSNumber)?.uint64Value)
         let attacker = try HoldingListener(address: 0x7F00_0002)
         let forger = BeaconSender(discoveryPort: discoveryPort, source: 0x7F00_0002)
-        let pid = node.process.processIdentifier
+        let pid = node.pid
 
         // The caps bind only when more dials come due than the unproven-dial
         // bucket (64, then 32 a second) or 64 pending to one address allow.
@@ -41,7 +41,7 @@ import TestSupport
         var deferred = 0
         var lastAsked = ContinuousClock.now
         let started = lastAsked
-        while node.process.isRunning {
+        while node.isRunning {
             let elapsed = ContinuousClock.now - started
             if elapsed >= .seconds(6), deferred > 0 { break }
             if elapsed >= TestDeadline.standard { break }
@@ -61,7 +61,7 @@ import TestSupport
         }
 
         #expect(attacker.acceptedCount > 0, "the flood made the node dial")
-        #expect(node.process.isRunning, "the node died: \(node.stderrLines.suffix(3))")
+        #expect(node.isRunning, "the node died: \(node.stderrLines.suffix(3))")
         #expect(mostDescriptors < Self.descriptorLimit, "\(mostDescriptors) descriptors open")
         // A fresh answer, after every one asked during the flood.
         let answered = Self.statsAnswers(in: node.jsonEvents).count

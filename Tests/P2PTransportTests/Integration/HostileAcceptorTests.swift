@@ -1,6 +1,7 @@
 import ChatCore
 import ChatCrypto
 import Foundation
+import LANChatHarness
 @testable import P2PTransport
 import Testing
 import TestSupport

@@ -1,5 +1,6 @@
 import ChatCore
 import Foundation
+import LANChatHarness
 @testable import P2PTransport
 import Testing
 import TestSupport

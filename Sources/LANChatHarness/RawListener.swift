@@ -36,7 +36,7 @@ public final class RawListener: @unchecked Sendable {
     deinit { Glibc.close(fd) }
 
     /// The next connection, non-blocking, or a failure at the deadline.
-    public func accept(within timeout: Duration = TestDeadline.standard) async throws -> Int32 {
+    public func accept(within timeout: Duration = RawPeer.standardWait) async throws -> Int32 {
         let deadline = ContinuousClock.now + timeout
         while true {
             let connection = Glibc.accept(fd, nil, nil)

@@ -13,14 +13,14 @@ import ChatCrypto
 extension RawPeer {
     /// The next connection to `listener`, answered as the Noise responder.
     public static func accepted(on listener: RawListener, key: IdentityKey, nickname: String,
-                                groupSecret: GroupSecret? = nil, within timeout: Duration = TestDeadline.standard) async throws -> RawPeer {
+                                groupSecret: GroupSecret? = nil, within timeout: Duration = RawPeer.standardWait) async throws -> RawPeer {
         try RawPeer(fd: try await listener.accept(within: timeout), role: .responder, key: key, nickname: nickname,
                     groupSecret: groupSecret)
     }
 
     /// Waits for message 1 and reads it (an ephemeral key; with a group
     /// secret, an empty payload under the psk).
-    public func awaitMessage1(within timeout: Duration = TestDeadline.standard) async throws {
+    public func awaitMessage1(within timeout: Duration = RawPeer.standardWait) async throws {
         let message = try await awaitHandshakeMessage(0, "message 1", within: timeout)
         do {
             let payload = try noise.readMessage(message)
@@ -53,7 +53,7 @@ extension RawPeer {
     /// Waits for message 3, verifies the dialler's identity payload in it
     /// and makes the record keys.
     @discardableResult
-    public func awaitMessage3(within timeout: Duration = TestDeadline.standard) async throws -> HandshakeIdentity.Verified {
+    public func awaitMessage3(within timeout: Duration = RawPeer.standardWait) async throws -> HandshakeIdentity.Verified {
         let message = try await awaitHandshakeMessage(1, "message 3", within: timeout)
         do {
             let verified = try noise.readIdentityMessage(message)
@@ -70,7 +70,7 @@ extension RawPeer {
 
     /// The whole acceptor side with `hello` (this peer's own by default),
     /// then its first record, a ping, which accepts the link.
-    public func accept(hello: P2PPayload? = nil, within timeout: Duration = TestDeadline.standard) async throws {
+    public func accept(hello: P2PPayload? = nil, within timeout: Duration = RawPeer.standardWait) async throws {
         try await awaitMessage1(within: timeout)
         try sendMessage2(hello: hello)
         try await awaitMessage3(within: timeout)

@@ -2,9 +2,9 @@ import Dispatch
 import Foundation
 import Synchronization
 
-/// Starts a test's child processes so that none outlives the test binary,
-/// even when the binary crashes or is killed with SIGKILL (no cleanup code
-/// runs then, so killing a process group at exit is not enough).
+/// Starts child processes so that none outlives its parent, even when the
+/// parent crashes or is killed with SIGKILL (no cleanup code runs then, so
+/// killing a process group at exit is not enough).
 ///
 /// Each child runs under `setpriv --pdeathsig KILL` (util-linux): the
 /// kernel sends it SIGKILL when its parent dies (PR_SET_PDEATHSIG, kept
@@ -17,20 +17,19 @@ public enum ChildLauncher {
 
     /// The command line that runs `executable` with `arguments` under the
     /// death signal.
-    public static func command(_ executable: String, _ arguments: [String]) -> (executable: URL, arguments: [String]) {
+    public static func command(_ executable: String, _ arguments: [String]) -> (executable: String, arguments: [String]) {
         // Without util-linux the children still run (OrphanTests then fails
         // and says why children may outlive a crash).
-        guard FileManager.default.isExecutableFile(atPath: setpriv) else { return (URL(fileURLWithPath: executable), arguments) }
-        return (URL(fileURLWithPath: setpriv), ["--pdeathsig", "KILL", "--", executable] + arguments)
+        guard FileManager.default.isExecutableFile(atPath: setpriv) else { return (executable, arguments) }
+        return (setpriv, ["--pdeathsig", "KILL", "--", executable] + arguments)
     }
 
-    /// Runs `process` (already configured) from the spawner thread.
-    public static func run(_ process: Process) throws {
-        let box = UncheckedBox(process)
-        try spawner.perform { try box.value.run() }
+    /// Runs `body` on the spawner thread and returns what it returns.
+    static func perform<T: Sendable>(_ body: @escaping @Sendable () throws -> T) throws -> T {
+        try spawner.perform(body)
     }
 
-    // One per test binary by necessity: it is the parent thread of every
+    // One per process by necessity: it is the parent thread of every
     // child, so it must never end.
     private static let spawner = SpawnerThread()
 }
@@ -53,25 +52,18 @@ private final class SpawnerThread: Sendable {
     }
 
     /// Runs `body` on the thread and waits for it (a spawn takes milliseconds).
-    func perform(_ body: @escaping @Sendable () throws -> Void) throws {
+    func perform<T: Sendable>(_ body: @escaping @Sendable () throws -> T) throws -> T {
         let done = DispatchSemaphore(value: 0)
-        let failure = Mutex<(any Error)?>(nil)
+        let outcome = Mutex<Result<T, any Error>?>(nil)
         jobs.withLock {
             $0.append {
-                do { try body() } catch { failure.withLock { $0 = error } }
+                let result = Result { try body() }
+                outcome.withLock { $0 = result }
                 done.signal()
             }
         }
         ready.signal()
         done.wait()
-        if let error = failure.withLock({ $0 }) { throw error }
+        return try outcome.withLock { $0! }.get()
     }
-}
-
-/// Carries a non-Sendable value to the spawner thread. Safe here: the
-/// caller waits until the job ends, so only one thread touches the value at
-/// a time.
-private struct UncheckedBox<Value>: @unchecked Sendable {
-    let value: Value
-    init(_ value: Value) { self.value = value }
 }

@@ -5,7 +5,8 @@ import Foundation
 /// A hand-driven protocol v2 peer on 127.0.0.1, for speaking (and
 /// breaking) the link protocol without a `P2PService` or a `lanchat`
 /// process: the Noise handshake step by step (docs/PROTOCOL.md 3.2),
-/// records, and raw bytes anywhere in between.
+/// records, and raw bytes anywhere in between. The tests use it as a
+/// hostile peer, `lanchat-bench` to flood a node or drain what it sends.
 ///
 ///     let raw = try RawPeer(connectingTo: port, key: key, nickname: "mallory")
 ///     try await raw.handshake()          // messages 1-3, then the acceptor's ping
@@ -15,8 +16,9 @@ import Foundation
 /// Non-blocking throughout: nothing here waits on the socket. Reads happen
 /// when a test asks (`poll`, `frames`, `isClosed`), so a test polls with
 /// `waitUntil`; the async steps of the handshake poll the same way with a
-/// deadline. Only `writeAll(_:until:)` and `waitReadable(until:)` block,
-/// for tests that time round trips or flood from a thread of their own.
+/// deadline. Only `writeAll(_:until:)`, `waitReadable(until:)`,
+/// `link(to:...)` and `drain(records:...)` block, for tests and bench rows
+/// that time round trips, flood or drain from a thread of their own.
 ///
 /// It dials (`init(connectingTo:...)`, the Noise initiator) or, for a node
 /// that dials it, accepts (`accepted(on:...)`, the responder; see
@@ -32,11 +34,17 @@ public final class RawPeer: @unchecked Sendable {
         public init(_ description: String) { self.description = description }
     }
 
+    /// How long a handshake step waits by default: generous, as a test's
+    /// standard deadline is (a passing wait returns as soon as it can).
+    public static let standardWait: Duration = .seconds(20)
+
     public let fd: Int32
     /// This peer's identity key; its number is the one the key derives.
     public let key: IdentityKey
     public let nickname: String
     public let instanceId = UUID().uuidString.lowercased()
+    /// Signs its public messages (made once: a flooding peer signs thousands).
+    private let authenticator: Ed25519MessageAuthenticator
     /// The port its hello says it listens on (nothing listens there).
     public var listenPort = 9
 
@@ -55,13 +63,13 @@ public final class RawPeer: @unchecked Sendable {
     public private(set) var sentRecords: [[UInt8]] = []
 
     private var received: [UInt8] = []
-    private var splitter = RecordFrameDecoder()
+    var splitter = RecordFrameDecoder()
     private var opened: [P2PPayload] = []
     /// Why the incoming stream stopped making sense (a bad length, a record
     /// that did not open); nothing more is decoded after it.
-    public private(set) var streamFailure: String?
-    private var outbox: [UInt8] = []
-    private var closedByPeer = false
+    public internal(set) var streamFailure: String?
+    var outbox: [UInt8] = []
+    var closedByPeer = false
 
     /// Connects to 127.0.0.1:`port` as the dialler (Noise initiator) with
     /// `key`; with `groupSecret` it speaks XXpsk0+psk3 (its group's psk),
@@ -76,6 +84,7 @@ public final class RawPeer: @unchecked Sendable {
         self.fd = fd
         self.key = key
         self.nickname = nickname
+        authenticator = Ed25519MessageAuthenticator(key: key)
         do {
             noise = try .lanchat(role: role, staticKey: try X25519KeyPair.generate(), groupSecret: groupSecret)
         } catch {
@@ -91,10 +100,35 @@ public final class RawPeer: @unchecked Sendable {
 
     // MARK: Frames
 
-    /// A frame from this peer; `sender` defaults to its own number.
-    public func frame(_ type: PayloadType, content: String = "", sender: NodeNumber? = nil) -> P2PPayload {
-        P2PPayload(type: type, messageId: MessageID(millis: 1_732_147_200_000, random: (.random(in: 0...UInt64.max), .random(in: 0...UInt64.max))),
-                   senderNumber: sender ?? number, senderNickname: nickname, content: content, timestamp: 1_732_147_200_000)
+    /// The time a frame says by default: a fixed instant, so frames are
+    /// alike from run to run.
+    public static let fixedMillis: Int64 = 1_732_147_200_000
+
+    /// A frame from this peer, unsigned; `sender` defaults to its own
+    /// number, `messageId` to a random id at `millis`.
+    public func frame(_ type: PayloadType, content: String = "", sender: NodeNumber? = nil,
+                      millis: Int64 = RawPeer.fixedMillis, messageId: MessageID? = nil) -> P2PPayload {
+        let id = messageId ?? MessageID(millis: millis, random: (.random(in: 0...UInt64.max), .random(in: 0...UInt64.max)))
+        return P2PPayload(type: type, messageId: id, senderNumber: sender ?? number, senderNickname: nickname,
+                          content: content, timestamp: millis)
+    }
+
+    /// A public message from this peer, signed with its key as a node signs.
+    public func signedMessage(_ content: String, millis: Int64, messageId: MessageID? = nil) -> P2PPayload {
+        Self.signedMessage(content, from: identity, signedBy: authenticator,
+                           millis: millis, messageId: messageId)
+    }
+
+    /// A public message from `identity`, signed by `authenticator` (its
+    /// key): made before connecting, since signing a big flood takes
+    /// seconds and a linked peer that says nothing that long is cut as dead.
+    public static func signedMessage(_ content: String, from identity: NodeIdentity, signedBy authenticator: Ed25519MessageAuthenticator,
+                                     millis: Int64, messageId: MessageID? = nil) -> P2PPayload {
+        let id = messageId ?? MessageID(millis: millis, random: (.random(in: 0...UInt64.max), .random(in: 0...UInt64.max)))
+        var payload = P2PPayload(type: .publicMessage, messageId: id, senderNumber: identity.number,
+                                 senderNickname: identity.nickname, content: content, timestamp: millis)
+        authenticator.sign(&payload)
+        return payload
     }
 
     /// The hello this peer sends in message 3; change it to lie.
@@ -166,16 +200,20 @@ public final class RawPeer: @unchecked Sendable {
     /// notes an end of stream.
     public func poll() {
         flush()
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        while !closedByPeer {
-            switch Self.receive(fd, into: &buffer) {
-            case .bytes(let count):
-                received.append(contentsOf: buffer[0..<count])
-                take(buffer[0..<count])
-            case .wouldBlock:
-                return
-            case .closed:
-                closedByPeer = true
+        // Not zero-filled: a timed handshake polls often, and filling 64 KiB
+        // each time was most of its figure in a debug build.
+        withUnsafeTemporaryAllocation(byteCount: 65_536, alignment: 1) { buffer in
+            while !closedByPeer {
+                switch Self.receive(fd, into: buffer) {
+                case .bytes(let count):
+                    let chunk = Array(buffer[0..<count])
+                    received.append(contentsOf: chunk)
+                    take(chunk[...])
+                case .wouldBlock:
+                    return
+                case .closed:
+                    closedByPeer = true
+                }
             }
         }
     }
@@ -230,9 +268,9 @@ public final class RawPeer: @unchecked Sendable {
         return closedByPeer
     }
 
-    private func flush() {
+    func flush() {
         while !outbox.isEmpty, !closedByPeer {
-            switch Self.send(fd, outbox) {
+            switch Self.send(fd, outbox[...]) {
             case .bytes(let count): outbox.removeFirst(count)
             case .wouldBlock: return
             case .closed:

@@ -11,7 +11,9 @@ extension RawPeer {
     }
 
     /// Connects to 127.0.0.1:`port` (at once on loopback unless the accept
-    /// queue is full), then makes the socket non-blocking.
+    /// queue is full), then makes the socket non-blocking. No Nagle delay:
+    /// a small record (a pong, a handshake message) leaves at once, so a
+    /// timed round trip times the node.
     static func connectNonBlocking(port: Int) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure("socket: errno \(errno)") }
@@ -29,15 +31,17 @@ extension RawPeer {
             Glibc.close(fd)
             throw Failure("connect to 127.0.0.1:\(port): errno \(error)")
         }
+        var one: Int32 = 1
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         return fd
     }
 
     static func close(_ fd: Int32) { Glibc.close(fd) }
 
-    static func receive(_ fd: Int32, into buffer: inout [UInt8]) -> IOResult {
+    static func receive(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) -> IOResult {
         while true {
-            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            let count = recv(fd, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT))
             if count > 0 { return .bytes(count) }
             if count == 0 { return .closed }
             if errno == EINTR { continue }
@@ -45,7 +49,7 @@ extension RawPeer {
         }
     }
 
-    static func send(_ fd: Int32, _ bytes: [UInt8]) -> IOResult {
+    static func send(_ fd: Int32, _ bytes: ArraySlice<UInt8>) -> IOResult {
         while true {
             let count = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
             if count >= 0 { return .bytes(count) }
@@ -59,12 +63,30 @@ extension RawPeer {
     /// Writes what is queued, then `bytes`, blocking in poll(2) while the
     /// socket is full, until `deadline`. Only from a thread of the test's
     /// own (a flood, timed round trips), never from a task. Whether all of
-    /// it was written.
+    /// it was written; what was not stays queued for the next `poll`, so
+    /// the stream stays whole. `bytes` is written from where it lies, not
+    /// copied into the queue: a flood of megabytes costs its writes only.
     @discardableResult
     public func writeAll(_ bytes: [UInt8], until deadline: ContinuousClock.Instant) -> Bool {
-        sendRaw(bytes)
-        while unsentByteCount > 0 {
-            guard ContinuousClock.now < deadline, !isClosed else { return false }
+        var offset = 0
+        while offset < bytes.count || unsentByteCount > 0 {
+            flush()
+            if unsentByteCount == 0 {
+                switch Self.send(fd, bytes[offset...]) {
+                case .bytes(let count):
+                    offset += count
+                    continue
+                case .wouldBlock:
+                    break
+                case .closed:
+                    closedByPeer = true
+                    return false
+                }
+            }
+            guard ContinuousClock.now < deadline, !isClosed else {
+                if !closedByPeer { outbox.append(contentsOf: bytes[offset...]) }
+                return false
+            }
             Self.wait(for: Int16(POLLOUT), on: fd, until: deadline)
         }
         return true
@@ -77,7 +99,7 @@ extension RawPeer {
         poll()
     }
 
-    private static func wait(for events: Int16, on fd: Int32, until deadline: ContinuousClock.Instant) {
+    static func wait(for events: Int16, on fd: Int32, until deadline: ContinuousClock.Instant) {
         let left = deadline - ContinuousClock.now
         let milliseconds = max(0, Int32(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000))
         var entry = pollfd(fd: fd, events: events, revents: 0)

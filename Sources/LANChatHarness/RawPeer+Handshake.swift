@@ -27,8 +27,12 @@ extension RawPeer {
 
     /// Waits for message 2 and verifies the acceptor's identity payload in it.
     @discardableResult
-    public func awaitMessage2(within timeout: Duration = TestDeadline.standard) async throws -> HandshakeIdentity.Verified {
-        let message = try await awaitHandshakeMessage(0, "message 2", within: timeout)
+    public func awaitMessage2(within timeout: Duration = RawPeer.standardWait) async throws -> HandshakeIdentity.Verified {
+        try readMessage2(try await awaitHandshakeMessage(0, "message 2", within: timeout))
+    }
+
+    @discardableResult
+    func readMessage2(_ message: [UInt8]) throws -> HandshakeIdentity.Verified {
         do {
             let verified = try noise.readIdentityMessage(message)
             remoteIdentity = verified
@@ -42,13 +46,20 @@ extension RawPeer {
     func awaitHandshakeMessage(_ index: Int, _ name: String, within timeout: Duration) async throws -> [UInt8] {
         let deadline = ContinuousClock.now + timeout
         while true {
-            poll()
-            if handshakeInbox.count > index { return handshakeInbox[index] }
-            if isClosed { throw Failure("closed before \(name)") }
-            if let streamFailure { throw Failure("no \(name): \(streamFailure)") }
+            if let message = try handshakeMessage(index, name) { return message }
             guard ContinuousClock.now < deadline else { throw Failure("no \(name) within \(timeout)") }
             try await Task.sleep(for: .milliseconds(5))
         }
+    }
+
+    /// The `index`th handshake message if it is in, nil if not yet; throws
+    /// if it never will be.
+    func handshakeMessage(_ index: Int, _ name: String) throws -> [UInt8]? {
+        poll()
+        if handshakeInbox.count > index { return handshakeInbox[index] }
+        if isClosed { throw Failure("closed before \(name)") }
+        if let streamFailure { throw Failure("no \(name): \(streamFailure)") }
+        return nil
     }
 
     /// The other side's hello, from its verified identity payload.
@@ -79,21 +90,28 @@ extension RawPeer {
     /// Waits for the acceptor's first record, which says it accepted the
     /// link; returns that frame (a ping).
     @discardableResult
-    public func awaitAcceptance(within timeout: Duration = TestDeadline.standard) async throws -> P2PPayload {
+    public func awaitAcceptance(within timeout: Duration = RawPeer.standardWait) async throws -> P2PPayload {
         let deadline = ContinuousClock.now + timeout
         while true {
-            if let first = frames.first { return first }
-            if let streamFailure { throw Failure("no acceptance: \(streamFailure)") }
-            if isClosed { throw Failure("closed without accepting the link") }
+            if let first = try acceptance() { return first }
             guard ContinuousClock.now < deadline else { throw Failure("no acceptance within \(timeout)") }
             try await Task.sleep(for: .milliseconds(5))
         }
     }
 
+    /// The acceptor's first record if it is in, nil if not yet; throws if
+    /// it never will be.
+    func acceptance() throws -> P2PPayload? {
+        if let first = frames.first { return first }
+        if let streamFailure { throw Failure("no acceptance: \(streamFailure)") }
+        if isClosed { throw Failure("closed without accepting the link") }
+        return nil
+    }
+
     /// The whole handshake with `hello` (this peer's own by default), up to
     /// the acceptor's first record. Throws, saying where, if the acceptor
     /// closes or stalls.
-    public func handshake(hello: P2PPayload? = nil, within timeout: Duration = TestDeadline.standard) async throws {
+    public func handshake(hello: P2PPayload? = nil, within timeout: Duration = RawPeer.standardWait) async throws {
         try sendMessage1()
         try await awaitMessage2(within: timeout)
         try sendMessage3(hello: hello)
