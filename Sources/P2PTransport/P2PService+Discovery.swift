@@ -144,6 +144,7 @@ extension P2PService {
             case .changed:
                 break
             }
+            overlayPeerHeard(number)
             dialAnnouncedPeers(only: number)
         }
     }
@@ -188,6 +189,7 @@ extension P2PService {
             // redundant, and maybe an answer that makes ours not worth a broadcast.
             beaconSchedule.heardLinked()
             newcomerAnswers.heardLinkedBeacon()
+            overlayPeerHeard(beacon.number)
         }
     }
 
