@@ -199,6 +199,8 @@ public actor P2PService: PeerTransport {
         var counters = stats
         counters.evictedAnnouncements = announcements.evictions
         counters.answersSuppressed = newcomerAnswers.suppressed
+        counters.overlayPartial = overlayIsPartial ? 1 : 0
+        counters.overlayActivePeers = overlayLinks?.overlay.membership.active.count ?? 0
         return counters
     }
 
