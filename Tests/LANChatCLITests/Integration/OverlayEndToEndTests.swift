@@ -4,8 +4,9 @@ import TestSupport
 
 /// Real `lanchat` processes with the overlay forced on at small N
 /// (`LANCHAT_OVERLAY_THRESHOLD`, test only): eight nodes gossip, every
-/// public message reaches every node once, and after one is killed with
-/// SIGKILL the seven others still reach one another.
+/// public message reaches every node once, after one is killed with
+/// SIGKILL the seven others still reach one another, and a latecomer
+/// catches up on what it missed.
 @Suite(.realTime) struct OverlayEndToEndTests {
     static func node(_ nickname: String, port: Int) throws -> NodeProcess {
         try NodeProcess(["--json", "--nick", nickname, "--broadcast", "127.255.255.255", "--discovery-port", "\(port)",
@@ -65,5 +66,12 @@ import TestSupport
 
         nodes[3].1.kill9()
         try await Self.round("second", nodes.enumerated().filter { $0.offset != 3 }.map(\.element))
+
+        // A latecomer catches up from whichever neighbours the overlay gives it.
+        let late = try Self.node("late", port: port)
+        defer { late.kill9() }
+        for text in ["first from o3", "second from o7"] {
+            try await late.event("caught up \(text)", within: .seconds(30)) { _ in Self.count(late, text: text) == 1 }
+        }
     }
 }
