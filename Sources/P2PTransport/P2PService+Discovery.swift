@@ -144,7 +144,9 @@ extension P2PService {
             case .changed:
                 break
             }
-            overlayPeerHeard(number)
+            // Heard more than once, as `knownNodeCount` counts: a flood's
+            // inventions (each heard once) cannot push the overlay past its threshold.
+            if let heard = announcements[number]?.heardCount, heard >= 2 { overlayPeerHeard(number) }
             dialAnnouncedPeers(only: number)
         }
     }

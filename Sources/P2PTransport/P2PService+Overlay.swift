@@ -65,6 +65,10 @@ extension P2PService {
         if link.speaksOverlay {
             overlayLinks!.markOverlay(number)
             runOverlay { $0.linkUp(number, now: $1) }
+            // A verified link is the best news of a peer: in a full mesh it
+            // joins the view at once (not only at its next beacon), so the
+            // views are ready, and connected, when the threshold is passed.
+            overlayPeerHeard(number)
         } else {
             // Linked as without the overlay; not a candidate for its views.
             overlayLinks!.markLegacy(number)

@@ -114,6 +114,9 @@ import TestSupport
             }
             return true
         })
+        // Gossip reaches whoever the views connect (Plumtree repairs lost
+        // links, not a partition that healed later: catch-up does that).
+        #expect(await waitUntil("one connected overlay", within: .seconds(40)) { await Self.connected(nodes) })
         try await Self.everyoneReachesEveryone(nodes, round: "first")
         var links: [Int] = []
         for node in nodes {
@@ -123,14 +126,36 @@ import TestSupport
         print("overlay links per node (8 nodes, view at most 4): \(links)")
         // A peer refused a place may hold a link for a moment (until the
         // refusal reaches it): links settle back under the cap.
-        #expect(await waitUntil("links settle at 4 or fewer") {
+        let settled = await waitUntil("links settle at 4 or fewer") {
             for node in nodes where await node.service.connectedPeers().count > 4 { return false }
             return true
-        })
+        }
+        if !settled {
+            for node in nodes {
+                let linked = await node.service.connectedPeers().map(\.number)
+                print("\(node.identity.nickname): linked \(linked.count), view \(String(describing: await node.service.overlayForTesting()))")
+            }
+        }
+        #expect(settled)
 
         await nodes[3].service.crashForTesting()
         let rest = nodes.enumerated().filter { $0.offset != 3 }.map(\.element)
+        #expect(await waitUntil("the views repaired around the crash", within: .seconds(40)) { await Self.connected(rest) })
         try await Self.everyoneReachesEveryone(rest, round: "after the crash")
+    }
+
+    /// Whether the active views, each confirmed by the other end, join `nodes` into one graph.
+    static func connected(_ nodes: [TestNode]) async -> Bool {
+        var views: [NodeNumber: Set<NodeNumber>] = [:]
+        for node in nodes { views[node.number] = Set(await node.service.overlayForTesting()?.active ?? []) }
+        var reached: Set<NodeNumber> = [nodes[0].number]
+        var frontier = [nodes[0].number]
+        while let next = frontier.popLast() {
+            for peer in views[next] ?? [] where views[peer]?.contains(next) == true && reached.insert(peer).inserted {
+                frontier.append(peer)
+            }
+        }
+        return reached.count == nodes.count
     }
 
     /// Each node publishes one message; every other node must get all of them.
@@ -145,7 +170,10 @@ import TestSupport
         if !reached {
             for node in nodes {
                 let missing = nodes.filter { $0 !== node && !publicTexts(node).contains("\(round) from \($0.identity.nickname)") }
-                print("\(node.identity.nickname) misses \(missing.map(\.identity.nickname)); overlay \(String(describing: await node.service.overlayForTesting()))")
+                let names = Dictionary(uniqueKeysWithValues: nodes.map { ($0.number, $0.identity.nickname) })
+                let view = await node.service.overlayForTesting()
+                let linked = await node.service.connectedPeers().map { names[$0.number] ?? "?" }
+                print("\(node.identity.nickname) misses \(missing.map(\.identity.nickname)); view \(view?.active.map { names[$0] ?? "?" } ?? []) linked \(linked) counters \(await node.service.counters().gossipRefused)")
             }
         }
         #expect(reached, "\(round)")
