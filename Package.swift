@@ -30,7 +30,7 @@ let package = Package(
         // epoll(7) from the system headers (Linux only; Glibc's module lacks it).
         .systemLibrary(name: "CEpoll"),
         // Sockets, discovery, peer links.
-        .target(name: "P2PTransport", dependencies: ["ChatCore", "ChatCrypto", "CEpoll"]),
+        .target(name: "P2PTransport", dependencies: ["ChatCore", "ChatCrypto", "CEpoll", "ChatOverlay"]),
         // The node actor: transport -> router -> models -> store, through the ports in ChatCore (no SQLite here).
         .target(name: "ChatNode", dependencies: ["ChatCore", "ChatCrypto"]),
         // The overlay for large LANs (issue 29): HyParView membership, Plumtree broadcast, a simulator. Pure; not yet wired into the node.
@@ -53,7 +53,7 @@ let package = Package(
         .testTarget(name: "ChatCoreTests", dependencies: ["ChatCore", "TestSupport"]),
         .testTarget(name: "ChatStoreTests", dependencies: ["ChatCore", "ChatStore", "TestSupport"]),
         .testTarget(name: "ChatCryptoTests", dependencies: ["ChatCore", "ChatCrypto", "TestSupport"], exclude: ["Fixtures"]),
-        .testTarget(name: "P2PTransportTests", dependencies: ["ChatCore", "P2PTransport", "ChatCrypto", "LANChatHarness", "TestSupport"]),
+        .testTarget(name: "P2PTransportTests", dependencies: ["ChatCore", "P2PTransport", "ChatCrypto", "LANChatHarness", "TestSupport", "ChatOverlay"]),
         .testTarget(name: "ChatNodeTests", dependencies: ["ChatCore", "ChatNode", "ChatStore", "ChatCrypto", "TestSupport"]),
         .testTarget(name: "ChatOverlayTests", dependencies: ["ChatCore", "ChatOverlay"]),
         .testTarget(name: "ChatScreenTests", dependencies: ["ChatCore", "ChatScreen", "TestSupport"]),

@@ -8,6 +8,11 @@ extension ChatNode {
         _ payload: P2PPayload, from peer: NodeNumber, stored: Set<MessageID>, now: Int64,
         on scratch: inout MessageRouter, into plan: inout NodePlan
     ) {
+        // Only signed messages may be relayed: without an authenticator the router refuses them.
+        if authenticator != nil, Self.isRelayedPublic(payload, from: peer) {
+            planRelayedPublic(payload, from: peer, stored: stored, now: now, on: &scratch, into: &plan)
+            return
+        }
         // Stored before (a replay, a retry whose ack was lost): only
         // acknowledge again, so the sender stops retrying.
         if payload.type.carriesChatText, stored.contains(payload.messageId), payload.senderNumber == peer {

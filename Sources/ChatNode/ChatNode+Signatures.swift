@@ -4,7 +4,8 @@ import Foundation
 /// Signed public messages: the node signs each public message it writes.
 /// A received one is its author's when it came live on the author's own
 /// link (the handshake proved the key; the signature is kept, unverified)
-/// or, relayed in a catch-up reply, when its signature verifies. Before a
+/// or, relayed in a catch-up reply or by the overlay's gossip
+/// (ChatNode+Gossip.swift), when its signature verifies. Before a
 /// stored message of another author is relayed, its signature is verified
 /// (ChatNode+Relay.swift). Without an authenticator (tests of v1
 /// behaviour) nothing is signed or checked.
@@ -32,7 +33,9 @@ extension ChatNode {
     func admitLive(_ payload: P2PPayload, from peer: NodeNumber, notices: inout [NodeEvent]) -> Bool {
         guard payload.type == .publicMessage, let authenticator else { return true }
         let verdict: SignatureVerdict
-        if let linkKey = directory[peer]?.identityKey {
+        if Self.isRelayedPublic(payload, from: peer) {
+            verdict = authenticator.verify(payload)  // relayed by the overlay: its author's signature (ChatNode+Gossip)
+        } else if let linkKey = directory[peer]?.identityKey {
             verdict = Self.linkVerdict(payload, from: peer, linkKey: linkKey)
         } else {
             verdict = authenticator.verify(payload)  // a transport that proves no key

@@ -92,7 +92,11 @@ extension Membership {
         }
     }
 
-    /// Dials passive peers while the active view is under its target.
+    /// Dials passive peers while the active view is under its target. The
+    /// request is high priority (it may evict) while the view is under its
+    /// minimum, not only when empty: a small group whose neighbours are all
+    /// full elsewhere would otherwise stay cut off from the rest (seen with
+    /// 8 real nodes and views of 3 to 4: cliques of 5 and 3).
     mutating func fill(now: Duration, _ out: inout [OverlayAction]) {
         guard !isFullMesh, joined || !active.isEmpty else { return }
         let pending = dialing.values.reduce(0) { $0 + ($1.purpose == .join ? 0 : 1) }
@@ -100,7 +104,7 @@ extension Membership {
         guard wanted > 0 else { return }
         let candidates = rng.sample(passive.filter { dialing[$0] == nil && !links.contains($0) && !isHeldOff($0, now: now) }, wanted)
         for peer in candidates where wanted > 0 {
-            dial(peer, .neighbor(highPriority: active.isEmpty, inbound: false), now: now, &out)
+            dial(peer, .neighbor(highPriority: active.count < config.activeViewMin, inbound: false), now: now, &out)
             wanted -= 1
         }
     }

@@ -2,13 +2,11 @@ import ChatCore
 
 /// One node's overlay: `Membership` (who to link to) and `Broadcast` (how
 /// public messages cross those links), kept in step. Pure: the shell (the
-/// simulator now, `P2PService` and `ChatNode` next) feeds it what happened
+/// simulator, or a node's `P2PService+Overlay`) feeds it what happened
 /// and carries out the actions, in order. Broadcast's neighbours are
 /// always membership's active view; what a peer does in broadcast
 /// (delivers first, sends a bad signature, breaks a promise) moves its
 /// score in membership, which replaces the worst.
-///
-/// Not yet wired into the node: nodes do not send its frames.
 public struct Overlay: Sendable {
     public private(set) var membership: Membership
     public private(set) var broadcast: Broadcast

@@ -78,6 +78,10 @@ public enum LANChatApp {
         // What this node does for peers (docs/PROTOCOL.md, 3.2 "The handshake and the hello"): it
         // acknowledges DMs and answers catch-up.
         configuration.capabilities = ["ack", "history"]
+        // The overlay for large LANs (and its capability `overlay`); below
+        // its threshold the node links to everyone as before.
+        // LANCHAT_OVERLAY_THRESHOLD is for tests only: it forces the overlay on at small N.
+        configuration.enableOverlay(fullMeshThreshold: environment["LANCHAT_OVERLAY_THRESHOLD"].flatMap { Int($0) })
         configuration.groupSecret = groupSecret
         let service = P2PService(identity: identity, configuration: configuration, logger: logger.labeled("transport"))
         let node = ChatNode(identity: identity, transport: service, store: store, logger: logger.labeled("node"),

@@ -1,4 +1,5 @@
 import ChatCrypto
+import ChatOverlay
 
 /// How a `P2PService` finds peers and keeps its links. Defaults suit a LAN;
 /// tests shorten the intervals and always name `broadcastAddresses`.
@@ -46,6 +47,12 @@ public struct P2PConfiguration: Sendable {
     public var maxReconnectDelay: Duration = .seconds(15)
     /// Optional features announced in the hello (e.g. "ack", "history").
     public var capabilities: [String] = []
+    /// The overlay for large LANs (capability `overlay`, PROTOCOL.md
+    /// "Overlay"): announced in the hello; below its full-mesh threshold the
+    /// node links to every peer as without it, above it `Membership` picks
+    /// the links to peers that announce it and public messages go by
+    /// gossip. Nil: no overlay (the capability is not announced).
+    public var overlay: OverlayConfig? = nil
     /// Bounds on what peers and addresses may make this node do.
     public var limits = PeerLimits()
     /// This node's Ed25519 identity (its node number derives from it). Nil:
@@ -56,6 +63,18 @@ public struct P2PConfiguration: Sendable {
     public var groupSecret: GroupSecret? = nil
 
     public init() {}
+
+    /// Turns the overlay on with its defaults; `fullMeshThreshold` (test
+    /// only: `LANCHAT_OVERLAY_THRESHOLD`) moves the threshold, and the
+    /// way back to a full mesh with it (three quarters of it).
+    public mutating func enableOverlay(fullMeshThreshold: Int? = nil) {
+        var config = OverlayConfig()
+        if let threshold = fullMeshThreshold {
+            config.fullMeshThreshold = max(2, threshold)
+            config.fullMeshExit = max(1, config.fullMeshThreshold * 3 / 4)
+        }
+        overlay = config
+    }
 
     /// How often the service looks at its timers: a tenth of the shortest
     /// interval, between 10 and 50 ms, so deadlines are met within ~10%.

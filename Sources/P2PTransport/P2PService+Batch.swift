@@ -25,9 +25,13 @@ extension P2PService {
                     continue
                 }
                 let encoded = P2PFrameCodec.encode(payload)
-                for link in established.values.sorted(by: { $0.id < $1.id }) where write(encoded, to: link, flushNow: false) {
+                // Above the overlay's threshold a public message goes by gossip to overlay peers.
+                let gossip = payload.type == .publicMessage && overlayIsPartial
+                for link in established.values.sorted(by: { $0.id < $1.id })
+                where !(gossip && link.speaksOverlay) && write(encoded, to: link, flushNow: false) {
                     queued(on: link, &touched)
                 }
+                if gossip { publishByGossip(payload) }
             }
         }
         for id in touched.keys.sorted() {

@@ -144,6 +144,9 @@ extension P2PService {
             case .changed:
                 break
             }
+            // Heard more than once, as `knownNodeCount` counts: a flood's
+            // inventions (each heard once) cannot push the overlay past its threshold.
+            if let heard = announcements[number]?.heardCount, heard >= 2 { overlayPeerHeard(number) }
             dialAnnouncedPeers(only: number)
         }
     }
@@ -188,6 +191,7 @@ extension P2PService {
             // redundant, and maybe an answer that makes ours not worth a broadcast.
             beaconSchedule.heardLinked()
             newcomerAnswers.heardLinkedBeacon()
+            overlayPeerHeard(beacon.number)
         }
     }
 

@@ -138,13 +138,13 @@ extension P2PService {
                 // Only a dialler gets here: the acceptor's first record
                 // says it accepted the link.
                 acceptanceArrived(on: link)
-                if link.phase == .established { handleFrame(payload, on: link) }
+                if link.phase == .established { handleFrame(payload, on: link, line: plaintext) }
             case .held:
                 // The dialler speaks only after the acceptor's first record.
                 stats.badHello += 1
                 drop(link, .violation("a \(payload.type) frame before the link was accepted"))
             case .established, .retiring:
-                handleFrame(payload, on: link)
+                handleFrame(payload, on: link, line: plaintext)
             }
         }
     }
@@ -189,7 +189,7 @@ extension P2PService {
     /// link's identity get through; link control (hello, ping, pong, leave)
     /// is handled here; everything else, unknown types included, goes to
     /// the node.
-    private func handleFrame(_ payload: P2PPayload, on link: PeerLink) {
+    private func handleFrame(_ payload: P2PPayload, on link: PeerLink, line: [UInt8]) {
         guard let peer = link.peer else { return }
         guard payload.senderNumber == peer.number else {
             stats.spoofed += 1
@@ -201,6 +201,11 @@ extension P2PService {
         let isDirectMessageRetry = payload.type.carriesChatText && payload.type.isDirect
         if !isDirectMessageRetry, !link.recentIDs.insert(payload.messageId) {
             stats.duplicateFrames += 1
+            return
+        }
+        // Overlay frames are the shell's (they carry no stage: not names to note).
+        if case .unknown(let name) = payload.type, link.speaksOverlay, overlayLinks != nil, name.hasPrefix("overlay") {
+            receiveOverlay(line, from: peer.number, on: link)
             return
         }
         noteIdentity(of: payload, on: link)
@@ -221,14 +226,18 @@ extension P2PService {
             drop(link, .left)
         case .unknown:
             stats.unknownType += 1
-            deliver(payload, from: peer.number)
-        case .publicMessage, .directMessage, .dmRequest, .dmAccept, .dmDecline, .ack,
+            deliverFrame(payload, from: peer.number)
+        case .publicMessage:
+            deliverFrame(payload, from: peer.number)
+            if link.speaksOverlay, overlayIsPartial { relayLive(payload, from: peer.number) }
+        case .directMessage, .dmRequest, .dmAccept, .dmDecline, .ack,
              .historyRequest, .historyReply, .fileOffer, .fileAccept, .fileDecline, .fileCancel, .fileDone:
-            deliver(payload, from: peer.number)
+            deliverFrame(payload, from: peer.number)
         }
     }
 
-    private func deliver(_ payload: P2PPayload, from number: NodeNumber) {
+    /// Hands a frame to the node, batched per link read (`flushDelivered`).
+    func deliverFrame(_ payload: P2PPayload, from number: NodeNumber) {
         stats.framesDelivered += 1
         if deliveredFrom != number { flushDelivered() }
         deliveredFrom = number

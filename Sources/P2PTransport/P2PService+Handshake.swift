@@ -21,7 +21,7 @@ extension P2PService {
         var hello = control(.hello)
         hello.instanceId = instance
         hello.listenPort = port
-        hello.capabilities = configuration.capabilities
+        hello.capabilities = announcedCapabilities
         var bytes = [UInt8](ControlFrame.encode(hello))
         bytes.removeLast() // the newline: a record holds one frame, no line end
         let credential: HandshakeIdentity.Credential
@@ -99,6 +99,7 @@ extension P2PService {
             return
         }
         link.peer = peer
+        link.speaksOverlay = verified.hello.capabilities?.contains(Self.overlayCapability) ?? false
         link.listenEndpoint = verified.hello.listenPort.map { IPv4Endpoint(address: link.remote.address, port: $0) }
         if let index = link.staticIndex { staticPeers[index].number = peer.number }
         switch link.direction {
@@ -209,6 +210,7 @@ extension P2PService {
             emit(.peerJoined(peer))
         }
         refuseHeldLinks(for: peer.number)
+        if previous == nil { overlayLinkUp(link, peer.number) }
     }
 
     /// The verified peer as `PeerInfo`, or nil if its hello lacks what a

@@ -243,10 +243,14 @@ extension P2PService {
             if link.direction == .outbound, link.lifecycle.isUnfinished {
                 if case .superseded = cause {} else { stats.dialFailures += 1 }
                 scheduleRedial(number: link.expectedNumber ?? link.peer?.number, staticIndex: link.staticIndex)
+                if let expected = link.expectedNumber ?? link.peer?.number, established[expected] == nil {
+                    overlayDialFailed(expected, cause)
+                }
             }
             return
         }
         established[number] = nil
+        overlayLinkDown(link, number)
         // Another instance claimed the number while this link lived: with
         // the link gone, that claim is the best news of the peer.
         acceptPendingClaim(for: number)

@@ -9,7 +9,8 @@ extension P2PService {
     /// small beside its deadline (a handshake has seconds).
     func tickAndPlan() -> Duration {
         tick()
-        let plan = hasShortDeadlines ? configuration.tickInterval : configuration.idleTickInterval
+        var plan = hasShortDeadlines ? configuration.tickInterval : configuration.idleTickInterval
+        if let overlay = overlayNextTick { plan = min(plan, max(overlay - now, .milliseconds(1))) }
         // A delayed answer goes out on time, not up to a tick late.
         guard let due = newcomerAnswers.nextDue else { return plan }
         return min(plan, max(due - now, .milliseconds(1)))
@@ -42,6 +43,9 @@ extension P2PService {
     /// to be unlinked), or at once if its answer became a dial
     /// (`NewcomerAnswers`).
     func dialDue(_ number: NodeNumber, _ announcement: Announcement) -> Duration? {
+        // Above the overlay's threshold only the peers it asks for (at once) and those without it.
+        guard overlayPermitsDial(number) else { return nil }
+        if overlayWants(number) { return announcement.nextDialAt }
         if LinkArbiter.shouldDialOnDiscovery(local: identity.number, remote: number) || newcomerAnswers.dialsEarly(number) {
             return announcement.nextDialAt
         }
@@ -74,6 +78,7 @@ extension P2PService {
         announcements.expire(at: now, timeout: configuration.deadPeerTimeout * max(stretch, 1))
         newcomerAnswers.forget { announcements[$0] == nil }
         sendDueAnswers()
+        tickOverlay()
         dialAnnouncedPeers()
         dialStaticPeers()
         let timeouts = LinkLifecycle.Timeouts(handshake: configuration.handshakeTimeout, deadPeer: configuration.deadPeerTimeout,

@@ -120,6 +120,11 @@ public actor P2PService: PeerTransport {
     /// The source address datagrams to each target leave from, which a
     /// sealed beacon binds (found once per target).
     var sourceAddresses: [IPv4Endpoint: UInt32] = [:]
+    /// The overlay and its shell's tables (`P2PService+Overlay.swift`);
+    /// nil without `configuration.overlay`.
+    var overlayLinks: OverlayLinks?
+    /// Checks gossiped public messages against their author's signature.
+    let messageVerifier: Ed25519MessageAuthenticator
 
     /// The node number is the one `configuration.identityKey` derives (a
     /// fresh key if nil); `identity` gives the nickname and stage, and a
@@ -135,6 +140,7 @@ public actor P2PService: PeerTransport {
             do { key = try IdentityKey.generate() } catch { preconditionFailure("no Ed25519 key from libcrypto: \(error)") }
         }
         identityKey = key
+        messageVerifier = Ed25519MessageAuthenticator(key: key)
         do {
             handshakeCredential = try HandshakeIdentity.Credential(identity: key)
         } catch {
@@ -164,6 +170,7 @@ public actor P2PService: PeerTransport {
         announcements = AnnouncementTable(backoffBase: configuration.reconnectDelay, backoffCap: configuration.maxReconnectDelay,
                                   maxEntries: configuration.limits.maxAnnouncements,
                                   maxPerAddress: configuration.limits.maxAnnouncementsPerAddress)
+        overlayLinks = configuration.overlay.map { OverlayLinks(me: key.nodeNumber, config: $0, now: clock.uptime()) }
         connectionGate = ConnectionGate(burst: configuration.limits.connectionBurstPerAddress,
                                         perSecond: configuration.limits.connectionsPerSecondPerAddress)
     }
@@ -192,6 +199,8 @@ public actor P2PService: PeerTransport {
         var counters = stats
         counters.evictedAnnouncements = announcements.evictions
         counters.answersSuppressed = newcomerAnswers.suppressed
+        counters.overlayPartial = overlayIsPartial ? 1 : 0
+        counters.overlayActivePeers = overlayLinks?.overlay.membership.active.count ?? 0
         return counters
     }
 
@@ -226,10 +235,12 @@ public actor P2PService: PeerTransport {
             return 0
         }
         let frame = P2PFrameCodec.encode(payload)
+        let gossip = payload.type == .publicMessage && overlayIsPartial
         var count = 0
-        for link in established.values.sorted(by: { $0.id < $1.id }) where write(frame, to: link) {
+        for link in established.values.sorted(by: { $0.id < $1.id }) where !(gossip && link.speaksOverlay) && write(frame, to: link) {
             count += 1
         }
+        if gossip { publishByGossip(payload) }
         return count
     }
 

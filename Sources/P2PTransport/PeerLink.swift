@@ -56,6 +56,8 @@ final class PeerLink {
     /// (see `P2PService.establish`).
     var unsealed: OutboundQueue
     var malformedCount = 0
+    /// The peer's hello lists `overlay`: overlay frames go on this link.
+    var speaksOverlay = false
     private(set) var isClosed = false
 
     init(id: Int, fd: Int32, direction: LinkDirection, remote: IPv4Endpoint, phase: Phase,

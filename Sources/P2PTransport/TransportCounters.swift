@@ -100,5 +100,22 @@ public struct TransportCounters: Hashable, Sendable, Codable {
     /// With a group secret: datagrams without a valid group tag, ignored.
     public var foreignBeacons = 0
 
+    /// Overlay (PROTOCOL.md, "Overlay"): its frames sent and taken, the
+    /// malformed ones (counted against the link like malformed frames),
+    /// links it closed, this node's messages it pushed, gossiped messages
+    /// handed to the node, and those refused for their signature (the
+    /// relaying peer is scored down).
+    public var overlayFramesSent = 0
+    public var overlayFramesReceived = 0
+    public var overlayMalformed = 0
+    public var overlayCloses = 0
+    public var gossipPublished = 0
+    public var gossipDelivered = 0
+    public var gossipRefused = 0
+    /// Not counts but the overlay as it stands: 1 while it runs above its
+    /// threshold (bounded links, gossip), and its active view's size.
+    public var overlayPartial = 0
+    public var overlayActivePeers = 0
+
     public init() {}
 }

@@ -1,0 +1,226 @@
+import ChatCore
+import ChatOverlay
+import Foundation
+
+/// The overlay's shell (PROTOCOL.md, "Overlay"): feeds the pure `Overlay`
+/// what the transport sees (a beacon heard, a link up or down, an overlay
+/// frame, the clock) and carries out what it answers (dial, close, send,
+/// deliver).
+///
+/// Only links whose peer lists `overlay` in its hello take part; a link to
+/// any other peer is kept and used as without the overlay. Below the
+/// full-mesh threshold the transport dials and keeps every link as it
+/// always did and public messages go to every link; above it, only the
+/// peers the overlay asks for are dialled (and those that speak no
+/// overlay), the overlay closes the links it does not keep, and this
+/// node's public messages go by gossip to overlay peers and whole to the
+/// others.
+///
+/// A gossiped message is verified against its author's signature here,
+/// before it is handed to the node or relayed; the node checks it again
+/// before it stores it (`ChatNode+Gossip.swift`).
+extension P2PService {
+    static let overlayCapability = "overlay"
+    /// Most actions carried out for one input: each answer is finite, this
+    /// bounds a chain of answers to answers.
+    static let maxOverlayActions = 4_096
+
+    /// The hello's capabilities: the configured ones, plus `overlay` when it runs.
+    var announcedCapabilities: [String] {
+        guard configuration.overlay != nil, !configuration.capabilities.contains(Self.overlayCapability) else {
+            return configuration.capabilities
+        }
+        return configuration.capabilities + [Self.overlayCapability]
+    }
+
+    /// Whether the overlay runs above its threshold (bounded links, gossip).
+    var overlayIsPartial: Bool { overlayLinks.map { !$0.isFullMesh } ?? false }
+
+    /// The dial rule's gate (`dialDue`): whether announced peer `number` may be dialled now.
+    func overlayPermitsDial(_ number: NodeNumber) -> Bool {
+        overlayLinks?.permitsDial(number) ?? true
+    }
+
+    /// Whether an overlay dial is waiting for `number` (dialled at once, whichever number is lower).
+    func overlayWants(_ number: NodeNumber) -> Bool {
+        overlayLinks?.wanted[number] != nil
+    }
+
+    /// When the overlay next needs a tick, if it runs.
+    var overlayNextTick: Duration? {
+        overlayLinks?.overlay.nextTick(after: now)
+    }
+
+    // MARK: Inputs
+
+    func overlayPeerHeard(_ number: NodeNumber) {
+        guard let state = overlayLinks, !state.legacy.contains(number) else { return }
+        runOverlay { $0.peerHeard(number, now: $1) }
+    }
+
+    /// A link became the peer's established one (not a replacement).
+    func overlayLinkUp(_ link: PeerLink, _ number: NodeNumber) {
+        guard overlayLinks != nil else { return }
+        overlayLinks!.wanted[number] = nil
+        if link.speaksOverlay {
+            overlayLinks!.markOverlay(number)
+            runOverlay { $0.linkUp(number, now: $1) }
+            // A verified link is the best news of a peer: in a full mesh it
+            // joins the view at once (not only at its next beacon), so the
+            // views are ready, and connected, when the threshold is passed.
+            overlayPeerHeard(number)
+        } else {
+            // Linked as without the overlay; not a candidate for its views.
+            overlayLinks!.markLegacy(number)
+            runOverlay { $0.linkDown(number, now: $1) }
+        }
+    }
+
+    /// The peer's established link is gone.
+    func overlayLinkDown(_ link: PeerLink, _ number: NodeNumber) {
+        guard overlayLinks != nil else { return }
+        overlayLinks!.wanted[number] = nil
+        if link.speaksOverlay { runOverlay { $0.linkDown(number, now: $1) } }
+    }
+
+    /// A dial failed before its link was established (a duplicate that
+    /// gave way to the peer's own dial is not a failure).
+    func overlayDialFailed(_ number: NodeNumber, _ cause: LinkDropCause) {
+        if case .superseded = cause { return }
+        guard overlayLinks?.wanted.removeValue(forKey: number) != nil else { return }
+        runOverlay { $0.linkDown(number, now: $1) }
+    }
+
+    /// The overlay's timers (`Overlay.nextTick`), run from the service's tick.
+    func tickOverlay() {
+        guard let next = overlayNextTick, now >= next else { return }
+        let now = self.now
+        overlayLinks!.wanted = overlayLinks!.wanted.filter { $0.value > now }
+        runOverlay { $0.tick(now: $1) }
+    }
+
+    /// An overlay frame on `link` (its peer announced the capability).
+    /// Malformed ones count like malformed frames: a few are tolerated.
+    func receiveOverlay(_ line: [UInt8], from peer: NodeNumber, on link: PeerLink) {
+        let frame: OverlayFrame
+        do {
+            (_, frame) = try OverlayFrameCodec.decode(line)
+        } catch {
+            stats.overlayMalformed += 1
+            link.malformedCount += 1
+            logger.debug("malformed overlay frame from \(peer): \(error)")
+            if link.malformedCount > PeerLink.malformedLimit {
+                drop(link, .violation("more than \(PeerLink.malformedLimit) malformed frames, last: \(error)"))
+            }
+            return
+        }
+        stats.overlayFramesReceived += 1
+        runOverlay(verifying: true) { overlay, now, verify in overlay.received(frame, from: peer, now: now, verify: verify) }
+    }
+
+    /// A public message that came whole on its author's link while this
+    /// node gossips (the author is still in a full mesh): relayed into the
+    /// overlay as if gossiped to us, after the same signature check. The
+    /// node already has the frame itself.
+    func relayLive(_ payload: P2PPayload, from peer: NodeNumber) {
+        let gossip = OverlayFrame.gossip(GossipMessage(hops: 1, message: payload))
+        runOverlay(verifying: true, deliver: false) { overlay, now, verify in
+            overlay.received(gossip, from: peer, now: now, verify: verify)
+        }
+    }
+
+    /// This node's own public message while the overlay is partial: pushed by gossip.
+    func publishByGossip(_ payload: P2PPayload) {
+        stats.gossipPublished += 1
+        runOverlay { $0.publish(payload, now: $1) }
+    }
+
+    // MARK: Carrying out
+
+    private func runOverlay(_ step: (inout Overlay, Duration) -> [OverlayAction]) {
+        guard overlayLinks != nil else { return }
+        let actions = step(&overlayLinks!.overlay, now)
+        perform(actions, deliver: true)
+    }
+
+    /// As `runOverlay`, handing the step the signature check: the
+    /// author's (as for relayed history), never this node's own number.
+    private func runOverlay(verifying: Bool, deliver: Bool = true,
+                            _ step: (inout Overlay, Duration, (P2PPayload) -> Bool) -> [OverlayAction]) {
+        guard overlayLinks != nil else { return }
+        let verifier = messageVerifier, me = identity.number
+        var refused = 0
+        let actions = step(&overlayLinks!.overlay, now) { payload in
+            let valid = payload.senderNumber != me && verifier.verify(payload).isValid
+            if !valid { refused += 1 }
+            return valid
+        }
+        if refused > 0 {
+            stats.gossipRefused += refused
+            logger.notice("refused \(refused) gossiped public message(s) whose signature does not hold")
+        }
+        perform(actions, deliver: deliver)
+    }
+
+    /// Carries out `actions` in order, and what they answer after them.
+    private func perform(_ actions: [OverlayAction], deliver: Bool) {
+        var queue = FIFOQueue<OverlayAction>()
+        for action in actions { queue.append(action) }
+        var left = Self.maxOverlayActions
+        while left > 0, let action = queue.popFirst() {
+            left -= 1
+            for next in carryOut(action, deliver: deliver) { queue.append(next) }
+        }
+    }
+
+    private func carryOut(_ action: OverlayAction, deliver: Bool) -> [OverlayAction] {
+        switch action {
+        case .send(let frame, let peer):
+            sendOverlay(frame, to: peer)
+        case .deliver(let gossip, let peer):
+            if deliver {
+                stats.gossipDelivered += 1
+                deliverFrame(gossip.message, from: peer)
+            }
+        case .dial(let peer):
+            return overlayDial(peer)
+        case .close(let peer):
+            overlayClose(peer)
+        }
+        return []
+    }
+
+    /// The overlay wants a link to `peer`: it is told at once if one is up
+    /// (or cannot be: a peer that speaks no overlay, or one never heard);
+    /// otherwise the dial waits for the link or its failure. In a full
+    /// mesh the transport's own dial rule makes the link.
+    private func overlayDial(_ peer: NodeNumber) -> [OverlayAction] {
+        let now = self.now
+        if let link = established[peer] {
+            return link.speaksOverlay ? overlayLinks!.overlay.linkUp(peer, now: now) : overlayLinks!.overlay.linkDown(peer, now: now)
+        }
+        guard announcements[peer] != nil, !overlayLinks!.legacy.contains(peer) else {
+            return overlayLinks!.overlay.linkDown(peer, now: now)
+        }
+        overlayLinks!.wanted[peer] = now + (configuration.overlay?.dialTimeout ?? .seconds(3))
+        if !overlayLinks!.isFullMesh { dialAnnouncedPeers(only: peer) }
+        return []
+    }
+
+    /// The overlay gives up a link. Only above the threshold (in a full
+    /// mesh the transport keeps every link) and never a link to a peer
+    /// that speaks no overlay or a static peer.
+    private func overlayClose(_ peer: NodeNumber) {
+        guard overlayIsPartial, let link = established[peer], link.speaksOverlay, link.staticIndex == nil else { return }
+        stats.overlayCloses += 1
+        drop(link, .superseded("the overlay keeps no link to \(peer)"))
+    }
+
+    func sendOverlay(_ frame: OverlayFrame, to peer: NodeNumber) {
+        guard let link = established[peer], link.speaksOverlay else { return }
+        let millis = clock.nowMillis()
+        let header = OverlayFrameCodec.Header(messageId: messageIDs.next(millis: millis), senderNumber: identity.number,
+                                              senderNickname: identity.nickname, timestamp: millis)
+        if write(Data(OverlayFrameCodec.encode(frame, header: header)), to: link) { stats.overlayFramesSent += 1 }
+    }
+}

@@ -1,0 +1,16 @@
+import ChatCore
+import ChatOverlay
+
+/// Hooks for the overlay's tests (reached with `@testable import`).
+extension P2PService {
+    /// The overlay's mode and active view; nil without the overlay.
+    func overlayForTesting() -> (isFullMesh: Bool, active: [NodeNumber])? {
+        overlayLinks.map { ($0.isFullMesh, $0.overlay.membership.activePeers) }
+    }
+
+    /// Whether the established link to `peer` carries overlay frames; nil without a link.
+    func speaksOverlayForTesting(_ peer: NodeNumber) -> Bool? { established[peer]?.speaksOverlay }
+
+    /// Sends `frame` to `peer` as the overlay would (a hostile peer's frames, in tests).
+    func sendOverlayForTesting(_ frame: OverlayFrame, to peer: NodeNumber) { sendOverlay(frame, to: peer) }
+}
