@@ -14,8 +14,10 @@ import TestSupport
     /// known peers packed to its last page: ageing them out alone frees no
     /// page, and the index needs one for their removal. The user's own
     /// messages are stored all the same (the pool's rows and known peers'
-    /// oldest go in one deletion), and the store stays consistent.
-    /// Before, the pool went first on every retry and failed each time.
+    /// oldest go in one deletion), and the store stays consistent. (The
+    /// node-level race that made the pool's deletion fail at every retry,
+    /// pool first, is OwnSendUnderCapTests'; this holds the store's side
+    /// over many fill-and-send cycles.)
     @Test func indexedPoolRowsOnAPackedFileDoNotStopTheUsersOwnMessages() async throws {
         try await Fixtures.withTemporaryDirectory { directory in
             let store = try AgeingOrderTests.store(in: directory, cap: 1_048_576)
