@@ -5,8 +5,9 @@ import Glibc
 /// acceptor: a node under test dials it (as a static peer) and the test
 /// answers with `RawPeer.accepted(on:...)`. Non-blocking: `accept` polls
 /// with a deadline.
-public final class RawListener: @unchecked Sendable {
-    // @unchecked: one test task uses it; the descriptor is closed in deinit.
+/// Its state is two constants (the socket and its port), so it is
+/// checked `Sendable`; a class only so that `deinit` closes the socket.
+public final class RawListener: Sendable {
     public let fd: Int32
     public let port: Int
 
