@@ -56,9 +56,21 @@ public struct Broadcast: Sendable {
 
     /// A new neighbour starts eager (Plumtree's initial state: flooding,
     /// which the first duplicates prune).
-    mutating func neighborUp(_ peer: NodeNumber) {
+    ///
+    /// With `announce`, it is also told the newest cached ids (one IHAVE,
+    /// GossipSub's history gossip): a message published while the views
+    /// did not yet join up, or before this link was in them, never reaches
+    /// the other side by push, and the link that joins them would
+    /// otherwise carry only what comes after it. The peer grafts what it
+    /// lacks; what it has costs it nothing but the ids.
+    mutating func neighborUp(_ peer: NodeNumber, announce: Bool, now: Duration) {
         lazy.remove(peer)
         eager.insert(peer)
+        guard announce, config.lazyPush else { return }
+        let recent = cacheOrder.suffix(config.idsPerFrame)
+        guard !recent.isEmpty else { return }
+        pendingIHave[peer, default: []].append(contentsOf: recent)
+        if flushAt == nil { flushAt = now + config.ihaveInterval }
     }
 
     mutating func neighborDown(_ peer: NodeNumber) {

@@ -20,15 +20,15 @@ public struct Overlay: Sendable {
     public var me: NodeNumber { membership.me }
 
     public mutating func peerHeard(_ peer: NodeNumber, now: Duration) -> [OverlayAction] {
-        settle(membership.peerHeard(peer, now: now))
+        settle(membership.peerHeard(peer, now: now), now: now)
     }
 
     public mutating func linkUp(_ peer: NodeNumber, now: Duration) -> [OverlayAction] {
-        settle(membership.linkUp(peer, now: now))
+        settle(membership.linkUp(peer, now: now), now: now)
     }
 
     public mutating func linkDown(_ peer: NodeNumber, now: Duration) -> [OverlayAction] {
-        settle(membership.linkDown(peer, now: now))
+        settle(membership.linkDown(peer, now: now), now: now)
     }
 
     /// A frame from `peer`. `verify` checks a new public message's
@@ -38,23 +38,23 @@ public struct Overlay: Sendable {
         switch frame {
         case .gossip(let gossip):
             // In a full mesh the author sends to everyone itself: nobody relays (as before the overlay).
-            return settle(broadcast.receive(gossip, from: peer, now: now, relay: !membership.isFullMesh, verify: verify))
+            return settle(broadcast.receive(gossip, from: peer, now: now, relay: !membership.isFullMesh, verify: verify), now: now)
         case .ihave, .graft, .prune:
-            return settle(broadcast.receive(control: frame, from: peer, now: now))
+            return settle(broadcast.receive(control: frame, from: peer, now: now), now: now)
         default:
-            return settle(membership.received(frame, from: peer, now: now))
+            return settle(membership.received(frame, from: peer, now: now), now: now)
         }
     }
 
     /// This node's own public message (already stored and shown).
     public mutating func publish(_ message: P2PPayload, now: Duration) -> [OverlayAction] {
-        settle(broadcast.publish(message, now: now))
+        settle(broadcast.publish(message, now: now), now: now)
     }
 
     public mutating func tick(now: Duration) -> [OverlayAction] {
         var out = membership.tick(now: now)
         out += broadcast.tick(now: now)
-        return settle(out)
+        return settle(out, now: now)
     }
 
     /// The next time `tick` is due: the broadcast's timers, or the membership's period.
@@ -64,14 +64,19 @@ public struct Overlay: Sendable {
     }
 
     /// Brings broadcast's neighbours in line with the active view and
-    /// hands broadcast's score notes to membership.
-    private mutating func settle(_ out: [OverlayAction]) -> [OverlayAction] {
+    /// hands broadcast's score notes to membership. A new neighbour is
+    /// told the newest ids only above the threshold: in a full mesh every
+    /// author sends to everyone, and a new link's catch-up covers the rest.
+    private mutating func settle(_ out: [OverlayAction], now: Duration) -> [OverlayAction] {
         if syncedVersion != membership.viewVersion {
             syncedVersion = membership.viewVersion
             let active = membership.active
             let neighbors = broadcast.neighbors
             for peer in neighbors where active[peer] == nil { broadcast.neighborDown(peer) }
-            for peer in active.keys.sorted() where !broadcast.isNeighbor(peer) { broadcast.neighborUp(peer) }
+            let announce = !membership.isFullMesh
+            for peer in active.keys.sorted() where !broadcast.isNeighbor(peer) {
+                broadcast.neighborUp(peer, announce: announce, now: now)
+            }
         }
         guard !broadcast.notes.isEmpty else { return out }
         for (peer, note) in broadcast.notes { membership.note(peer, note) }

@@ -183,8 +183,10 @@ extension P2PService {
                 deliverFrame(gossip.message, from: peer)
             }
         case .dial(let peer):
+            logger.debug("overlay: link wanted to \(peer)")
             return overlayDial(peer)
         case .close(let peer):
+            logger.debug("overlay: no link kept to \(peer)")
             overlayClose(peer)
         }
         return []

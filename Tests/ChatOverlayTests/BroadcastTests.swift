@@ -58,4 +58,39 @@ import Testing
         let answer = overlay.received(.graft([Self.id]), from: Self.number(4), now: .seconds(2)) { _ in true }
         #expect(answer == [.send(.gossip(GossipMessage(hops: 2, message: Self.gossip.message)), to: Self.number(4))])
     }
+
+    /// A message that went out before a link joined the views (published
+    /// while they were apart) is announced to the new neighbour, which
+    /// grafts it: push alone would never carry it across.
+    @Test func aNewNeighbourIsToldTheNewestIDs() {
+        var overlay = Self.overlay()
+        _ = overlay.received(.gossip(Self.gossip), from: Self.number(2), now: .seconds(1)) { _ in true }
+        _ = overlay.tick(now: .seconds(2))
+        _ = overlay.linkUp(Self.number(5), now: .seconds(3))
+        _ = overlay.received(.neighbor(highPriority: false), from: Self.number(5), now: .seconds(3)) { _ in true }
+        #expect(overlay.membership.active[Self.number(5)] != nil)
+        let flushed = overlay.tick(now: .seconds(4))
+        #expect(flushed.contains(.send(.ihave([Self.id]), to: Self.number(5))))
+        #expect(!flushed.contains(.send(.ihave([Self.id]), to: Self.number(3))), "old neighbours are not told again")
+        // Its graft is answered from the cache.
+        let answer = overlay.received(.graft([Self.id]), from: Self.number(5), now: .seconds(4)) { _ in true }
+        #expect(answer == [.send(.gossip(GossipMessage(hops: 2, message: Self.gossip.message)), to: Self.number(5))])
+    }
+
+    /// In a full mesh every author sends to everyone and a new link's
+    /// catch-up covers the rest: no announcement.
+    @Test func aFullMeshNeighbourIsNotToldOldIDs() {
+        var overlay = Overlay(me: Self.number(1), seed: 1, now: .zero)
+        for peer in 2...3 {
+            _ = overlay.peerHeard(Self.number(peer), now: .zero)
+            _ = overlay.linkUp(Self.number(peer), now: .zero)
+        }
+        #expect(overlay.membership.isFullMesh)
+        _ = overlay.publish(Self.gossip.message, now: .seconds(1))
+        _ = overlay.peerHeard(Self.number(4), now: .seconds(2))
+        _ = overlay.linkUp(Self.number(4), now: .seconds(2))
+        #expect(overlay.membership.active[Self.number(4)] != nil)
+        let flushed = overlay.tick(now: .seconds(3))
+        #expect(!flushed.contains { if case .send(.ihave, _) = $0 { true } else { false } })
+    }
 }

@@ -69,4 +69,35 @@ import Testing
                 "what it can inject is budgeted: \(fakes)")
         #expect(membership.active.values.filter { !$0.inbound }.count >= 7, "our own choices stay: \(membership.active)")
     }
+
+    /// Links made in the full mesh that come up just after the switch to
+    /// bounded views (a LAN crossing the threshold) are the first to fill
+    /// the view, at the next tick, over the links already up: not closed
+    /// as silent inbound links and dialled again (8 real nodes kept views
+    /// of one for five seconds that way).
+    @Test func linksAlreadyUpFillTheViewFirst() {
+        var config = OverlayConfig()
+        config.fullMeshThreshold = 3
+        config.fullMeshExit = 2
+        var membership = Membership(me: Self.me, config: config, seed: 1, now: .zero)
+        _ = membership.peerHeard(Self.number(2), now: .zero)
+        _ = membership.linkUp(Self.number(2), now: .zero)
+        for peer in 3...7 {
+            _ = membership.linkUp(Self.number(peer), now: .milliseconds(10))  // dialled in the full mesh
+            _ = membership.peerHeard(Self.number(peer), now: .milliseconds(10))
+        }
+        #expect(!membership.isFullMesh)
+        #expect(membership.active.count == 1)
+        let dials = membership.tick(now: .milliseconds(600)).compactMap { if case .dial(let peer) = $0 { peer } else { nil } }
+        #expect(dials.count == membership.target - 1)
+        #expect(dials.allSatisfy { (3...7).map(Self.number).contains($0) })
+        // The shell answers a dial over a link that is up at once.
+        for peer in dials {
+            #expect(membership.linkUp(peer, now: .milliseconds(600)).contains(.send(.neighbor(highPriority: true), to: peer)))
+        }
+        #expect(membership.active.count == membership.target)
+        let closed = membership.tick(now: .seconds(6)).compactMap { if case .close(let peer) = $0 { peer } else { nil } }
+        #expect(Set(closed).isDisjoint(with: dials), "none of the view's links is closed as silent")
+        #expect(closed.count == 5 - dials.count, "the links it did not take are")
+    }
 }
