@@ -123,10 +123,15 @@ struct CatchUpState: Sendable {
     }
 
     /// `page` is committed: the cursor moves on, the request is done, and
-    /// the round says what follows.
+    /// the round says what follows. A page whose request was replaced
+    /// while it committed (the peer left and linked again, and was asked
+    /// anew) only moves the cursor, which the store now holds: the newer
+    /// request stays outstanding, so its reply is not refused as
+    /// unsolicited, and the round goes on from that one.
     mutating func adopt(_ page: CatchUpPage) -> CatchUpFollowUp {
         let peer = page.peer
         if let cursor = page.cursor { cursors[peer] = cursor }
+        guard isOutstanding(page.request, for: peer) else { return .none }
         outstanding[peer] = nil
         switch round.pageMerged(from: peer, fresh: page.fresh, more: page.next != nil) {
         case .nextPage(let mode):

@@ -153,4 +153,22 @@ import Testing
         #expect(state.outstanding[Self.a] == nil)
         #expect(state.planReply(Self.reply(to: Self.id(1)), from: Self.a, answeredEarlier: []) == nil)
     }
+
+    /// The peer left and linked again while its page committed, and was
+    /// asked anew: the old page's commit moves the cursor but leaves the
+    /// new request outstanding (its reply is accepted) and the round alone.
+    @Test func aPageCommittedAfterItsRequestWasReplacedLeavesTheNewOneOutstanding() {
+        var state = Self.asking()
+        let page = state.planReply(Self.reply(to: Self.id(1), more: true), from: Self.a, answeredEarlier: [])!
+        state.pagesPlanned([page])
+        _ = state.peerLeft(Self.a)
+        let ask = state.peerLinked(Self.a)!
+        _ = state.send(state.request(for: ask, id: Self.id(2)), to: Self.a, id: Self.id(3))
+        let source = state.round.source
+        #expect(state.adopt(page) == .none)
+        #expect(state.cursors[Self.a] == CatchUpCursor(epoch: "e1", seq: 200), "the committed cursor is kept")
+        #expect(state.outstanding[Self.a]?.id == Self.id(3))
+        #expect(state.round.source == source)
+        #expect(state.planReply(Self.reply(to: Self.id(3)), from: Self.a, answeredEarlier: []) != nil, "the new reply is accepted")
+    }
 }
