@@ -132,7 +132,7 @@ extension ChatNode {
         }
         plan.authorUsage = usage
         plan.startUsage = usage
-        plan.standing = input.standing
+        plan.standing = prior?.standing(after: input.standing) ?? input.standing
         plan.changes.poolBudget = options.unknownPoolBytes
         plan.changes.now = input.now
         for (payload, peer) in input.frames {

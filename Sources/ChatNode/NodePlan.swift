@@ -39,6 +39,25 @@ struct NodePlan {
     /// Where each room's latest unread report is in `effects`.
     private var unreadAt: [RoomID: Int] = [:]
 
+    /// `looked` (a lookup made before this plan's commit) as it stands
+    /// once the commit is made: the authors it unpools hold nothing in the
+    /// pool (the store unpools before it inserts), the messages it pools
+    /// are counted, and an author stored for the first time was first seen
+    /// at its time. A step planned on top of this one reads this, so it
+    /// unpools an author this one pooled (a DM accepted while that
+    /// author's first message commits).
+    func standing(after looked: [NodeNumber: AuthorStanding]) -> [NodeNumber: AuthorStanding] {
+        var standing = looked
+        for author in changes.unpooled where standing[author] != nil { standing[author]!.pooledMessages = 0 }
+        for message in changes.messages {
+            var entry = standing[message.senderNumber] ?? AuthorStanding(firstSeen: nil)
+            if entry.firstSeen == nil { entry.firstSeen = changes.now }
+            if changes.pooled.contains(message.id) { entry.pooledMessages += 1 }
+            standing[message.senderNumber] = entry
+        }
+        return standing
+    }
+
     /// Reports `event` after the commit. A room's unread count supersedes
     /// the step's earlier report of that room: the front end hears the
     /// count once, as it is after the step (a flood of 4096 messages is one
