@@ -38,12 +38,21 @@ enum Socket {
     /// The discovery socket: UDP on all interfaces at `port`, shared with
     /// other nodes on this host (SO_REUSEADDR + SO_REUSEPORT; Linux hands
     /// every broadcast datagram to each of them), allowed to broadcast.
+    /// The discovery socket's receive buffer asked for (the kernel doubles it for its bookkeeping).
+    static let discoveryReceiveBuffer = 1 << 20
+
     static func makeDiscoverySocket(port: Int) throws(TransportError) -> Int32 {
         let fd = try make(type: SOCK_DGRAM)
         do throws(TransportError) {
             try setFlag(fd, SO_REUSEADDR, "SO_REUSEADDR")
             try setFlag(fd, SO_REUSEPORT, "SO_REUSEPORT")
             try setFlag(fd, SO_BROADCAST, "SO_BROADCAST")
+            // Best effort, within the host's rmem_max: the default (about
+            // 200 small datagrams) overflowed under a beacon flood whenever
+            // the poll thread was off the core for a few milliseconds, and
+            // the genuine beacons among the flood were dropped with it.
+            var bytes = Int32(discoveryReceiveBuffer)
+            _ = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bytes, socklen_t(MemoryLayout<Int32>.size))
             try bind(fd, to: IPv4Endpoint(address: 0, port: port))
         } catch {
             Glibc.close(fd)

@@ -11,6 +11,19 @@ import TestSupport
 /// of descriptors, table entries and dials, and a real peer arriving
 /// meanwhile, even from the flood's own address, still links and chats.
 @Suite(.realTime) struct BeaconFloodTests {
+    /// The discovery socket holds a burst: asked for 1 MiB (the kernel
+    /// doubles it), within the host's rmem_max.
+    @Test func theDiscoverySocketHasRoomForABurst() throws {
+        let fd = try Socket.makeDiscoverySocket(port: 0)
+        defer { close(fd) }
+        var size: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        #expect(getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, &length) == 0)
+        let rmemMax = (try? String(contentsOfFile: "/proc/sys/net/core/rmem_max", encoding: .utf8))
+            .flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? Socket.discoveryReceiveBuffer
+        #expect(Int(size) >= 2 * min(Socket.discoveryReceiveBuffer, rmemMax))
+    }
+
     @Test func aFloodOfInventedIdentitiesCostsBoundedDescriptorsAndRealPeersStillLink() async throws {
         let discoveryPort = TestNetwork.discoveryPort()
         var configuration = TestNetwork.configuration(discoveryPort: discoveryPort)
