@@ -50,9 +50,21 @@ public struct KeyDecoder: Sendable {
                 if key == .paste("") { paste = []; continue }  // ESC[200~ opens a paste
                 if let key { keys.append(key) }
             case 0x80...0xFF:
-                let length = byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : byte >= 0xC0 ? 2 : 1
+                // A stray continuation byte, an invalid lead, or a lead whose
+                // sequence breaks off is dropped alone: the bytes after it
+                // are read afresh, so one bad byte costs no good text.
+                let length = switch byte {
+                case 0xC2...0xDF: 2
+                case 0xE0...0xEF: 3
+                case 0xF0...0xF4: 4
+                default: 0
+                }
+                let available = buffer[(index + 1)...].prefix(max(length - 1, 0))
+                guard length > 0, available.allSatisfy({ (0x80...0xBF).contains($0) }) else { index += 1; continue }
                 if index + length > buffer.count { flushText(); buffer.removeFirst(index); return keys }
-                text.append(contentsOf: buffer[index..<(index + length)])
+                let sequence = buffer[index..<(index + length)]
+                guard String(validating: sequence, as: UTF8.self) != nil else { index += 1; continue }
+                text.append(contentsOf: sequence)
                 index += length
             case 0x20..<0x7F:
                 text.append(byte)

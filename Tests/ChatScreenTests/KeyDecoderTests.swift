@@ -34,6 +34,19 @@ import Testing
         #expect(decoder.decode(Array("a".utf8)) == [.text("a")])
     }
 
+    /// A stray continuation byte, an invalid lead, a lead cut off by a
+    /// plain byte or an overlong form is dropped alone: no U+FFFD, and the
+    /// text after it survives.
+    @Test func invalidUTF8IsDroppedWithoutEatingGoodText() {
+        var decoder = KeyDecoder()
+        #expect(decoder.decode([0x80, 0x61]) == [.text("a")])
+        #expect(decoder.decode([0xFF, 0x6F, 0x6B]) == [.text("ok")])
+        #expect(decoder.decode([0xE2, 0x82, 0x41]) == [.text("A")], "a sequence cut off by a plain byte")
+        #expect(decoder.decode([0xC0, 0xAF, 0x62]) == [.text("b")], "an overlong '/' is not text")
+        #expect(decoder.decode([0xED, 0xA0, 0x80, 0x63]) == [.text("c")], "a surrogate is not text")
+        #expect(decoder.decode(Array("한".utf8)) == [.text("한")])
+    }
+
     @Test func unknownSequencesAreDropped() {
         var decoder = KeyDecoder()
         #expect(decoder.decode(Array("\u{1B}[299~ok\u{1B}[99;5Xz\u{1B}[Mabc!".utf8)) == [.text("ok"), .text("z"), .text("!")])

@@ -63,4 +63,14 @@ import Testing
         _ = Self.feed(&editor, String(repeating: "x", count: LineEditor.maxBytes + 10))
         #expect(editor.text.utf8.count == LineEditor.maxBytes)
     }
+
+    /// The console decodes keys as the full screen does (`KeyDecoder`): a
+    /// bad byte costs nothing after it, Alt and function keys type nothing.
+    @Test func keysAreDecodedAsTheFullScreenDecodesThem() {
+        var editor = LineEditor()
+        _ = Self.feed(&editor, "a")
+        _ = editor.feed(0xFF)
+        _ = Self.feed(&editor, "b\u{1B}[15~\u{1B}xc")
+        #expect(editor.text == "abc")
+    }
 }
