@@ -29,10 +29,12 @@ public enum LANChatApp {
     }
 
     static func runNode(_ options: LaunchOptions, environment: [String: String]) async -> Int32 {
+        // One clock for every timer of the node, the transport and the front ends.
+        let clock = SystemClock()
         let fullScreen = options.mode == .interactive && !options.plain && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
         // The full-screen client owns the terminal: its log goes to a file
         // in the data directory and to `/log`, never to stderr.
-        let logBook = fullScreen ? LogBook() : nil
+        let logBook = fullScreen ? LogBook(clock: clock) : nil
         let logger = logBook?.logger(minimumLevel: logLevel(options.logLevel)) ?? standardErrorLogger(level: options.logLevel)
         let nickname = options.nickname ?? defaultNickname(environment)
         // Bots keep no history unless given a directory; people do.
@@ -83,8 +85,8 @@ public enum LANChatApp {
         // LANCHAT_OVERLAY_THRESHOLD is for tests only: it forces the overlay on at small N.
         configuration.enableOverlay(fullMeshThreshold: environment["LANCHAT_OVERLAY_THRESHOLD"].flatMap { Int($0) })
         configuration.groupSecret = groupSecret
-        let service = P2PService(identity: identity, configuration: configuration, logger: logger.labeled("transport"))
-        let node = ChatNode(identity: identity, transport: service, store: store, logger: logger.labeled("node"),
+        let service = P2PService(identity: identity, configuration: configuration, clock: clock, logger: logger.labeled("transport"))
+        let node = ChatNode(identity: identity, transport: service, store: store, clock: clock, logger: logger.labeled("node"),
                             authenticator: Ed25519MessageAuthenticator(key: identityKey),
                             options: nodeOptions(options))
         logStorage(options, path: dataDirectory?.historyPath, store: store, logger: logger)
@@ -95,10 +97,10 @@ public enum LANChatApp {
             // --file-rate: a pause after each record (chunkBytes) paces the sender.
             let pause = options.fileRateKiB.map { Duration.microseconds(Int64(FileTransferLimits.chunkBytes) * 1_000_000 / Int64($0 * 1024)) } ?? .zero
             let links = try FileTransferService(identity: identityKey, groupSecret: groupSecret, logger: logger.labeled("files"),
-                                                recordPause: pause)
+                                                recordPause: pause, clock: clock)
             files = FileTransfers(localNumber: identity.number, links: links, transport: service, store: store, events: node.events,
                                   downloadDirectory: options.downloadDirectory ?? DownloadDirectory.defaultPath(environment: environment),
-                                  logger: logger.labeled("files"), identity: { [node] in await node.identity })
+                                  clock: clock, logger: logger.labeled("files"), identity: { [node] in await node.identity })
             await node.attach(files: files)
             try await files.start()
             try await node.start()
@@ -113,18 +115,18 @@ public enum LANChatApp {
         let console: ConsoleScreen? = options.mode == .interactive && !fullScreen ? .standard() : nil
         let frontEnd: any FrontEnd = switch options.mode {
         case .interactive where fullScreen:
-            FullScreenSession(node: node, identity: identity, locale: locale, log: logBook, bell: options.bell, mouse: options.mouse) { quit.yield() }
+            FullScreenSession(node: node, identity: identity, locale: locale, clock: clock, log: logBook, bell: options.bell, mouse: options.mouse) { quit.yield() }
         case .interactive:
             InteractiveSession(node: node, screen: console ?? .plain(), renderer: ConsoleRenderer(
                 useColor: ConsoleRenderer.wantsColor(environment: environment, isTerminal: isatty(STDOUT_FILENO) == 1)),
-                locale: locale)
+                locale: locale, clock: clock)
         case .json:
             JSONSession(node: node, out: out, instanceId: await service.instanceId,
                         fingerprint: identityKey.publicKey.fingerprint, locale: locale)
         case .echoBot:
             EchoBot(node: node, logger: logger.labeled("bot"))
         case .chatterBot(let rate, let count):
-            ChatterBot(node: node, rate: rate, count: count, logger: logger.labeled("bot")) { quit.yield() }
+            ChatterBot(node: node, rate: rate, count: count, logger: logger.labeled("bot"), clock: clock) { quit.yield() }
         }
         await frontEnd.started(port: await service.listeningPort)
         // Once the screen is up, not even a stray write to stderr reaches it.
@@ -152,7 +154,7 @@ public enum LANChatApp {
             }
         }
         let background = Task { await frontEnd.background() }
-        let trimmer = Task { await MemoryTrimmer.run(node: node, clock: SystemClock(), logger: logger.labeled("memory")) }
+        let trimmer = Task { await MemoryTrimmer.run(node: node, clock: clock, logger: logger.labeled("memory")) }
 
         for await _ in quitRequests { break }
         background.cancel()

@@ -116,7 +116,7 @@ extension FileTransferService {
                 pipeline.add(bytes)
                 have += Int64(bytes.count)
                 count { $0.bytesReceived += Int64(bytes.count) }
-                let now = Self.nowMillis()
+                let now = uptimeMillis()
                 if now - lastReport >= FileTransferLimits.progressIntervalMillis {
                     lastReport = now
                     report(.progress(request.id, bytes: have))

@@ -195,8 +195,8 @@ extension FileTransferService {
             try connection.writeAll(out)
             position += Int64(got)
             count { $0.bytesSent += Int64(got) }
-            if recordPause > .zero { Thread.sleep(forTimeInterval: Double(recordPause.components.attoseconds) / 1e18 + Double(recordPause.components.seconds)) }
-            let now = Self.nowMillis()
+            if recordPause > .zero { clock.blockingSleep(for: recordPause) }
+            let now = uptimeMillis()
             if now - lastReport >= FileTransferLimits.progressIntervalMillis {
                 lastReport = now
                 report(.progress(file.id, bytes: position))

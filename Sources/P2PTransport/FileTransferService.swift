@@ -86,13 +86,16 @@ public final class FileTransferService: FileLinkPort, Sendable {
     /// A pause after each data record sent: `--file-rate` (also what
     /// makes a transfer last in tests); zero for none.
     let recordPause: Duration
+    /// Paces `recordPause` and throttles progress reports.
+    let clock: any ChatClock
     public let linkEvents: AsyncStream<FileLinkEvent>
     let continuation: AsyncStream<FileLinkEvent>.Continuation
 
     /// - Parameter port: 0 for an ephemeral port (announced in each offer).
     public init(identity: IdentityKey, groupSecret: GroupSecret?, port: Int = 0, logger: ChatLogger = .disabled,
-                recordPause: Duration = .zero) throws(CryptoError) {
+                recordPause: Duration = .zero, clock: any ChatClock = SystemClock()) throws(CryptoError) {
         self.recordPause = recordPause
+        self.clock = clock
         credential = try HandshakeIdentity.Credential(identity: identity)
         self.groupSecret = groupSecret
         self.logger = logger
@@ -165,8 +168,23 @@ public final class FileTransferService: FileLinkPort, Sendable {
         }
     }
 
-    /// Milliseconds on a monotonic clock, for throttling progress.
-    static func nowMillis() -> Int64 {
-        Int64(DispatchTime.now().uptimeNanoseconds / 1_000_000)
+    /// Milliseconds of the clock's uptime, for throttling progress.
+    func uptimeMillis() -> Int64 {
+        let (seconds, attoseconds) = clock.uptime().components
+        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+    }
+}
+
+extension ChatClock {
+    /// Blocks the calling thread (a link thread, never one of the
+    /// cooperative pool's) until `duration` of this clock has passed: the
+    /// link threads pace on the same clock as every other timer.
+    func blockingSleep(for duration: Duration) {
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            try? await sleep(for: duration)
+            done.signal()
+        }
+        done.wait()
     }
 }

@@ -68,13 +68,18 @@ extension P2PService {
                 await self.handle(batch)
             }
         })
-        let firstTick = configuration.tickInterval
+        // Every timer of the transport waits here, on the injected clock:
+        // with a manual clock the service ticks only when a test advances it.
+        // The next tick is due at a point of uptime, so time that passed
+        // while a tick ran (or a test advanced meanwhile) is not lost.
+        let clock = self.clock
+        let firstTick = now + configuration.tickInterval
         background.append(Task { [weak self] in
-            var delay = firstTick
+            var due = firstTick
             while !Task.isCancelled {
-                try? await Task.sleep(for: delay)
+                do { try await clock.sleep(until: due) } catch { return }
                 guard let self else { return }
-                delay = await self.tickAndPlan()
+                due = await self.tickAndPlan()
             }
         })
         logger.info("listening on TCP \(port), discovery on UDP \(configuration.discoveryPort), beacons to \(targets.map(\.host)), instance \(instance)")

@@ -2,18 +2,19 @@ import ChatCore
 import Foundation
 
 extension P2PService {
-    /// Runs `tick`, then says how long to wait for the next: `tickInterval`
-    /// while something with a short deadline is under way, else
-    /// `idleTickInterval`. A state that needs short ticks begins between two
-    /// ticks at most `idleTickInterval` before its first check, which is
-    /// small beside its deadline (a handshake has seconds).
+    /// Runs `tick`, then says when (in the clock's uptime) the next is due:
+    /// `tickInterval` later while something with a short deadline is under
+    /// way, else `idleTickInterval`. A state that needs short ticks begins
+    /// between two ticks at most `idleTickInterval` before its first check,
+    /// which is small beside its deadline (a handshake has seconds).
     func tickAndPlan() -> Duration {
         tick()
+        let now = self.now
         var plan = hasShortDeadlines ? configuration.tickInterval : configuration.idleTickInterval
         if let overlay = overlayNextTick { plan = min(plan, max(overlay - now, .milliseconds(1))) }
         // A delayed answer goes out on time, not up to a tick late.
-        guard let due = newcomerAnswers.nextDue else { return plan }
-        return min(plan, max(due - now, .milliseconds(1)))
+        if let due = newcomerAnswers.nextDue { plan = min(plan, max(due - now, .milliseconds(1))) }
+        return now + plan
     }
 
     /// The start burst, a deferred or delayed answer, a claim being checked,
