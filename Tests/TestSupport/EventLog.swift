@@ -10,11 +10,16 @@ public struct WaitTimeout: Error, CustomStringConvertible {
 
 /// Collects events from an `AsyncStream` in the background so a test can
 /// wait, with a deadline, for one that matches. Waiting never sleeps as an
-/// assertion: it polls the collected events until they match or time runs
-/// out, and fails loudly then.
+/// assertion: a wait resumes when an event arrives (`ChangeSignal`) and
+/// checks again, until the events match or time runs out, and fails
+/// loudly then.
 public final class EventLog<Event: Sendable>: Sendable {
-    private let storage = Mutex<[Event]>([])
-    private let finished = Mutex(false)
+    private struct State {
+        var events: [Event] = []
+        var finished = false
+    }
+    private let storage = Mutex(State())
+    private let changes = ChangeSignal()
 
     public convenience init<Stream: AsyncSequence & Sendable>(_ stream: Stream) where Stream.Element == Event, Stream.Failure == Never {
         self.init(stream) { [$0] }
@@ -26,33 +31,56 @@ public final class EventLog<Event: Sendable>: Sendable {
         Task { [self] in
             for await event in stream {
                 let parts = split(event)
-                storage.withLock { $0.append(contentsOf: parts) }
+                storage.withLock { $0.events.append(contentsOf: parts) }
+                changes.notify()
             }
-            finished.withLock { $0 = true }
+            storage.withLock { $0.finished = true }
+            changes.notify()
         }
     }
 
     /// Every event so far, in arrival order.
-    public var events: [Event] { storage.withLock { $0 } }
-    public var isFinished: Bool { finished.withLock { $0 } }
+    public var events: [Event] { storage.withLock { $0.events } }
+    public var isFinished: Bool { storage.withLock { $0.finished } }
 
     /// Waits until some event satisfies `match`, returning the first such.
+    /// Each event is matched once, as it arrives.
     @discardableResult
     public func first<T>(_ what: String = "event", within timeout: Duration? = nil, _ match: (Event) -> T?) async throws -> T {
         var budget = WaitBudget(within: timeout)
+        var checked = 0
         while true {
-            if let found = events.lazy.compactMap(match).first { return found }
+            let generation = changes.generation
+            let fresh = storage.withLock { state -> [Event] in
+                defer { checked = state.events.count }
+                return Array(state.events[checked...])
+            }
+            if let found = fresh.lazy.compactMap(match).first { return found }
             if budget.isSpent() { throw WaitTimeout(what: what) }
-            try await Task.sleep(for: .milliseconds(5))
+            await changes.wait(after: generation, for: budget.nextCheck)
+            try Task.checkCancellation()
         }
     }
 
-    /// Waits until `condition` holds over all events so far.
+    /// Waits until `condition` holds over all events so far (checked
+    /// again as events arrive).
     public func until(_ what: String = "condition", within timeout: Duration? = nil, _ condition: ([Event]) -> Bool) async throws {
+        guard await waitUntil(what, within: timeout, { condition(events) }) else {
+            try Task.checkCancellation()
+            throw WaitTimeout(what: what)
+        }
+    }
+
+    /// `waitUntil` for a condition on this log: `condition` is checked as
+    /// events arrive (and when the deadline is checked), not polled.
+    /// Returns whether it held in time; callers assert on the result.
+    public func waitUntil(_ what: String = "condition", within timeout: Duration? = nil, _ condition: () -> Bool) async -> Bool {
         var budget = WaitBudget(within: timeout)
-        while !condition(events) {
-            if budget.isSpent() { throw WaitTimeout(what: what) }
-            try await Task.sleep(for: .milliseconds(5))
+        while true {
+            let generation = changes.generation
+            if condition() { return true }
+            if budget.isSpent() || Task.isCancelled { return false }
+            await changes.wait(after: generation, for: budget.nextCheck)
         }
     }
 }
@@ -68,8 +96,9 @@ extension EventLog where Event == TransportEvent {
     }
 }
 
-/// The one deadline-based wait of the test suite: polls `condition` every
-/// 10 ms (hundreds of tests wait at once) until it holds or its budget is
+/// The deadline-based wait for a condition with no event to wait on (an
+/// actor's state, a file): polls `condition` every 10 ms (hundreds of
+/// tests wait at once) until it holds or its budget is
 /// used up (`WaitBudget`: the standard deadline, stalls forgiven, or the
 /// wall-clock bound named with `within:`), and returns whether it held. A
 /// wait is never an assertion by itself: callers assert on the result

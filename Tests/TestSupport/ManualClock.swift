@@ -18,6 +18,8 @@ public final class ManualClock: ChatClock {
         var nextID: UInt64 = 0
     }
     private let state: Mutex<State>
+    /// Notified whenever a task starts to sleep (`waitForSleepers`).
+    private let parked = ChangeSignal()
 
     public init(now: Date = Date(timeIntervalSince1970: 1_732_147_200), uptime: Duration = .zero) {
         state = Mutex(State(wall: now, uptime: uptime))
@@ -59,7 +61,7 @@ public final class ManualClock: ChatClock {
                     return .wait
                 }
                 switch outcome {
-                case .wait: break
+                case .wait: parked.notify()
                 case .wake: continuation.resume()
                 case .cancelled: continuation.resume(throwing: CancellationError())
                 }
@@ -85,6 +87,28 @@ public final class ManualClock: ChatClock {
             return due
         }
         for sleeper in due { sleeper.continuation.resume() }
+    }
+
+    /// Waits until at least `count` tasks sleep on this clock: after an
+    /// `advance`, the woken timers have done their work once they sleep
+    /// again. Resumes as tasks park (no polling); false if they do not
+    /// within the wait's deadline (`TestDeadline`, or `within:`, on the
+    /// wall clock).
+    public func waitForSleepers(_ count: Int, within timeout: Duration? = nil) async -> Bool {
+        var budget = WaitBudget(within: timeout)
+        while true {
+            let generation = parked.generation
+            if sleeperCount >= count { return true }
+            if budget.isSpent() { return false }
+            await parked.wait(after: generation, for: budget.nextCheck)
+        }
+    }
+
+    /// `advance(by:)`, then waits until `sleepers` tasks sleep again (the
+    /// timers it woke ran and parked); false if they do not in time.
+    public func advance(by duration: Duration, thenWaitFor sleepers: Int) async -> Bool {
+        advance(by: duration)
+        return await waitForSleepers(sleepers)
     }
 
     /// Sets the wall clock alone (a clock step, a time zone test).

@@ -16,6 +16,8 @@ public final class NodeProcess: Sendable {
         let errors = Mutex<[String]>([])
         /// Reader threads that reached end of file (two per process).
         let drainedReaders = Mutex(0)
+        /// Notified on every line read and at each end of file.
+        let changes = ChangeSignal()
     }
 
     /// The built `lanchat` next to the test bundle (or `LANCHAT_BINARY`).
@@ -54,8 +56,12 @@ public final class NodeProcess: Sendable {
     private static func startReader(_ child: ChildProcess, _ fd: Int32, _ lines: CollectedLines,
                                     append: @escaping @Sendable (CollectedLines, String) -> Void) {
         Thread {
-            ChildProcess.readLines(from: fd) { line, _ in append(lines, String(decoding: line, as: UTF8.self)) }
+            ChildProcess.readLines(from: fd) { line, _ in
+                append(lines, String(decoding: line, as: UTF8.self))
+                lines.changes.notify()
+            }
             lines.drainedReaders.withLock { $0 += 1 }
+            lines.changes.notify()
             withExtendedLifetime(child) {}
         }.start()
     }
@@ -87,29 +93,39 @@ public final class NodeProcess: Sendable {
 
     public func closeInput() { child.closeInput() }
 
-    /// Waits for the first JSON event satisfying `match`.
+    /// Waits for the first JSON event satisfying `match`; resumes as
+    /// lines arrive, each line parsed and matched once.
     @discardableResult
     public func event(_ what: String, within timeout: Duration = TestDeadline.standard, where match: ([String: Any]) -> Bool) async throws -> [String: Any] {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            if let found = jsonEvents.first(where: match) { return found }
-            if ContinuousClock.now >= deadline {
-                throw WaitTimeout(what: "\(what); stdout: \(stdoutLines.suffix(8)); stderr: \(stderrLines.suffix(5))")
-            }
-            try await Task.sleep(for: .milliseconds(10))
+        try await firstLine(within: timeout, failing: what) { line in
+            guard let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] else { return nil }
+            return match(object) ? object : nil
         }
     }
 
     /// Waits for a stdout line containing `fragment`.
     @discardableResult
     public func line(containing fragment: String, within timeout: Duration = TestDeadline.standard) async throws -> String {
-        let deadline = ContinuousClock.now + timeout
+        try await firstLine(within: timeout, failing: "line with \(fragment)") { $0.contains(fragment) ? $0 : nil }
+    }
+
+    /// The first stdout line `match` maps to a value, waiting for lines as
+    /// they are read, until `timeout` on the wall clock.
+    private func firstLine<T>(within timeout: Duration, failing what: String, _ match: (String) -> T?) async throws -> T {
+        var budget = WaitBudget(within: timeout)
+        var checked = 0
         while true {
-            if let found = stdoutLines.first(where: { $0.contains(fragment) }) { return found }
-            if ContinuousClock.now >= deadline {
-                throw WaitTimeout(what: "line with \(fragment); stdout: \(stdoutLines.suffix(8)); stderr: \(stderrLines.suffix(5))")
+            let generation = lines.changes.generation
+            let fresh = lines.output.withLock { output -> [String] in
+                defer { checked = output.count }
+                return Array(output[checked...])
             }
-            try await Task.sleep(for: .milliseconds(10))
+            if let found = fresh.lazy.compactMap(match).first { return found }
+            if budget.isSpent() {
+                throw WaitTimeout(what: "\(what); stdout: \(stdoutLines.suffix(8)); stderr: \(stderrLines.suffix(5))")
+            }
+            await lines.changes.wait(after: generation, for: budget.nextCheck)
+            try Task.checkCancellation()
         }
     }
 
@@ -120,17 +136,22 @@ public final class NodeProcess: Sendable {
     /// kills the process at the deadline.
     @discardableResult
     public func waitForExit(within timeout: Duration = TestDeadline.standard) async throws -> Int32 {
-        let deadline = ContinuousClock.now + timeout
-        while child.isRunning {
-            if ContinuousClock.now >= deadline {
+        // The process's pipes close when it exits: both readers reaching end
+        // of file is the event (and all it wrote is read by then).
+        var budget = WaitBudget(within: timeout)
+        while true {
+            let generation = lines.changes.generation
+            if lines.drainedReaders.withLock({ $0 == 2 }) { break }
+            if budget.isSpent() {
                 child.kill(SIGKILL)
                 throw WaitTimeout(what: "process exit")
             }
-            try await Task.sleep(for: .milliseconds(10))
+            await lines.changes.wait(after: generation, for: budget.nextCheck)
         }
-        // Let the readers drain what the process wrote last.
-        guard await waitUntil("output drained", within: .seconds(5), { lines.drainedReaders.withLock { $0 == 2 } }) else {
-            throw WaitTimeout(what: "output drained")
+        // Reaping sends no event; the pipes closed at exit, so this is short.
+        guard await waitUntil("process exit", within: .seconds(5), { !child.isRunning }) else {
+            child.kill(SIGKILL)
+            throw WaitTimeout(what: "process exit")
         }
         return child.wait()
     }

@@ -34,6 +34,14 @@ public struct WaitBudget: Sendable {
         last = start
     }
 
+    /// How long a wait on an event may sleep before it checks this budget
+    /// again: what is left, and for a standard wait at most one stall
+    /// credit (a longer sleep would count only that much).
+    public var nextCheck: Duration {
+        let left = max(limit - used, .milliseconds(1))
+        return forgivesStalls ? min(left, TestDeadline.stallCredit) : left
+    }
+
     /// Counts the time since the last poll; true once the budget is used up.
     public mutating func isSpent(at now: ContinuousClock.Instant = .now) -> Bool {
         let gap = now - last
