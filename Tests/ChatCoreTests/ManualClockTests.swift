@@ -11,7 +11,7 @@ import TestSupport
         let woke = Recorded<String>()
         let long = Task { try await clock.sleep(for: .seconds(5)); woke.append("long") }
         let short = Task { try await clock.sleep(for: .seconds(1)); woke.append("short") }
-        try #require(await waitUntil("both asleep") { clock.sleeperCount == 2 })
+        try #require(await clock.waitForSleepers(2))
         clock.advance(by: .milliseconds(999))
         #expect(clock.sleeperCount == 2, "neither deadline reached")
         clock.advance(by: .milliseconds(1))
@@ -31,7 +31,7 @@ import TestSupport
         let tasks = (1...5).reversed().map { index in
             Task { try await clock.sleep(for: .seconds(index)); order.append(index) }
         }
-        try #require(await waitUntil("all asleep") { clock.sleeperCount == 5 })
+        try #require(await clock.waitForSleepers(5))
         clock.advance(by: .seconds(3))
         try #require(await waitUntil("three woke") { order.values.count == 3 })
         #expect(Set(order.values) == [1, 2, 3])
@@ -44,7 +44,7 @@ import TestSupport
     @Test func cancellingASleeperEndsItWithoutAnAdvance() async throws {
         let clock = ManualClock()
         let task = Task { try await clock.sleep(for: .seconds(60)) }
-        try #require(await waitUntil("asleep") { clock.sleeperCount == 1 })
+        try #require(await clock.waitForSleepers(1))
         task.cancel()
         await #expect(throws: CancellationError.self) { try await task.value }
         #expect(clock.sleeperCount == 0)
@@ -57,7 +57,7 @@ import TestSupport
         let clock = ManualClock(uptime: .seconds(10))
         let woke = Recorded<String>()
         let task = Task { try await clock.sleep(until: .seconds(12)); woke.append("due") }
-        try #require(await waitUntil("asleep") { clock.sleeperCount == 1 })
+        try #require(await clock.waitForSleepers(1))
         clock.advance(by: .milliseconds(1_999))
         #expect(clock.sleeperCount == 1, "uptime 11.999 s: not due")
         clock.advance(by: .milliseconds(1))

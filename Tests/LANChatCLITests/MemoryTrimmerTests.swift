@@ -16,7 +16,7 @@ import TestSupport
             await MemoryTrimmer.run(clock: clock, logger: .disabled, stored: { probe.read() }, release: { probe.trim() })
         }
         for tick in 1...3 {
-            try #require(await waitUntil("tick \(tick) waits on the clock") { clock.sleeperCount == 1 })
+            try #require(await clock.waitForSleepers(1))
             #expect(probe.reads == tick - 1)
             clock.advance(by: MemoryTrimmer.interval - .milliseconds(1))
             #expect(clock.sleeperCount == 1, "not due before its interval")

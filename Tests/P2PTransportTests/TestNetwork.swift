@@ -101,20 +101,22 @@ final class TestNode: Sendable {
     /// number derives from that key.
     /// `splitBatches` false: the log keeps `.receivedFrames` as the
     /// service emitted them (tests of the batching itself).
+    /// `clock`: a `ManualClock` makes the service tick only when the test advances it.
     init(_ seed: UInt64, _ nickname: String, configuration: P2PConfiguration, logger: ChatLogger = .disabled,
-         splitBatches: Bool = true) {
+         splitBatches: Bool = true, clock: any ChatClock = SystemClock()) {
         self.seed = seed
         identity = TestNetwork.identity(seed, nickname)
         var configuration = configuration
         configuration.identityKey = TestNetwork.key(seed)
-        service = P2PService(identity: identity, configuration: configuration, logger: logger)
+        service = P2PService(identity: identity, configuration: configuration, clock: clock, logger: logger)
         log = splitBatches ? EventLog(frames: service.events) : EventLog(service.events)
     }
 
     var number: NodeNumber { identity.number }
 
-    static func started(_ seed: UInt64, _ nickname: String, configuration: P2PConfiguration) async throws -> TestNode {
-        let node = TestNode(seed, nickname, configuration: configuration)
+    static func started(_ seed: UInt64, _ nickname: String, configuration: P2PConfiguration,
+                        clock: any ChatClock = SystemClock()) async throws -> TestNode {
+        let node = TestNode(seed, nickname, configuration: configuration, clock: clock)
         try await node.service.start()
         return node
     }

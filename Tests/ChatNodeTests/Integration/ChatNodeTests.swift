@@ -109,6 +109,6 @@ import TestSupport
         let (_, alice, bob) = try await TestNode.linkedPair()
         await bob.node.stop()
         try await alice.log.first("bob left") { if case .peerLeft(let p, .left) = $0, p.nickname == "bob" { true } else { nil } }
-        try #require(await waitUntil("bob's events finish") { bob.log.isFinished })
+        try #require(await bob.log.waitUntil("bob's events finish") { bob.log.isFinished })
     }
 }

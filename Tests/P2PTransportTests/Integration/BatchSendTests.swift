@@ -29,7 +29,7 @@ import TestSupport
         var forBob = toEveryone
         forBob.insert("for bob", at: 150)
         // Exactly these, in this order: the refused frames went nowhere.
-        #expect(await waitUntil { bob.receivedTexts == forBob && carol.receivedTexts == toEveryone })
+        #expect(await bob.log.waitUntil { bob.receivedTexts == forBob && carol.receivedTexts == toEveryone })
         for node in nodes { await node.service.stop() }
     }
 }

@@ -77,7 +77,7 @@ import TestSupport
         // The honest peer linked and chats.
         #expect(await waitUntil { await fullMesh([alice, honest]) })
         #expect(await honest.service.broadcast(honest.publicMessage("through the flood")) == 1)
-        #expect(await waitUntil { alice.receivedTexts.contains("through the flood") })
+        #expect(await alice.log.waitUntil { alice.receivedTexts.contains("through the flood") })
         attacker.close()
         await alice.service.stop()
         await honest.service.stop()
@@ -122,7 +122,7 @@ import TestSupport
         stop.turnOn()
         #expect(await waitUntil("the flood thread ended") { stop.hasFinished })
         #expect(await bob.service.broadcast(bob.publicMessage("through the flood")) == 1)
-        #expect(await waitUntil { alice.receivedTexts.contains("through the flood") })
+        #expect(await alice.log.waitUntil { alice.receivedTexts.contains("through the flood") })
         await alice.service.stop()
         await bob.service.stop()
     }

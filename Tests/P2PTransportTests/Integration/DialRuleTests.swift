@@ -52,29 +52,38 @@ import TestSupport
     /// The lower number announced at 127.0.0.1 has not linked after the
     /// fallback delay, but a connection from 127.0.0.1 is in its handshake
     /// (a peer's number shows only at message 3, so it may be that one):
-    /// Alice waits. Once that handshake times out, she dials.
+    /// Alice waits. Once that handshake times out, she dials. On the manual
+    /// clock: each step is exact, however busy the machine.
     @Test func noFallbackDialWhileAHandshakeFromThatAddressIsUnderWay() async throws {
         let discoveryPort = TestNetwork.discoveryPort()
         var configuration = configuration(discoveryPort)
         configuration.handshakeTimeout = .milliseconds(800) // the fallback delay too
-        let alice = try await TestNode.started(7_351, "alice", configuration: configuration)
+        let tick = configuration.tickInterval
+        let clock = ManualClock()
+        let alice = try await TestNode.started(7_351, "alice", configuration: configuration, clock: clock)
         let target = try HoldingListener(address: 0x7F00_0001)
         let forger = BeaconSender(discoveryPort: discoveryPort)
         forger.send(beacon(number(true, than: alice.number, from: 7_360), port: target.port, instance: "lower-2"))
-        let heard = ContinuousClock.now
+        // Heard at uptime 0 (a lower number: Alice waits for it to dial).
         try #require(await waitUntil { await alice.service.announcementCountForTesting() == 1 })
         // Half the fallback delay later, a handshake from 127.0.0.1 that stalls after message 1.
-        try await Task.sleep(for: .milliseconds(400))
+        #expect(await clock.advance(by: .milliseconds(400), thenWaitFor: 1))
         let raw = try RawPeer(connectingTo: await alice.service.listeningPort, seed: 7_390, "stalled")
         raw.sendRaw(try raw.message1())
-        let stalledAt = ContinuousClock.now
+        try #require(await waitUntil { await alice.service.linkCountForTesting(from: 0x7F00_0001) == 1 })
+        // Past the fallback delay: without the rule Alice would dial now.
+        #expect(await clock.advance(by: .milliseconds(400) + tick, thenWaitFor: 1))
+        #expect(await alice.service.pendingDialCountForTesting() == 0)
+        // The stalled handshake's own deadline, 800 ms after its message 1: still held.
+        #expect(await clock.advance(by: .milliseconds(400) - tick, thenWaitFor: 1))
+        #expect(await alice.service.counters().handshakeTimeout == 0)
+        #expect(await alice.service.pendingDialCountForTesting() == 0)
+        // One tick past it the handshake is cut; the tick after, she dials.
+        #expect(await clock.advance(by: tick, thenWaitFor: 1))
+        #expect(await alice.service.counters().handshakeTimeout == 1)
+        #expect(await clock.advance(by: tick, thenWaitFor: 1))
+        #expect(await alice.service.pendingDialCountForTesting() == 1)
         #expect(await waitUntil { target.acceptedCount >= 1 })
-        let dialledAfter = ContinuousClock.now - heard
-        // Without the rule Alice dials at the fallback delay (0.8 s after
-        // the beacon); with it only once the stalled handshake is cut, 0.8 s
-        // after its message 1 (1.2 s after the beacon).
-        #expect(await alice.service.counters().handshakeTimeout >= 1)
-        #expect(ContinuousClock.now - stalledAt >= .milliseconds(750), "dialled \(dialledAfter) after the beacon")
         withExtendedLifetime(raw) {}
         target.close()
         await alice.service.stop()

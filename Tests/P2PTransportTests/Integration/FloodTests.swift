@@ -20,7 +20,7 @@ import TestSupport
         let bob = try RawPeer(connectingTo: port, seed: 1_391, "bob")
         try await flooder.handshake()
         try await bob.handshake()
-        try #require(await waitUntil { alice.log.joined(flooder.number) != nil && alice.log.joined(bob.number) != nil })
+        try #require(await alice.log.waitUntil { alice.log.joined(flooder.number) != nil && alice.log.joined(bob.number) != nil })
         let baseline = RoundTrips.median(await RoundTrips.measure(bob, count: 30))
 
         // Back-to-back public messages, each with its own id, for 2 s: about

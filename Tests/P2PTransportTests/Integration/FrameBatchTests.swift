@@ -15,7 +15,7 @@ import TestSupport
         try await alice.service.start()
         let raw = try RawPeer(connectingTo: await alice.service.listeningPort, seed: 1_561, "bob")
         try await raw.handshake()
-        try #require(await waitUntil { alice.log.joined(raw.number) != nil })
+        try #require(await alice.log.waitUntil { alice.log.joined(raw.number) != nil })
         // Twenty records in one write; the eleventh carries a new nickname.
         var burst: [UInt8] = []
         for index in 1...20 {

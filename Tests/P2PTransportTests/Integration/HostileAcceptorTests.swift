@@ -37,7 +37,7 @@ import TestSupport
         guard await waitUntil("Bob linked", { await fullMesh([alice, bob]) }) else { return false }
         let bobLeft = alice.log.events.contains { if case .peerLeft(let number, _) = $0 { number == bob.number } else { false } }
         guard !bobLeft, await bob.service.broadcast(bob.publicMessage(text)) == 1 else { return false }
-        return await waitUntil { alice.receivedTexts.contains(text) }
+        return await alice.log.waitUntil { alice.receivedTexts.contains(text) }
     }
 
     private func stop(_ nodes: TestNode...) async {
@@ -50,9 +50,9 @@ import TestSupport
         let (alice, bob, raw) = try await setUp((7_101, 7_102), acceptor: 7_103)
         try await raw.accept()
         #expect(raw.remoteHello?.senderNumber == alice.number)
-        #expect(await waitUntil { alice.log.joined(raw.number) != nil })
+        #expect(await alice.log.waitUntil { alice.log.joined(raw.number) != nil })
         raw.send(raw.frame(.publicMessage, content: "hi from the acceptor"))
-        #expect(await waitUntil { alice.receivedTexts.contains("hi from the acceptor") })
+        #expect(await alice.log.waitUntil { alice.receivedTexts.contains("hi from the acceptor") })
         #expect(await bobStillChats(alice, bob, "still bob"))
         await stop(alice, bob)
     }
@@ -122,7 +122,7 @@ import TestSupport
         // only then is its frame checked; so the liar is reported joined,
         // then disconnected at once (a malformed first record, by contrast,
         // fails the dial unannounced).
-        #expect(await waitUntil { alice.log.joined(raw.number) == nil || alice.log.contains(.peerLeft(raw.number, .disconnected)) })
+        #expect(await alice.log.waitUntil { alice.log.joined(raw.number) == nil || alice.log.contains(.peerLeft(raw.number, .disconnected)) })
         #expect(await !alice.service.connectedPeers().contains { $0.number == raw.number })
         #expect(await bobStillChats(alice, bob, "still bob after a spoofed acceptance"))
         await stop(alice, bob)

@@ -24,7 +24,7 @@ import TestSupport
     /// Bob's frames still reach Alice.
     private func stillExchanging(_ alice: TestNode, _ bob: TestNode, _ text: String) async -> Bool {
         guard await bob.service.broadcast(bob.publicMessage(text)) == 1 else { return false }
-        return await waitUntil { alice.receivedTexts.contains(text) }
+        return await alice.log.waitUntil { alice.receivedTexts.contains(text) }
     }
 
     private func stop(_ nodes: TestNode...) async {
@@ -65,10 +65,10 @@ import TestSupport
         let raw = try RawPeer(connectingTo: await alice.service.listeningPort, seed: 901, "mallory")
         try await raw.handshake()
         #expect(raw.remoteHello?.senderNumber == alice.number)
-        #expect(await waitUntil { alice.log.joined(raw.number) != nil })
+        #expect(await alice.log.waitUntil { alice.log.joined(raw.number) != nil })
         raw.send(raw.frame(.publicMessage, content: "I am bob", sender: bob.number))
         #expect(await waitUntil { raw.isClosed })
-        #expect(await waitUntil { alice.log.contains(.peerLeft(raw.number, .disconnected)) })
+        #expect(await alice.log.waitUntil { alice.log.contains(.peerLeft(raw.number, .disconnected)) })
         #expect(await alice.service.counters().spoofed == 1)
         #expect(!alice.receivedTexts.contains("I am bob"))
         #expect(await stillExchanging(alice, bob, "after spoof"))
@@ -104,16 +104,16 @@ import TestSupport
         let (alice, bob) = try await pair()
         let raw = try RawPeer(connectingTo: await alice.service.listeningPort, seed: 903, "mallory")
         try await raw.handshake()
-        #expect(await waitUntil { alice.log.joined(raw.number) != nil })
+        #expect(await alice.log.waitUntil { alice.log.joined(raw.number) != nil })
         let largest = raw.seal(plaintext: [UInt8](repeating: UInt8(ascii: "a"), count: 65_535 - 16))
         #expect(largest.count == 2 + 65_535)
         raw.sendRaw(largest)
         raw.send(raw.frame(.publicMessage, content: "after the largest record"))
-        #expect(await waitUntil { alice.receivedTexts.contains("after the largest record") })
+        #expect(await alice.log.waitUntil { alice.receivedTexts.contains("after the largest record") })
         #expect(await alice.service.counters().malformed == 1)
         raw.sendRaw([0x00, 0x0F] + [UInt8](repeating: 0, count: 15))
         #expect(await waitUntil { raw.isClosed })
-        #expect(await waitUntil { alice.log.contains(.peerLeft(raw.number, .disconnected)) })
+        #expect(await alice.log.waitUntil { alice.log.contains(.peerLeft(raw.number, .disconnected)) })
         #expect(await alice.service.counters().malformed == 2)
         #expect(await stillExchanging(alice, bob, "after a bad length"))
         await stop(alice, bob)
@@ -123,10 +123,10 @@ import TestSupport
         let (alice, bob) = try await pair()
         let raw = try RawPeer(connectingTo: await alice.service.listeningPort, seed: 904, "mallory")
         try await raw.handshake()
-        #expect(await waitUntil { alice.log.joined(raw.number) != nil })
+        #expect(await alice.log.waitUntil { alice.log.joined(raw.number) != nil })
         for _ in 0..<PeerLink.malformedLimit { raw.sendRecord("{not json") }
         raw.send(raw.frame(.publicMessage, content: "still here"))
-        #expect(await waitUntil { alice.receivedTexts.contains("still here") })
+        #expect(await alice.log.waitUntil { alice.receivedTexts.contains("still here") })
         #expect(!raw.isClosed)
         raw.sendRecord("[1,2,3]")
         #expect(await waitUntil { raw.isClosed })
@@ -140,13 +140,13 @@ import TestSupport
         let (alice, bob) = try await pair()
         let raw = try RawPeer(connectingTo: await alice.service.listeningPort, seed: 905, "dave")
         try await raw.handshake()
-        #expect(await waitUntil { alice.log.joined(raw.number) != nil })
+        #expect(await alice.log.waitUntil { alice.log.joined(raw.number) != nil })
         let ping = raw.frame(.ping)
         raw.send(ping)
         #expect(await waitUntil { raw.frames.contains { $0.type == .pong && $0.refId == ping.messageId } })
         raw.send(raw.hello())
         raw.send(raw.frame(.unknown("sticker"), content: "🦄"))
-        #expect(await waitUntil { alice.log.events.contains { if case .received(let p, _) = $0 { p.type == .unknown("sticker") } else { false } } })
+        #expect(await alice.log.waitUntil { alice.log.events.contains { if case .received(let p, _) = $0 { p.type == .unknown("sticker") } else { false } } })
         let counters = await alice.service.counters()
         #expect(counters.lateHello == 1)
         #expect(counters.unknownType == 1)
@@ -154,7 +154,7 @@ import TestSupport
         let delivered = alice.log.events.filter { if case .received(_, let from) = $0 { from == raw.number } else { false } }
         #expect(delivered.count == 1)
         raw.send(raw.frame(.leave))
-        #expect(await waitUntil { alice.log.contains(.peerLeft(raw.number, .left)) })
+        #expect(await alice.log.waitUntil { alice.log.contains(.peerLeft(raw.number, .left)) })
         #expect(await waitUntil { raw.isClosed })
         await stop(alice, bob)
     }
@@ -169,7 +169,7 @@ import TestSupport
         try #require(await waitUntil { await fullMesh([alice, bob]) })
         let raw = try RawPeer(connectingTo: await alice.service.listeningPort, seed: 906, "sloth")
         try await raw.handshake()
-        #expect(await waitUntil { alice.log.joined(raw.number) != nil })
+        #expect(await alice.log.waitUntil { alice.log.joined(raw.number) != nil })
         // The raw client never reads again (nothing polls it). Up to ~24 MiB
         // outruns loopback's socket buffers and then the 256 KiB queue. Bob
         // keeps up: each frame is sent once he has the previous one.
@@ -179,10 +179,10 @@ import TestSupport
             var message = alice.publicMessage(big)
             message.content = "\(index) " + big
             sent = await alice.service.broadcast(message)
-            try #require(await waitUntil { bob.receivedTexts.count == index + 1 })
+            try #require(await bob.log.waitUntil { bob.receivedTexts.count == index + 1 })
         }
         #expect(sent == 1)
-        #expect(await waitUntil { alice.log.contains(.peerLeft(raw.number, .timedOut)) })
+        #expect(await alice.log.waitUntil { alice.log.contains(.peerLeft(raw.number, .timedOut)) })
         let counters = await alice.service.counters()
         #expect(counters.queueOverflow + counters.writeTimeout == 1)
         #expect(await stillExchanging(bob, alice, "done"))

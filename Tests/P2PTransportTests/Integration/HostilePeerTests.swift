@@ -27,7 +27,7 @@ import TestSupport
         let seen = await alice.service.connectedPeers().first { $0.number == bob.number }
         guard !bobLeft, seen?.instanceId == (await bob.service.instanceId),
               await bob.service.broadcast(bob.publicMessage(text)) == 1 else { return false }
-        return await waitUntil { alice.receivedTexts.contains(text) }
+        return await alice.log.waitUntil { alice.receivedTexts.contains(text) }
     }
 
     private func stop(_ nodes: TestNode...) async {
@@ -68,9 +68,9 @@ import TestSupport
         let port = await alice.service.listeningPort
         let recorded = try RawPeer(connectingTo: port, seed: 7_013, "carol")
         try await recorded.handshake()
-        try #require(await waitUntil { alice.log.joined(recorded.number) != nil })
+        try #require(await alice.log.waitUntil { alice.log.joined(recorded.number) != nil })
         recorded.send(recorded.frame(.leave))
-        try #require(await waitUntil { alice.log.contains(.peerLeft(recorded.number, .left)) })
+        try #require(await alice.log.waitUntil { alice.log.contains(.peerLeft(recorded.number, .left)) })
         try #require(recorded.sentHandshakeMessages.count == 2)
         let (message1, message3) = (recorded.sentHandshakeMessages[0], recorded.sentHandshakeMessages[1])
 
@@ -102,14 +102,14 @@ import TestSupport
         let (alice, bob) = try await pair((7_021, 7_022))
         let raw = try RawPeer(connectingTo: await alice.service.listeningPort, seed: 7_023, "mallory")
         try await raw.handshake()
-        try #require(await waitUntil { alice.log.joined(raw.number) != nil })
+        try #require(await alice.log.waitUntil { alice.log.joined(raw.number) != nil })
         var record = raw.seal(raw.frame(.publicMessage, content: "tampered"))
         // After the 2-byte length; -1 is the tag's last byte.
         let index = offset < 0 ? record.count - 1 : 2 + offset
         record[index] ^= 0x01
         raw.sendRaw(record)
         #expect(await waitUntil { raw.isClosed })
-        #expect(await waitUntil { alice.log.contains(.peerLeft(raw.number, .disconnected)) })
+        #expect(await alice.log.waitUntil { alice.log.contains(.peerLeft(raw.number, .disconnected)) })
         #expect(await alice.service.counters().recordFailures == 1)
         #expect(!alice.receivedTexts.contains("tampered"))
         #expect(await bobStillChats(alice, bob, "still bob after a tampered record"))
@@ -123,9 +123,9 @@ import TestSupport
         let port = await alice.service.listeningPort
         let replayer = try RawPeer(connectingTo: port, seed: 7_033, "mallory")
         try await replayer.handshake()
-        try #require(await waitUntil { alice.log.joined(replayer.number) != nil })
+        try #require(await alice.log.waitUntil { alice.log.joined(replayer.number) != nil })
         replayer.send(replayer.frame(.publicMessage, content: "once"))
-        #expect(await waitUntil { alice.receivedTexts.contains("once") })
+        #expect(await alice.log.waitUntil { alice.receivedTexts.contains("once") })
         replayer.sendRaw(replayer.sentRecords[0])
         #expect(await waitUntil { replayer.isClosed })
         #expect(await alice.service.counters().recordFailures == 1)
@@ -133,7 +133,7 @@ import TestSupport
 
         let swapper = try RawPeer(connectingTo: port, seed: 7_034, "mallory")
         try await swapper.handshake()
-        try #require(await waitUntil { alice.log.joined(swapper.number) != nil })
+        try #require(await alice.log.waitUntil { alice.log.joined(swapper.number) != nil })
         let first = swapper.seal(swapper.frame(.publicMessage, content: "first"))
         let second = swapper.seal(swapper.frame(.publicMessage, content: "second"))
         swapper.sendRaw(second + first)
@@ -199,7 +199,7 @@ import TestSupport
         let member = try RawPeer(connectingTo: port, seed: 7_059, "member", groupSecret: blue)
         try await member.handshake()
         #expect(member.remoteHello?.senderNumber == alice.number)
-        #expect(await waitUntil { alice.log.joined(member.number) != nil })
+        #expect(await alice.log.waitUntil { alice.log.joined(member.number) != nil })
         #expect(await alice.service.counters().handshakeFailures == 2)
         #expect(await bobStillChats(alice, bob, "still bob after the outsiders"))
         await stop(alice, bob)

@@ -14,15 +14,28 @@ import TestSupport
         return (alice, bob)
     }
 
+    /// Two services on one manual clock, linked without it moving: the
+    /// first started has the lower number, so it dials as soon as it hears
+    /// the other's start beacon. Their timers then run only as the test
+    /// advances `clock`.
+    private func linkedPair(_ configuration: P2PConfiguration, on clock: ManualClock, from seed: UInt64) async throws -> (TestNode, TestNode) {
+        let (lower, higher) = TestNetwork.orderedSeeds(from: seed)
+        let alice = try await TestNode.started(lower, "alice", configuration: configuration, clock: clock)
+        let bob = try await TestNode.started(higher, "bob", configuration: configuration, clock: clock)
+        try await alice.log.first("alice links bob") { if case .peerJoined(let info) = $0, info.number == bob.number { true } else { nil } }
+        try await bob.log.first("bob links alice") { if case .peerJoined(let info) = $0, info.number == alice.number { true } else { nil } }
+        #expect(clock.uptime() == .zero, "linked before any timer ran")
+        return (alice, bob)
+    }
+
     @Test func cleanStopIsSeenAsLeftAtOnce() async throws {
-        var configuration = TestNetwork.configuration(discoveryPort: TestNetwork.discoveryPort())
-        // Far off, so "at once" cannot be the dead-peer check's doing.
-        configuration.deadPeerTimeout = .seconds(60)
-        let (alice, bob) = try await linkedPair(configuration)
-        let stoppedAt = ContinuousClock.now
+        let configuration = TestNetwork.configuration(discoveryPort: TestNetwork.discoveryPort())
+        // The clock never moves: "at once" cannot be a deadline's doing.
+        let clock = ManualClock()
+        let (alice, bob) = try await linkedPair(configuration, on: clock, from: 41)
         await bob.service.stop()
-        #expect(await waitUntil { alice.log.contains(.peerLeft(bob.number, .left)) })
-        #expect(ContinuousClock.now - stoppedAt < configuration.deadPeerTimeout / 3)
+        try await alice.log.first("bob's leave") { $0 == .peerLeft(bob.number, .left) ? true : nil }
+        #expect(clock.uptime() == .zero)
         #expect(await alice.service.connectedPeers().isEmpty)
         // Bob's stream finished; nothing after stop.
         #expect(await bob.service.send(bob.publicMessage("late"), to: alice.number) == false)
@@ -57,17 +70,30 @@ import TestSupport
         await alice.service.stop()
     }
 
+    /// On the manual clock: a hung peer is dropped exactly once nothing
+    /// came from it for the dead-peer timeout, not a tick before, however
+    /// busy the machine.
     @Test func hungPeerIsSeenThroughKeepalives() async throws {
         let configuration = TestNetwork.configuration(discoveryPort: TestNetwork.discoveryPort())
-        let (alice, bob) = try await linkedPair(configuration)
+        let clock = ManualClock()
+        let (alice, bob) = try await linkedPair(configuration, on: clock, from: 43)
         await bob.service.freezeForTesting()
-        let frozenAt = ContinuousClock.now
-        #expect(await waitUntil { alice.log.contains(.peerLeft(bob.number, .timedOut)) })
-        let noticed = ContinuousClock.now - frozenAt
-        // Not before the dead-peer timeout, and not long after it (the
-        // slack is for a busy machine; the bound's point is the lower one).
-        #expect(noticed >= configuration.deadPeerTimeout - .milliseconds(250))
-        #expect(noticed < configuration.deadPeerTimeout + .seconds(3))
+        // Alice's ticker is the one sleeper left (Bob's stopped with him).
+        #expect(await clock.waitForSleepers(1))
+        // Keepalive by keepalive up to the timeout itself: Alice pings, Bob never answers.
+        var elapsed = Duration.zero
+        while elapsed + configuration.keepaliveInterval <= configuration.deadPeerTimeout {
+            elapsed += configuration.keepaliveInterval
+            #expect(await clock.advance(by: configuration.keepaliveInterval, thenWaitFor: 1))
+        }
+        if elapsed < configuration.deadPeerTimeout {
+            #expect(await clock.advance(by: configuration.deadPeerTimeout - elapsed, thenWaitFor: 1))
+        }
+        #expect(!alice.log.contains(.peerLeft(bob.number, .timedOut)), "not at the timeout itself")
+        #expect(await alice.service.connectedPeers().map(\.number) == [bob.number])
+        // The next tick (an established link ticks at the idle interval) drops him.
+        clock.advance(by: configuration.idleTickInterval)
+        try await alice.log.first("the dead-peer check") { $0 == .peerLeft(bob.number, .timedOut) ? true : nil }
         #expect(await alice.service.counters().deadPeer == 1)
         await alice.service.stop()
         await bob.service.stop()
@@ -78,11 +104,11 @@ import TestSupport
         let (alice, bob) = try await linkedPair(configuration)
         let firstInstance = await bob.service.instanceId
         await bob.service.stop()
-        #expect(await waitUntil { alice.log.contains(.peerLeft(bob.number, .left)) })
+        #expect(await alice.log.waitUntil { alice.log.contains(.peerLeft(bob.number, .left)) })
         let bob2 = try await TestNode.started(bob.seed, "bob", configuration: configuration)
         let secondInstance = await bob2.service.instanceId
         #expect(firstInstance != secondInstance)
-        #expect(await waitUntil { alice.log.joined(bob.number)?.instanceId == secondInstance })
+        #expect(await alice.log.waitUntil { alice.log.joined(bob.number)?.instanceId == secondInstance })
         await alice.service.stop()
         await bob2.service.stop()
     }
@@ -98,12 +124,12 @@ import TestSupport
         let frozenAt = ContinuousClock.now
         let bob2 = try await TestNode.started(bob.seed, "bob", configuration: configuration)
         let secondInstance = await bob2.service.instanceId
-        #expect(await waitUntil { alice.log.joined(bob.number)?.instanceId == secondInstance })
+        #expect(await alice.log.waitUntil { alice.log.joined(bob.number)?.instanceId == secondInstance })
         #expect(ContinuousClock.now - frozenAt < configuration.deadPeerTimeout / 3, "not the dead-peer check's doing")
         #expect(alice.log.contains(.peerLeft(bob.number, .restarted)))
         #expect(await waitUntil { await bob2.service.connectedPeers().map(\.number) == [alice.number] })
         #expect(await bob2.service.send(bob2.directMessage("back", to: alice.number), to: alice.number))
-        #expect(await waitUntil { alice.receivedTexts.contains("back") })
+        #expect(await alice.log.waitUntil { alice.receivedTexts.contains("back") })
         for node in [alice, bob, bob2] { await node.service.stop() }
     }
 
@@ -126,7 +152,7 @@ import TestSupport
         #expect(!alice.log.events.contains { if case .peerLeft = $0 { true } else { false } })
         #expect(await alice.service.connectedPeers().first?.instanceId == bob.service.instanceId)
         #expect(await bob.service.broadcast(bob.publicMessage("still me")) == 1)
-        #expect(await waitUntil { alice.receivedTexts.contains("still me") })
+        #expect(await alice.log.waitUntil { alice.receivedTexts.contains("still me") })
         await alice.service.stop()
         await bob.service.stop()
     }

@@ -59,7 +59,7 @@ import TestSupport
             #expect(oneLinkEach, "round \(round)")
             #expect(await alice.service.send(alice.directMessage("a\(round)", to: bob.number), to: bob.number))
             #expect(await bob.service.send(bob.directMessage("b\(round)", to: alice.number), to: alice.number))
-            #expect(await waitUntil { bob.receivedTexts == ["a\(round)"] && alice.receivedTexts == ["b\(round)"] })
+            #expect(await bob.log.waitUntil { bob.receivedTexts == ["a\(round)"] && alice.receivedTexts == ["b\(round)"] })
             for node in [alice, bob] {
                 let joins = node.log.events.filter { if case .peerJoined = $0 { true } else { false } }
                 let leaves = node.log.events.filter { if case .peerLeft = $0 { true } else { false } }
@@ -86,7 +86,7 @@ import TestSupport
         #expect(await waitUntil { await Set(alice.service.connectedPeers().map(\.number)) == [bob.number, carol.number] })
         #expect(await alice.service.counters().beaconsSent == 0)
         #expect(await alice.service.broadcast(alice.publicMessage("static hello")) == 2)
-        #expect(await waitUntil { bob.receivedTexts == ["static hello"] && carol.receivedTexts == ["static hello"] })
+        #expect(await bob.log.waitUntil { bob.receivedTexts == ["static hello"] && carol.receivedTexts == ["static hello"] })
         for node in [alice, bob, carol] { await node.service.stop() }
     }
 
@@ -102,10 +102,10 @@ import TestSupport
         let bob = try await TestNode.started(112, "bob", configuration: bobConfiguration)
         #expect(await waitUntil { await fullMesh([alice, bob]) })
         await alice.service.crashForTesting()
-        #expect(await waitUntil { bob.log.contains(.peerLeft(alice.number, .timedOut)) })
+        #expect(await bob.log.waitUntil { bob.log.contains(.peerLeft(alice.number, .timedOut)) })
         let alice2 = try await TestNode.started(111, "alice", configuration: configuration)
         let instance = await alice2.service.instanceId
-        #expect(await waitUntil { bob.log.joined(alice.number)?.instanceId == instance })
+        #expect(await bob.log.waitUntil { bob.log.joined(alice.number)?.instanceId == instance })
         await alice2.service.stop()
         await bob.service.stop()
     }

@@ -29,13 +29,13 @@ import TestSupport
             // A fresh peer per case: the link tolerates only a few.
             let raw = try RawPeer(connectingTo: port, seed: 1_501 + UInt64(index), "mallory")
             try await raw.handshake()
-            try #require(await waitUntil { alice.log.joined(raw.number) != nil }, "\(name)")
+            try #require(await alice.log.waitUntil { alice.log.joined(raw.number) != nil }, "\(name)")
             // The link's own number: only the named defect is wrong.
             var bytes = Array(line.replacingOccurrences(of: "SENDER", with: "\(raw.number)").utf8)
             if name == "malformed UTF-8" { bytes = bytes.map { $0 == 0x01 ? 0xFF : $0 } }
             raw.sendRecord(bytes)
             raw.send(raw.frame(.publicMessage, content: "after \(name)"))
-            #expect(await waitUntil { alice.receivedTexts.contains("after \(name)") }, "\(name)")
+            #expect(await alice.log.waitUntil { alice.receivedTexts.contains("after \(name)") }, "\(name)")
             #expect(await alice.service.counters().malformed == index + 1, "\(name)")
             let delivered = alice.log.events.count { if case .received(_, let from) = $0 { from == raw.number } else { false } }
             #expect(delivered == 1, "\(name): only the good frame after it")
@@ -49,13 +49,13 @@ import TestSupport
         let alice = try await TestNode.started(1_510, "alice", configuration: configuration)
         let raw = try RawPeer(connectingTo: await alice.service.listeningPort, seed: 1_511, "mallory")
         try await raw.handshake()
-        try #require(await waitUntil { alice.log.joined(raw.number) != nil })
+        try #require(await alice.log.waitUntil { alice.log.joined(raw.number) != nil })
         let public1 = raw.frame(.publicMessage, content: "once")
         var retry = raw.frame(.directMessage, content: "retried")
         retry.targetNumber = alice.number
         for frame in [public1, public1, retry, retry, public1] { raw.send(frame) }
         raw.send(raw.frame(.publicMessage, content: "end"))
-        #expect(await waitUntil { alice.receivedTexts.contains("end") })
+        #expect(await alice.log.waitUntil { alice.receivedTexts.contains("end") })
         // The DM's repeat reaches the node, which acknowledges it again.
         #expect(alice.receivedTexts == ["once", "retried", "retried", "end"])
         #expect(await alice.service.counters().duplicateFrames == 2)
@@ -68,12 +68,12 @@ import TestSupport
         let alice = try await TestNode.started(1_520, "alice", configuration: configuration)
         let raw = try RawPeer(connectingTo: await alice.service.listeningPort, seed: 1_521, "newer")
         try await raw.handshake()
-        try #require(await waitUntil { alice.log.joined(raw.number) != nil })
+        try #require(await alice.log.waitUntil { alice.log.joined(raw.number) != nil })
         // docs/PROTOCOL.md 4.4: a newer peer's type is not an error.
         raw.send(raw.frame(.unknown("reaction"), content: "👍"))
         raw.send(raw.frame(.unknown("\u{1B}[31m"), content: ""))
         raw.send(raw.frame(.publicMessage, content: "end"))
-        #expect(await waitUntil { alice.receivedTexts.contains("end") })
+        #expect(await alice.log.waitUntil { alice.receivedTexts.contains("end") })
         #expect(await alice.service.counters().unknownType == 2)
         #expect(await alice.service.counters().malformed == 0)
         await alice.service.stop()

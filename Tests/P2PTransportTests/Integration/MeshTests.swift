@@ -15,10 +15,10 @@ import TestSupport
 
         #expect(await waitUntil { await fullMesh(nodes) })
         #expect(await alice.service.broadcast(alice.publicMessage("hi all")) == 2)
-        #expect(await waitUntil { bob.receivedTexts == ["hi all"] && carol.receivedTexts == ["hi all"] })
+        #expect(await bob.log.waitUntil { bob.receivedTexts == ["hi all"] && carol.receivedTexts == ["hi all"] })
 
         #expect(await bob.service.send(bob.directMessage("psst", to: carol.number), to: carol.number))
-        #expect(await waitUntil { carol.receivedTexts.contains("psst") })
+        #expect(await carol.log.waitUntil { carol.receivedTexts.contains("psst") })
         #expect(!alice.receivedTexts.contains("psst"))
         for node in nodes { #expect(await node.service.linkCountForTesting() == 2) }
         // Each peer is known by the key its handshake proved.

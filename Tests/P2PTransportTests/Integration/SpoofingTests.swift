@@ -40,7 +40,7 @@ import TestSupport
 
     private func exchange(_ alice: TestNode, _ bob: TestNode, _ text: String) async -> Bool {
         guard await bob.service.broadcast(bob.publicMessage(text)) == 1 else { return false }
-        return await waitUntil { alice.receivedTexts.contains(text) }
+        return await alice.log.waitUntil { alice.receivedTexts.contains(text) }
     }
 
     @Test func aBeaconWithALinkedPeersIdentityFromAnotherAddressIsIgnored() async throws {
@@ -59,7 +59,7 @@ import TestSupport
         #expect(await bobIsIntact(alice, bob))
         // Bob's end of stream would not be taken for a leave.
         await bob.service.crashForTesting()
-        #expect(await waitUntil { alice.log.contains(.peerLeft(bob.number, .timedOut)) })
+        #expect(await alice.log.waitUntil { alice.log.contains(.peerLeft(bob.number, .timedOut)) })
         await alice.service.stop()
     }
 
@@ -101,7 +101,7 @@ import TestSupport
         #expect(await alice.service.isAnnouncedForTesting(bob.number), "Bob's announcement is kept")
         #expect(await bobIsIntact(alice, bob))
         await bob.service.crashForTesting()
-        #expect(await waitUntil { alice.log.contains(.peerLeft(bob.number, .timedOut)) })
+        #expect(await alice.log.waitUntil { alice.log.contains(.peerLeft(bob.number, .timedOut)) })
         #expect(!alice.log.contains(.peerLeft(bob.number, .left)), "a crash is not a clean leave")
         await alice.service.stop()
     }
@@ -149,7 +149,7 @@ import TestSupport
         let (alice, bob, _) = try await pair(1_407, 1_408)
         let raw = try RawPeer(connectingTo: await alice.service.listeningPort, seed: 1_490, "mallory")
         try await raw.handshake()
-        try #require(await waitUntil { alice.log.joined(raw.number) != nil })
+        try #require(await alice.log.waitUntil { alice.log.joined(raw.number) != nil })
         raw.send(raw.frame(.publicMessage, content: "I am bob", sender: bob.number))
         var direct = raw.frame(.directMessage, content: "me too", sender: bob.number)
         direct.targetNumber = alice.number

@@ -19,6 +19,36 @@ import TestSupport
         #expect(configuration.idleTickInterval == configuration.tickInterval, "never below the busy interval")
     }
 
+    /// On a manual clock the service's one timer task sleeps until the
+    /// test advances it: the start burst's beacons go out at the first
+    /// tick at or past their due time, not a tick before, however long the
+    /// test (or a busy machine) takes in between.
+    @Test func aServiceOnAManualClockTicksOnlyWhenTheTestAdvancesIt() async throws {
+        let configuration = TestNetwork.configuration(discoveryPort: TestNetwork.discoveryPort())
+        let clock = ManualClock()
+        let alice = try await TestNode.started(113, "alice", configuration: configuration, clock: clock)
+        #expect(await clock.waitForSleepers(1), "the ticker waits on the clock")
+        #expect(await alice.service.counters().beaconsSent == 1, "the start tick's beacon")
+        let gap = min(P2PService.burstGap, configuration.beaconInterval / 2)
+        let tick = configuration.tickInterval
+        // Just short of the second burst beacon: the ticks that run send nothing.
+        var elapsed = Duration.zero
+        while elapsed + tick < gap {
+            #expect(await clock.advance(by: tick, thenWaitFor: 1))
+            elapsed += tick
+        }
+        #expect(await alice.service.counters().beaconsSent == 1)
+        // The first tick at or past its due time sends it; then the third, a gap later.
+        #expect(await clock.advance(by: tick, thenWaitFor: 1))
+        #expect(await alice.service.counters().beaconsSent == 2)
+        for _ in 0..<Int((gap / tick).rounded(.up)) {
+            #expect(await clock.advance(by: tick, thenWaitFor: 1))
+        }
+        #expect(await alice.service.counters().beaconsSent == 3)
+        await alice.service.stop()
+        #expect(clock.sleeperCount == 0, "stop cancels the ticker's sleep")
+    }
+
     @Test func linkedNodesTickSlowlyUntilAHandshakeBegins() async throws {
         let configuration = TestNetwork.configuration(discoveryPort: TestNetwork.discoveryPort())
         let alice = try await TestNode.started(111, "alice", configuration: configuration)
