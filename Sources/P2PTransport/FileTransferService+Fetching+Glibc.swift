@@ -104,7 +104,7 @@ extension FileTransferService {
         // record is opened straight into the pipeline's next buffer.
         let pipeline = HashPipeline(hasher: hasher, threadStart: Self.runBehindChat)
         defer { pipeline.close() }
-        var lastReport: Int64 = 0
+        var lastReport: Int64?  // the first record reports at once, whatever the clock reads
         while true {
             switch try connection.readRecord(into: pipeline.room()) {
             case .data(let offset, let bytes):
@@ -117,7 +117,7 @@ extension FileTransferService {
                 have += Int64(bytes.count)
                 count { $0.bytesReceived += Int64(bytes.count) }
                 let now = uptimeMillis()
-                if now - lastReport >= FileTransferLimits.progressIntervalMillis {
+                if lastReport.map({ now - $0 >= FileTransferLimits.progressIntervalMillis }) ?? true {
                     lastReport = now
                     report(.progress(request.id, bytes: have))
                 }

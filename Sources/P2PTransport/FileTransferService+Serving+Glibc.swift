@@ -180,7 +180,7 @@ extension FileTransferService {
         var out: [UInt8] = []
         out.reserveCapacity(buffer.count + 18)
         var position = offset
-        var lastReport: Int64 = 0
+        var lastReport: Int64?  // the first record reports at once, whatever the clock reads
         while position < file.facts.size {
             let want = Int(min(Int64(FileTransferLimits.chunkBytes), file.facts.size - position))
             let got = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + FileLinkRecord.dataHeaderBytes, want, off_t(position)) }
@@ -197,7 +197,7 @@ extension FileTransferService {
             count { $0.bytesSent += Int64(got) }
             if recordPause > .zero { clock.blockingSleep(for: recordPause) }
             let now = uptimeMillis()
-            if now - lastReport >= FileTransferLimits.progressIntervalMillis {
+            if lastReport.map({ now - $0 >= FileTransferLimits.progressIntervalMillis }) ?? true {
                 lastReport = now
                 report(.progress(file.id, bytes: position))
             }

@@ -122,9 +122,16 @@ import TestSupport
         // Alice catches up from bob alone: mallory's messages arrive relayed.
         await network.heal(alice.identity.number, bob.identity.number)
         _ = try await alice.waitForMessage("bob while alice was away")
+        // Bob's own message is no sign that the relayed entries are in: a
+        // page can come later (under load, after a retry). Wait for those.
+        try #require(await waitUntil("mallory's entries refused past her quota") {
+            await alice.node.statistics().quotaRefused >= 15
+        })
         let stored = try await Self.stored(alice)
         #expect(stored.filter { $0.senderNumber == mallory.identity.number }.count == 10)
         #expect(await alice.node.statistics().quotaRefused == 15)
+        // The event is on its way through the node's stream to the log: wait for it, then check it came once.
+        #expect(await alice.log.waitUntil("the quota event") { !Self.quotaEvents(alice).isEmpty })
         #expect(Self.quotaEvents(alice) == [mallory.identity.number])
     }
 

@@ -14,18 +14,42 @@ import TestSupport
         return (alice, bob)
     }
 
-    /// Two services on one manual clock, linked without it moving: the
-    /// first started has the lower number, so it dials as soon as it hears
-    /// the other's start beacon. Their timers then run only as the test
-    /// advances `clock`.
-    private func linkedPair(_ configuration: P2PConfiguration, on clock: ManualClock, from seed: UInt64) async throws -> (TestNode, TestNode) {
-        let (lower, higher) = TestNetwork.orderedSeeds(from: seed)
-        let alice = try await TestNode.started(lower, "alice", configuration: configuration, clock: clock)
-        let bob = try await TestNode.started(higher, "bob", configuration: configuration, clock: clock)
-        try await alice.log.first("alice links bob") { if case .peerJoined(let info) = $0, info.number == bob.number { true } else { nil } }
-        try await bob.log.first("bob links alice") { if case .peerJoined(let info) = $0, info.number == alice.number { true } else { nil } }
-        #expect(clock.uptime() == .zero, "linked before any timer ran")
+    /// Two services on one manual clock, linked. With `lowerFirst` the first
+    /// started has the lower number and dials as soon as it hears the
+    /// other's start beacon, so they link before the clock moves; else the
+    /// clock steps through the first one's start burst until the other
+    /// hears it and dials. Their timers run only as the test advances `clock`.
+    private func linkedPair(_ configuration: P2PConfiguration, on clock: ManualClock, from seed: UInt64,
+                            lowerFirst: Bool = true) async throws -> (TestNode, TestNode) {
+        let (first, second) = TestNetwork.orderedSeeds(from: seed, lowerFirst: lowerFirst)
+        let alice = try await TestNode.started(first, "alice", configuration: configuration, clock: clock)
+        let bob = try await TestNode.started(second, "bob", configuration: configuration, clock: clock)
+        if lowerFirst {
+            try await alice.log.first("alice links bob") { if case .peerJoined(let info) = $0, info.number == bob.number { true } else { nil } }
+            try await bob.log.first("bob links alice") { if case .peerJoined(let info) = $0, info.number == alice.number { true } else { nil } }
+            #expect(clock.uptime() == .zero, "linked before any timer ran")
+        } else {
+            let linked = try await Self.advance(clock, by: P2PService.burstGap, timers: 2, untilBelow: configuration.handshakeTimeout) {
+                alice.log.joined(bob.number) != nil && bob.log.joined(alice.number) != nil
+            }
+            try #require(linked, "linked within the start burst")
+        }
         return (alice, bob)
+    }
+
+    /// Advances `clock` a `step` at a time (each time letting the `timers`
+    /// services tick and park again), until `condition` holds; false once
+    /// uptime reaches `limit`. Between steps it gives the sockets a moment
+    /// (a wait on the log's events, not an assertion), so manual time does
+    /// not run far ahead of the handshakes the last tick began.
+    static func advance(_ clock: ManualClock, by step: Duration, timers: Int, untilBelow limit: Duration,
+                        _ condition: @escaping @Sendable () -> Bool) async throws -> Bool {
+        while true {
+            if condition() { return true }
+            if await waitUntil("the step's work", within: .milliseconds(50), { condition() }) { return true }
+            guard clock.uptime() + step < limit else { return false }
+            try #require(await clock.advance(by: step, thenWaitFor: timers))
+        }
     }
 
     @Test func cleanStopIsSeenAsLeftAtOnce() async throws {
@@ -115,18 +139,27 @@ import TestSupport
 
     /// The old process hangs with its sockets open; its replacement (same
     /// number, new instance) must not wait for the dead-peer timeout.
-    @Test(arguments: [(51, 52), (52, 51)] as [(UInt64, UInt64)])
-    func restartWhileTheOldLinkHangsReplacesItQuickly(numbers: (UInt64, UInt64)) async throws {
+    /// On the manual clock, in both dial orders: the replacement links
+    /// after the restart probe's timeout and a few ticks, far inside the
+    /// dead-peer timeout, and the old link goes as `.restarted`.
+    @Test(arguments: [true, false])
+    func restartWhileTheOldLinkHangsReplacesItQuickly(aliceLower: Bool) async throws {
         var configuration = TestNetwork.configuration(discoveryPort: TestNetwork.discoveryPort())
         configuration.deadPeerTimeout = .seconds(60)
-        let (alice, bob) = try await linkedPair(configuration, numbers: numbers)
+        let clock = ManualClock()
+        let (alice, bob) = try await linkedPair(configuration, on: clock, from: 51, lowerFirst: aliceLower)
         await bob.service.freezeForTesting()
-        let frozenAt = ContinuousClock.now
-        let bob2 = try await TestNode.started(bob.seed, "bob", configuration: configuration)
+        let frozenAt = clock.uptime()
+        let bob2 = try await TestNode.started(bob.seed, "bob", configuration: configuration, clock: clock)
         let secondInstance = await bob2.service.instanceId
-        #expect(await alice.log.waitUntil { alice.log.joined(bob.number)?.instanceId == secondInstance })
-        #expect(ContinuousClock.now - frozenAt < configuration.deadPeerTimeout / 3, "not the dead-peer check's doing")
+        // Alice and Bob's replacement tick; the frozen Bob does not.
+        let replaced = try await Self.advance(clock, by: configuration.tickInterval, timers: 2,
+                                              untilBelow: frozenAt + configuration.deadPeerTimeout / 3) {
+            alice.log.joined(bob.number)?.instanceId == secondInstance
+        }
+        #expect(replaced, "replaced after \(clock.uptime() - frozenAt), not by the dead-peer check")
         #expect(alice.log.contains(.peerLeft(bob.number, .restarted)))
+        #expect(await alice.service.counters().deadPeer == 0)
         #expect(await waitUntil { await bob2.service.connectedPeers().map(\.number) == [alice.number] })
         #expect(await bob2.service.send(bob2.directMessage("back", to: alice.number), to: alice.number))
         #expect(await alice.log.waitUntil { alice.receivedTexts.contains("back") })
