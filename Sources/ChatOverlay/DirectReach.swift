@@ -69,7 +69,8 @@ public struct DirectReach: Sendable {
         }
         if let retry = entry.retryAt, now >= retry { entry = Attempts() }
         defer { remember(peer, entry, now: now) }
-        if config.dialsOnDemand, canDial, entry.failed < config.directDialAttempts, outboundCount < config.directLinksMax {
+        if config.dialsOnDemand, canDial, entry.failed < config.directDialAttempts,
+           outboundCount + dialling(now: now) < config.directLinksMax {
             entry.dialUntil = now + config.dialTimeout
             return .dial
         }
@@ -86,11 +87,15 @@ public struct DirectReach: Sendable {
 
     /// Whether frames for unlinked `peer` go sealed now (no dial under way
     /// or to come, and its card is known): the shell's `send` asks this.
-    public mutating func sealsTo(_ peer: NodeNumber, now: Duration) -> Bool {
+    public func sealsTo(_ peer: NodeNumber, now: Duration) -> Bool {
         guard card(of: peer, now: now) != nil else { return false }
         guard let entry = attempts[peer] else { return !config.dialsOnDemand }
         if let until = entry.dialUntil, now < until { return false }
         return !config.dialsOnDemand || entry.failed >= config.directDialAttempts
+    }
+
+    private func dialling(now: Duration) -> Int {
+        attempts.values.count { $0.dialUntil.map { now < $0 } ?? false }
     }
 
     /// Whether an on-demand dial to `peer` is under way.
@@ -149,12 +154,10 @@ public struct DirectReach: Sendable {
         cards[peer] = nil
     }
 
-    public mutating func card(of peer: NodeNumber, now: Duration) -> [UInt8]? {
-        guard let card = cards[peer] else { return nil }
-        guard now < card.until else {
-            cards[peer] = nil
-            return nil
-        }
+    /// `peer`'s card while it lives (an expired one stays until it is
+    /// replaced or makes room, bounded by `cardsMax`).
+    public func card(of peer: NodeNumber, now: Duration) -> [UInt8]? {
+        guard let card = cards[peer], now < card.until else { return nil }
         return card.bytes
     }
 
