@@ -14,7 +14,9 @@ import Foundation
 /// Caps, checked when decoding: the frame is at most
 /// `ChatLimits.maxLineBytes`; `ids` 1...`maxIDs`; `peers` at most
 /// `maxPeers`; `ttl` 0...`maxTTL`; `hops` 1...255; a gossip `message` is a
-/// `publicMessage` with no nested `messages`.
+/// `publicMessage` with no nested `messages`; a `card` is base64 of
+/// exactly `cardBytes`, an `envelope` of 1...`maxEnvelopeBytes` (lengths
+/// checked before decoding).
 public enum OverlayFrameCodec {
     public static let maxIDs = 64
     public static let maxPeers = 8
