@@ -45,8 +45,11 @@ public struct DirectReach: Sendable {
     /// Verified cards (the shell checks them before it reports one).
     private var cards: [NodeNumber: Card] = [:]
     private var cardOrder = FIFOQueue<NodeNumber>()
-    /// Card queries outstanding: when the next may go.
-    private var queries: [NodeNumber: Duration] = [:]
+    /// Card queries outstanding: when the next may go, and the gap after
+    /// it (doubled per unanswered query up to `maxQueryGap`, so a peer
+    /// that is gone costs the overlay a flood a minute, not one every 2 s).
+    private var queries: [NodeNumber: (next: Duration, gap: Duration)] = [:]
+    static let maxQueryGap: Duration = .seconds(64)
     /// On-demand links up, by peer: inbound or not, and the last direct traffic.
     public private(set) var links: [NodeNumber: (inbound: Bool, lastTraffic: Duration)] = [:]
 
@@ -75,13 +78,14 @@ public struct DirectReach: Sendable {
             return .dial
         }
         if card(of: peer, now: now) != nil { return .sealed }
-        if let next = queries[peer], now < next { return .wait }
+        if let query = queries[peer], now < query.next { return .wait }
         if queries[peer] == nil, queries.count >= config.cardQueriesMax {
             // Queries long unanswered make room.
-            queries = queries.filter { now < $0.value + config.cardQueryRetry * 4 }
+            queries = queries.filter { now < $0.value.next + config.cardQueryRetry * 4 }
             guard queries.count < config.cardQueriesMax else { return .wait }
         }
-        queries[peer] = now + config.cardQueryRetry
+        let gap = queries[peer].map { min($0.gap * 2, Self.maxQueryGap) } ?? config.cardQueryRetry
+        queries[peer] = (now + gap, gap)
         return .queryCard
     }
 

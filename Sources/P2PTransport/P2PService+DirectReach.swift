@@ -54,6 +54,8 @@ extension P2PService {
             return true
         }
         if link.direction == .inbound { link.onDemand = capabilities.contains(Self.directCapability) }
+        // A peer without the overlay is linked as without it (and so marked).
+        if !capabilities.contains(Self.overlayCapability) { link.onDemand = false }
         guard link.onDemand else { return true }
         // Not an overlay link: no overlay frames cross it.
         link.speaksOverlay = false

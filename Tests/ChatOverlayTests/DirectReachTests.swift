@@ -19,10 +19,11 @@ import Testing
         #expect(reach.route(Self.peer, now: .seconds(2), canDial: true) == .dial, "a second attempt")
         // No link and no failure reported within the dial timeout: failed too.
         #expect(reach.route(Self.peer, now: .seconds(6), canDial: true) == .queryCard)
-        #expect(reach.route(Self.peer, now: .seconds(7), canDial: true) == .wait, "one query per 2 s")
+        #expect(reach.route(Self.peer, now: .seconds(7), canDial: true) == .wait, "the next query 2 s later")
         #expect(reach.route(Self.peer, now: .seconds(8), canDial: true) == .queryCard)
+        #expect(reach.route(Self.peer, now: .seconds(11), canDial: true) == .wait, "then 4 s later")
         #expect(reach.awaitsCard(of: Self.peer))
-        reach.learnCard(Self.card, of: Self.peer, now: .seconds(8))
+        reach.learnCard(Self.card, of: Self.peer, now: .seconds(11))
         #expect(!reach.awaitsCard(of: Self.peer))
         #expect(reach.route(Self.peer, now: .seconds(9), canDial: true) == .sealed)
         #expect(reach.sealsTo(Self.peer, now: .seconds(9)))
@@ -85,5 +86,19 @@ import Testing
         #expect(reach.idle(now: .seconds(50)) == [peers[0], peers[1]].sorted())
         reach.linkDown(peers[1])
         #expect(reach.admits(inbound: true))
+    }
+}
+
+extension DirectReachTests {
+    /// A peer that never answers is asked ever less often, up to once a minute or so.
+    @Test func unansweredCardQueriesBackOff() {
+        var config = OverlayConfig()
+        config.dialsOnDemand = false
+        var reach = DirectReach(config: config)
+        var asked: [Int] = []
+        for second in 0..<300 where reach.route(Self.peer, now: .seconds(second), canDial: false) == .queryCard { asked.append(second) }
+        #expect(Array(asked.prefix(6)) == [0, 2, 6, 14, 30, 62])
+        let gaps = zip(asked.dropFirst(), asked).map { $0 - $1 }
+        #expect(gaps.max() == 64)
     }
 }
