@@ -65,6 +65,9 @@ public struct Outbox: Sendable {
 
     public var count: Int { entries.count }
 
+    /// The peers with DMs waiting.
+    public var peers: Set<NodeNumber> { Set(byPeer.keys) }
+
     /// Adds a frame to deliver; it is due at once. Keeps the existing entry
     /// if the id is already queued.
     public mutating func enqueue(_ payload: P2PPayload, at now: Duration, state: DeliveryState = .queued) {

@@ -83,6 +83,12 @@ public protocol PeerTransport: Sendable {
     /// (false) reading linked peers' frames; TCP flow control makes them
     /// wait instead of the node queueing without limit.
     func pauseReading(_ paused: Bool) async
+    /// The node has direct frames (DMs, acks, file offers) for `peers`,
+    /// none of them linked: the transport may open links to them on
+    /// demand (a join follows) and returns those it can carry direct
+    /// frames to now without a link (sealed through other nodes), for
+    /// `send(_:to:)`.
+    func reach(_ peers: Set<NodeNumber>) async -> Set<NodeNumber>
 }
 
 /// One frame of a batch (`PeerTransport.send(batch:)`).
@@ -106,4 +112,6 @@ extension PeerTransport {
 
     public func diagnostics() async -> [String: Int] { [:] }
     public func pauseReading(_ paused: Bool) async {}
+    /// Without links on demand or relays: only linked peers are reached.
+    public func reach(_ peers: Set<NodeNumber>) async -> Set<NodeNumber> { [] }
 }

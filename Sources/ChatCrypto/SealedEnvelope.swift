@@ -51,6 +51,9 @@ public enum SealedEnvelope {
         /// Proven: the envelope's `ss` token and the identity signature.
         public let sender: IdentityKey.Public
         public let plaintext: [UInt8]
+        /// The sender's card (its static key with the identity signature
+        /// the envelope carried), so the recipient can seal an answer.
+        public let senderCard: [UInt8]
     }
 
     /// Seals `plaintext` from the holder of `credential` to `recipient`.
@@ -81,7 +84,8 @@ public enum SealedEnvelope {
             throw .handshakeOutOfOrder("an envelope without the sender's static key")
         }
         let verified = try HandshakeIdentity.verify(payload, remoteStaticKey: senderStatic)
-        return Opened(sender: verified.identity, plaintext: verified.hello)
+        let card = senderStatic + Array(payload[0..<HandshakeIdentity.headerLength])
+        return Opened(sender: verified.identity, plaintext: verified.hello, senderCard: card)
     }
 
     static func prologue(for recipient: IdentityKey.Public) -> [UInt8] {

@@ -6,11 +6,18 @@ import ChatCore
 /// Delivery only moves forward: queued < sent < delivered, failed final,
 /// in the store (see `ChatStore.setDelivery`) and in the events.
 extension ChatNode {
-    /// Writes whatever the outbox says is due to the peers linked now; the
-    /// first sends of a round are marked "sent" in one commit.
+    /// Writes whatever the outbox says is due to the peers linked now (and
+    /// those the transport reaches without a link); the first sends of a
+    /// round are marked "sent" in one commit.
     func pumpOutbox() async {
         guard state == .running, outbox.count > 0 else { return }
-        let due = outbox.dueFrames(at: clock.uptime(), reachable: Set(directory.peers.keys))
+        var reachable = Set(directory.peers.keys)
+        // Peers not linked (outside a large LAN's overlay view): the
+        // transport dials them on demand (their join then flushes this) or
+        // names those it reaches sealed through other nodes.
+        let away = outbox.peers.subtracting(reachable)
+        if !away.isEmpty { reachable.formUnion(await transport.reach(away)) }
+        let due = outbox.dueFrames(at: clock.uptime(), reachable: reachable)
         var firsts = StoreChanges()
         for (frame, first) in due {
             guard let peer = frame.targetNumber else { continue }

@@ -34,7 +34,7 @@ extension Membership {
             handleShuffle(origin: origin, ttl: ttl, peers: peers, from: peer, &out)
         case .shuffleReply(let peers):
             integrate(peers.prefix(config.shuffleActive + config.shufflePassive + 1))
-        case .gossip, .ihave, .graft, .prune:
+        case .gossip, .ihave, .graft, .prune, .cardQuery, .card, .sealed:
             break
         }
         return out

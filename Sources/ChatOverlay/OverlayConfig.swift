@@ -76,6 +76,31 @@ public struct OverlayConfig: Sendable, Hashable {
     /// has delivered this much is replaced at a shuffle (opportunistic).
     public var opportunisticMedian = 5.0
 
+    /// Direct reach above the threshold (DMs to peers outside the view):
+    /// links opened on demand, at most this many each way, closed after
+    /// `directIdle` without DM traffic either way.
+    public var directLinksMax = 8
+    public var directIdle: Duration = .seconds(180)
+    /// Dials tried (each given `dialTimeout`) before a peer's direct
+    /// frames go sealed through the overlay; tried again after `directRetry`.
+    public var directDialAttempts = 2
+    public var directRetry: Duration = .seconds(60)
+    /// Testing: false makes every direct frame to an unlinked peer go
+    /// sealed (no dial on demand), as on a LAN where dials fail.
+    public var dialsOnDemand = true
+    /// Sealed relay: hops a card query, card or envelope may travel; each
+    /// peer's relay frames, burst and per second; ids remembered against
+    /// repeats; cards kept, and for how long (a peer's card changes with
+    /// each run); card queries outstanding.
+    public var relayTTL = 8
+    public var relayBurst = 32.0
+    public var relayPerSecond = 8.0
+    public var relaySeenMax = 4_096
+    public var cardsMax = 256
+    public var cardLifetime: Duration = .seconds(600)
+    public var cardQueriesMax = 64
+    public var cardQueryRetry: Duration = .seconds(2)
+
     public init() {}
 
     /// The active view's target for `known` peers heard of.

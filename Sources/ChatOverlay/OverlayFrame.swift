@@ -24,6 +24,13 @@ public enum OverlayFrame: Sendable, Hashable {
     case graft([MessageID])
     /// Broadcast: stop pushing to me eagerly (I got it twice).
     case prune
+    /// Sealed relay: `origin` asks `target` for its recipient card (flooded).
+    case cardQuery(RelayHeader, origin: NodeNumber, target: NodeNumber)
+    /// Sealed relay: a recipient card, flooded back to the node that asked.
+    case card(RelayHeader, to: NodeNumber, card: [UInt8])
+    /// Sealed relay: a direct frame sealed to its recipient, flooded; only
+    /// the recipient can open it (`SealedEnvelope`).
+    case sealed(RelayHeader, envelope: [UInt8])
 
     /// Gossip, IHAVE, GRAFT and PRUNE belong to `Broadcast`; the rest to `Membership`.
     public var isBroadcast: Bool {
@@ -31,6 +38,27 @@ public enum OverlayFrame: Sendable, Hashable {
         case .gossip, .ihave, .graft, .prune: true
         default: false
         }
+    }
+
+    /// Card queries, cards and sealed envelopes belong to `SealedRelay`.
+    public var isRelay: Bool {
+        switch self {
+        case .cardQuery, .card, .sealed: true
+        default: false
+        }
+    }
+}
+
+/// What every flooded relay frame carries: an id to drop repeats by and
+/// the hops it may still travel.
+public struct RelayHeader: Sendable, Hashable {
+    public var id: MessageID
+    /// Hops left: 0 is delivered but not forwarded.
+    public var ttl: Int
+
+    public init(id: MessageID, ttl: Int) {
+        self.id = id
+        self.ttl = ttl
     }
 }
 

@@ -14,11 +14,18 @@ import Foundation
 /// Caps, checked when decoding: the frame is at most
 /// `ChatLimits.maxLineBytes`; `ids` 1...`maxIDs`; `peers` at most
 /// `maxPeers`; `ttl` 0...`maxTTL`; `hops` 1...255; a gossip `message` is a
-/// `publicMessage` with no nested `messages`.
+/// `publicMessage` with no nested `messages`; a `card` is base64 of
+/// exactly `cardBytes`, an `envelope` of 1...`maxEnvelopeBytes` (lengths
+/// checked before decoding).
 public enum OverlayFrameCodec {
     public static let maxIDs = 64
     public static let maxPeers = 8
     public static let maxTTL = 16
+    /// A sealed envelope's bytes: its base64 (4/3) and the frame's other
+    /// fields stay under `ChatLimits.maxLineBytes`.
+    public static let maxEnvelopeBytes = 46 * 1024
+    /// A recipient card: static key (32), identity (32), signature (64).
+    public static let cardBytes = 128
 
     /// The common fields of the frame that carries an overlay frame.
     public struct Header: Sendable, Hashable {
@@ -38,7 +45,8 @@ public enum OverlayFrameCodec {
     /// The `type` names, one per frame kind.
     public static let typeNames = ["overlayJoin", "overlayForwardJoin", "overlayNeighbor", "overlayNeighborReply",
                                    "overlayDisconnect", "overlayShuffle", "overlayShuffleReply",
-                                   "overlayGossip", "overlayIHave", "overlayGraft", "overlayPrune"]
+                                   "overlayGossip", "overlayIHave", "overlayGraft", "overlayPrune",
+                                   "overlayCardQuery", "overlayCard", "overlaySealed"]
 
     public static func encode(_ frame: OverlayFrame, header: Header) -> [UInt8] {
         var wire = Wire(version: P2PPayload.protocolVersion, type: "", messageId: header.messageId,
@@ -56,6 +64,12 @@ public enum OverlayFrameCodec {
         case .ihave(let ids): (wire.type, wire.ids) = ("overlayIHave", ids)
         case .graft(let ids): (wire.type, wire.ids) = ("overlayGraft", ids)
         case .prune: wire.type = "overlayPrune"
+        case .cardQuery(let relay, let origin, let target):
+            (wire.type, wire.relayId, wire.ttl, wire.origin, wire.target) = ("overlayCardQuery", relay.id, relay.ttl, origin, target)
+        case .card(let relay, let to, let card):
+            (wire.type, wire.relayId, wire.ttl, wire.target, wire.card) = ("overlayCard", relay.id, relay.ttl, to, Data(card).base64EncodedString())
+        case .sealed(let relay, let envelope):
+            (wire.type, wire.relayId, wire.ttl, wire.envelope) = ("overlaySealed", relay.id, relay.ttl, Data(envelope).base64EncodedString())
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.withoutEscapingSlashes]
@@ -103,6 +117,17 @@ public enum OverlayFrameCodec {
             guard ids.count <= maxIDs else { throw .overCap(field: "ids", limit: maxIDs) }
             return ids
         }
+        func relay() throws(OverlayFrameError) -> RelayHeader {
+            RelayHeader(id: try need(wire.relayId, "relayId"), ttl: try ttl())
+        }
+        func bytes(_ text: String?, _ field: String, limit: Int) throws(OverlayFrameError) -> [UInt8] {
+            let text = try need(text, field)
+            // The length is checked before decoding: base64 is 4 characters per 3 bytes.
+            guard text.utf8.count <= (limit + 2) / 3 * 4 else { throw .overCap(field: field, limit: limit) }
+            guard let data = Data(base64Encoded: text) else { throw .invalid(field: field) }
+            guard data.count <= limit else { throw .overCap(field: field, limit: limit) }
+            return Array(data)
+        }
         switch wire.type {
         case "overlayJoin": return .join
         case "overlayForwardJoin": return .forwardJoin(newNode: try need(wire.newNode, "newNode"), ttl: try ttl())
@@ -127,6 +152,16 @@ public enum OverlayFrameCodec {
         case "overlayIHave": return .ihave(try ids())
         case "overlayGraft": return .graft(try ids())
         case "overlayPrune": return .prune
+        case "overlayCardQuery":
+            return .cardQuery(try relay(), origin: try need(wire.origin, "origin"), target: try need(wire.target, "target"))
+        case "overlayCard":
+            let card = try bytes(wire.card, "card", limit: cardBytes)
+            guard card.count == cardBytes else { throw .invalid(field: "card") }
+            return .card(try relay(), to: try need(wire.target, "target"), card: card)
+        case "overlaySealed":
+            let envelope = try bytes(wire.envelope, "envelope", limit: maxEnvelopeBytes)
+            guard !envelope.isEmpty else { throw .invalid(field: "envelope") }
+            return .sealed(try relay(), envelope: envelope)
         default: throw .unknownType(String(wire.type.prefix(64)))
         }
     }
@@ -149,6 +184,10 @@ public enum OverlayFrameCodec {
         var hops: Int?
         var message: P2PPayload?
         var ids: [MessageID]?
+        var relayId: MessageID?
+        var target: NodeNumber?
+        var card: String?
+        var envelope: String?
     }
 }
 

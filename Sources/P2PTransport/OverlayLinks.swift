@@ -15,9 +15,19 @@ struct OverlayLinks: Sendable {
     private var legacyOrder = FIFOQueue<NodeNumber>()
     /// Dials the overlay asked for, until when they may be made (its dial timeout).
     var wanted: [NodeNumber: Duration] = [:]
+    /// Links on demand, cards and the route of each unlinked peer's direct frames.
+    var direct: DirectReach
+    /// Card queries, cards and sealed envelopes passed on.
+    var relay: SealedRelay
+    /// Envelopes opened lately (digests): a replay is dropped.
+    var opened = RecentDigests(capacity: 1_024)
+    /// Card answers this node gives (each is flooded).
+    var cardAnswers = TokenBucket(capacity: 8, perSecond: 2)
 
     init(me: NodeNumber, config: OverlayConfig, now: Duration) {
         overlay = Overlay(me: me, config: config, seed: UInt64.random(in: 0...UInt64.max), now: now)
+        direct = DirectReach(config: config)
+        relay = SealedRelay(config: config)
     }
 
     /// Below the threshold: every peer is linked, as without the overlay.
@@ -44,5 +54,22 @@ struct OverlayLinks: Sendable {
     mutating func markOverlay(_ number: NodeNumber) {
         // Left in `legacyOrder`: popping an absent number later is harmless.
         legacy.remove(number)
+    }
+}
+
+/// The last `capacity` digests seen (an envelope's SHA-256, cut to 16 bytes).
+struct RecentDigests: Sendable {
+    private var members: Set<[UInt8]> = []
+    private var order = FIFOQueue<[UInt8]>()
+    let capacity: Int
+
+    init(capacity: Int) { self.capacity = capacity }
+
+    /// Records `digest`; false if it was there.
+    mutating func insert(_ digest: [UInt8]) -> Bool {
+        guard members.insert(digest).inserted else { return false }
+        order.append(digest)
+        while members.count > capacity, let oldest = order.popFirst() { members.remove(oldest) }
+        return true
     }
 }

@@ -16,7 +16,14 @@ extension P2PService {
                     logger.error("refused to send \(payload.type) for \(payload.targetNumber.map(String.init(describing:)) ?? "nobody") to \(peer)")
                     continue
                 }
-                guard let link = established[peer] else { continue }
+                guard let link = established[peer] else {
+                    _ = sendSealed(payload, to: peer)
+                    continue
+                }
+                if link.onDemand {
+                    guard Self.carriesOnDemand(payload.type) else { continue }
+                    noteDirectTraffic(on: link, peer)
+                }
                 if write(P2PFrameCodec.encode(payload), to: link, flushNow: false) { queued(on: link, &touched) }
             case .everyone(let payload):
                 guard canSend(payload) else { continue }
@@ -28,7 +35,7 @@ extension P2PService {
                 // Above the overlay's threshold a public message goes by gossip to overlay peers.
                 let gossip = payload.type == .publicMessage && overlayIsPartial
                 for link in established.values.sorted(by: { $0.id < $1.id })
-                where !(gossip && link.speaksOverlay) && write(encoded, to: link, flushNow: false) {
+                where !link.onDemand && !(gossip && link.speaksOverlay) && write(encoded, to: link, flushNow: false) {
                     queued(on: link, &touched)
                 }
                 if gossip { publishByGossip(payload) }

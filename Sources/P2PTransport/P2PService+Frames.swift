@@ -208,6 +208,14 @@ extension P2PService {
             receiveOverlay(line, from: peer.number, on: link)
             return
         }
+        if link.onDemand {
+            // Only direct frames cross a link opened on demand.
+            guard Self.carriesOnDemand(payload.type) else {
+                stats.directOffTopic += 1
+                return
+            }
+            if payload.type.isDirect { noteDirectTraffic(on: link, peer.number) }
+        }
         noteIdentity(of: payload, on: link)
         switch payload.type {
         case .hello:

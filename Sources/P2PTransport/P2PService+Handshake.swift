@@ -8,7 +8,7 @@ extension P2PService {
     func beginHandshake(on link: PeerLink) {
         guard link.direction == .outbound else { return }
         do {
-            var handshake = try makeHandshake(.initiator)
+            var handshake = try makeHandshake(.initiator, on: link)
             writeHandshakeMessage(try handshake.start(), to: link)
             link.handshake = handshake
         } catch {
@@ -17,11 +17,11 @@ extension P2PService {
         }
     }
 
-    private func makeHandshake(_ role: NoiseHandshake.Role) throws(CryptoError) -> LinkHandshake {
+    private func makeHandshake(_ role: NoiseHandshake.Role, on link: PeerLink? = nil) throws(CryptoError) -> LinkHandshake {
         var hello = control(.hello)
         hello.instanceId = instance
         hello.listenPort = port
-        hello.capabilities = announcedCapabilities
+        hello.capabilities = capabilities(on: link)
         var bytes = [UInt8](ControlFrame.encode(hello))
         bytes.removeLast() // the newline: a record holds one frame, no line end
         let credential: HandshakeIdentity.Credential
@@ -100,6 +100,10 @@ extension P2PService {
         }
         link.peer = peer
         link.speaksOverlay = verified.hello.capabilities?.contains(Self.overlayCapability) ?? false
+        guard admitsOnDemand(link, capabilities: verified.hello.capabilities ?? []) else {
+            drop(link, .superseded("on-demand links full"))
+            return
+        }
         link.listenEndpoint = verified.hello.listenPort.map { IPv4Endpoint(address: link.remote.address, port: $0) }
         if let index = link.staticIndex { staticPeers[index].number = peer.number }
         switch link.direction {

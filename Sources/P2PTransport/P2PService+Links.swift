@@ -28,6 +28,7 @@ extension P2PService {
                             limits: configuration.limits)
         link.expectedNumber = expecting
         link.staticIndex = staticIndex
+        link.onDemand = staticIndex == nil && expecting.map(diallingOnDemand) ?? false
         links[link.id] = link
         stats.linksDialled += 1
         loop.register(link.fd, token: link.id)

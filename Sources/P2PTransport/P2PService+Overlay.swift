@@ -38,12 +38,14 @@ extension P2PService {
 
     /// The dial rule's gate (`dialDue`): whether announced peer `number` may be dialled now.
     func overlayPermitsDial(_ number: NodeNumber) -> Bool {
-        overlayLinks?.permitsDial(number) ?? true
+        guard let state = overlayLinks else { return true }
+        return state.permitsDial(number) || state.direct.isDialling(number, now: now)
     }
 
     /// Whether an overlay dial is waiting for `number` (dialled at once, whichever number is lower).
     func overlayWants(_ number: NodeNumber) -> Bool {
-        overlayLinks?.wanted[number] != nil
+        guard let state = overlayLinks else { return false }
+        return state.wanted[number] != nil || state.direct.isDialling(number, now: now)
     }
 
     /// When the overlay next needs a tick, if it runs.
@@ -62,6 +64,8 @@ extension P2PService {
     func overlayLinkUp(_ link: PeerLink, _ number: NodeNumber) {
         guard overlayLinks != nil else { return }
         overlayLinks!.wanted[number] = nil
+        // On demand: not the membership's to count, shuffle or drop.
+        if link.onDemand { return directLinkUp(link, number) }
         if link.speaksOverlay {
             overlayLinks!.markOverlay(number)
             runOverlay { $0.linkUp(number, now: $1) }
@@ -80,6 +84,8 @@ extension P2PService {
     func overlayLinkDown(_ link: PeerLink, _ number: NodeNumber) {
         guard overlayLinks != nil else { return }
         overlayLinks!.wanted[number] = nil
+        overlayLinks!.relay.forget(number)
+        if link.onDemand { return overlayLinks!.direct.linkDown(number) }
         if link.speaksOverlay { runOverlay { $0.linkDown(number, now: $1) } }
     }
 
@@ -87,12 +93,14 @@ extension P2PService {
     /// gave way to the peer's own dial is not a failure).
     func overlayDialFailed(_ number: NodeNumber, _ cause: LinkDropCause) {
         if case .superseded = cause { return }
+        overlayLinks?.direct.dialFailed(number, now: now)
         guard overlayLinks?.wanted.removeValue(forKey: number) != nil else { return }
         runOverlay { $0.linkDown(number, now: $1) }
     }
 
     /// The overlay's timers (`Overlay.nextTick`), run from the service's tick.
     func tickOverlay() {
+        closeIdleDirectLinks()
         guard let next = overlayNextTick, now >= next else { return }
         let now = self.now
         overlayLinks!.wanted = overlayLinks!.wanted.filter { $0.value > now }
@@ -115,6 +123,7 @@ extension P2PService {
             return
         }
         stats.overlayFramesReceived += 1
+        if frame.isRelay { return receiveRelay(frame, from: peer) }
         runOverlay(verifying: true) { overlay, now, verify in overlay.received(frame, from: peer, now: now, verify: verify) }
     }
 

@@ -14,3 +14,12 @@ extension P2PService {
     /// Sends `frame` to `peer` as the overlay would (a hostile peer's frames, in tests).
     func sendOverlayForTesting(_ frame: OverlayFrame, to peer: NodeNumber) { sendOverlay(frame, to: peer) }
 }
+
+/// Hooks for the direct reach's tests.
+extension P2PService {
+    /// Whether the established link to `peer` was opened on demand; nil without a link.
+    func onDemandForTesting(_ peer: NodeNumber) -> Bool? { established[peer]?.onDemand }
+
+    /// This run's card (what a card query is answered with).
+    func cardForTesting() -> [UInt8]? { handshakeCredential?.card }
+}

@@ -220,7 +220,12 @@ public actor P2PService: PeerTransport {
             logger.error("refused to send \(payload.type) for \(payload.targetNumber.map(String.init(describing:)) ?? "nobody") to \(peer)")
             return false
         }
-        guard let link = established[peer] else { return false }
+        // Above the overlay's threshold an unlinked peer may be reached sealed.
+        guard let link = established[peer] else { return sendSealed(payload, to: peer) }
+        if link.onDemand {
+            guard Self.carriesOnDemand(payload.type) else { return false }
+            noteDirectTraffic(on: link, peer)
+        }
         return write(P2PFrameCodec.encode(payload), to: link)
     }
 
@@ -237,7 +242,7 @@ public actor P2PService: PeerTransport {
         let frame = P2PFrameCodec.encode(payload)
         let gossip = payload.type == .publicMessage && overlayIsPartial
         var count = 0
-        for link in established.values.sorted(by: { $0.id < $1.id }) where !(gossip && link.speaksOverlay) && write(frame, to: link) {
+        for link in established.values.sorted(by: { $0.id < $1.id }) where !link.onDemand && !(gossip && link.speaksOverlay) && write(frame, to: link) {
             count += 1
         }
         if gossip { publishByGossip(payload) }

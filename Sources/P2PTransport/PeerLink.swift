@@ -58,6 +58,10 @@ final class PeerLink {
     var malformedCount = 0
     /// The peer's hello lists `overlay`: overlay frames go on this link.
     var speaksOverlay = false
+    /// Opened on demand for direct frames above the overlay's threshold
+    /// (`direct` in the dialler's hello): outside the overlay's views,
+    /// carries only direct frames, closed when idle.
+    var onDemand = false
     private(set) var isClosed = false
 
     init(id: Int, fd: Int32, direction: LinkDirection, remote: IPv4Endpoint, phase: Phase,

@@ -116,6 +116,28 @@ public struct TransportCounters: Hashable, Sendable, Codable {
     /// threshold (bounded links, gossip), and its active view's size.
     public var overlayPartial = 0
     public var overlayActivePeers = 0
+    /// Direct reach above the threshold (PROTOCOL.md, "Overlay"): dials
+    /// made on demand, on-demand links made, inbound ones refused over the
+    /// cap, closed idle, frames of other kinds refused on them.
+    public var directDials = 0
+    public var directLinks = 0
+    public var directRefused = 0
+    public var directIdleCloses = 0
+    public var directOffTopic = 0
+    /// Sealed relay: envelopes sent, opened and handed to the node,
+    /// refused after opening (inner frame not a direct frame of the
+    /// sealer's for this node), replays dropped; relay frames passed on,
+    /// dropped as repeats or over a peer's budget; card queries sent,
+    /// cards learned and refused (signature or number wrong, not asked).
+    public var sealedSent = 0
+    public var sealedDelivered = 0
+    public var sealedRefused = 0
+    public var sealedReplayed = 0
+    public var relayForwarded = 0
+    public var relayDropped = 0
+    public var cardQueries = 0
+    public var cardsLearned = 0
+    public var cardsRefused = 0
 
     public init() {}
 }
