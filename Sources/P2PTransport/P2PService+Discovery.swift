@@ -129,7 +129,15 @@ extension P2PService {
                 beaconSchedule.heardUnlinked(number)
             }
             switch observation {
-            case .departed, .refreshed:
+            case .departed:
+                return
+            case .refreshed:
+                // Heard again: the overlay's size estimate forgets a peer
+                // not heard for `knownPeerLifetime`; fed only by new
+                // announcements and links, it shrank under the exit
+                // threshold once links were bounded, and 100 nodes flapped
+                // between a full mesh and bounded views for good.
+                overlayPeerHeard(number)
                 return
             case .refused:
                 stats.refusedAnnouncements += 1

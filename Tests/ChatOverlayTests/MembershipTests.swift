@@ -100,4 +100,36 @@ import Testing
         #expect(Set(closed).isDisjoint(with: dials), "none of the view's links is closed as silent")
         #expect(closed.count == 5 - dials.count, "the links it did not take are")
     }
+
+    /// A view at its target still takes a neighbour that asks with low
+    /// priority, up to its cap; past the cap it says no. (At the target, the
+    /// nodes still under theirs found every view closed and redialled others
+    /// every tick.)
+    @Test func aLowPriorityNeighbourIsTakenWhileTheViewIsUnderItsCap() {
+        let config = OverlayConfig()
+        var membership = Membership(me: Self.me, seed: 5, now: .zero)
+        for peer in 2...101 { _ = membership.peerHeard(Self.number(peer), now: .zero) }
+        #expect(!membership.isFullMesh)
+        // The full mesh's dials time out; the tick then asks one passive peer to JOIN.
+        var now = Duration.seconds(4)
+        let contact = membership.tick(now: now).compactMap { if case .dial(let peer) = $0 { peer } else { nil } }
+        #expect(contact.count == 1)
+        _ = membership.linkUp(contact[0], now: now)
+        // Fills from the passive view, all ours, up to the target.
+        now += .seconds(1)
+        for case .dial(let peer) in membership.tick(now: now) { _ = membership.linkUp(peer, now: now) }
+        #expect(membership.active.count == membership.target)
+        #expect(membership.target < config.activeViewMax)
+        var replies: [Bool] = []
+        for peer in 300..<(300 + config.activeViewMax) {
+            now += .milliseconds(10)
+            _ = membership.linkUp(Self.number(peer), now: now)
+            for case .send(.neighborReply(let accepted), Self.number(peer)) in membership.received(.neighbor(highPriority: false), from: Self.number(peer), now: now) {
+                replies.append(accepted)
+            }
+        }
+        let room = config.activeViewMax - membership.target
+        #expect(replies == Array(repeating: true, count: room) + Array(repeating: false, count: config.activeViewMax - room))
+        #expect(membership.active.count == config.activeViewMax)
+    }
 }
