@@ -17,9 +17,12 @@ extension Membership {
             awaiting.removeValue(forKey: peer)
             handleNeighbor(from: peer, highPriority: high, now: now, &out)
         case .neighborReply(let accepted):
-            if !accepted, active.removeValue(forKey: peer) != nil {
+            if accepted {
+                fillRefusals = 0
+            } else if active.removeValue(forKey: peer) != nil {
                 out.append(.close(peer))
                 heldOff[peer] = now + config.cooldown
+                refusedFill(now: now)
                 fill(now: now, &out)
             }
         case .disconnect:

@@ -62,7 +62,8 @@ enum ProcessSwarm {
         }
 
         static let shownCounters = ["linksAccepted", "linksDialled", "dialFailures", "handshakeTimeout", "overlayCloses",
-                                    "beaconsSent", "beaconsReceived", "beaconsSkipped", "overlayFramesSent"]
+                                    "beaconsSent", "beaconsReceived", "beaconsSkipped", "answersBroadcast", "refusedAnnouncements",
+                                    "overlayFramesSent"]
 
         func numbers(prefix: String) -> [String: Double] {
             let sorted = links.sorted()

@@ -148,7 +148,12 @@ extension P2PService {
                 // else by broadcast). One we dial learns us from the
                 // handshake: no answer, which halves the datagrams every
                 // node on the LAN wakes up for.
-                if !LinkArbiter.shouldDialOnDiscovery(local: identity.number, remote: number) { answer(number, at: source) }
+                // A number forgotten to make room and heard again (its count
+                // came back with it) is no newcomer: with more nodes on one
+                // address than the table keeps for it (300 on 127.0.0.1)
+                // answering those made a storm of 370 beacons a second.
+                let returning = observation == .new && (announcements[number]?.heardCount ?? 1) > 1
+                if !returning, !LinkArbiter.shouldDialOnDiscovery(local: identity.number, remote: number) { answer(number, at: source) }
             case .changed:
                 break
             }
