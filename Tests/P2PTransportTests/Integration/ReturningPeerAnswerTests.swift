@@ -9,7 +9,7 @@ import TestSupport
 /// 128 kept), answering each of those made a storm of beacons. Driven by
 /// hand on a service that is never started (answers go nowhere but are
 /// counted) and a manual clock.
-@Suite struct ReturningPeerAnswerTests {
+@Suite(.realTime) struct ReturningPeerAnswerTests {
     @Test func aPeerForgottenForRoomIsNotAnsweredWhenItComesBack() async {
         let clock = ManualClock()
         var configuration = P2PConfiguration()

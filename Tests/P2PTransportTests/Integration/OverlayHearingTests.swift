@@ -12,7 +12,7 @@ import TestSupport
 /// the estimate shrank under the exit threshold a minute after the views
 /// were bounded, and 100 real nodes flapped between a full mesh and
 /// bounded views (thousands of link changes in 10 s of idling).
-@Suite struct OverlayHearingTests {
+@Suite(.realTime) struct OverlayHearingTests {
     /// Threshold 8 (back to a full mesh under 6); peers forgotten after 60 s.
     private static func service(clock: ManualClock) -> P2PService {
         var configuration = P2PConfiguration()
