@@ -59,6 +59,10 @@ public struct Membership: Sendable {
     var evictions: TokenBucket
     public internal(set) var isFullMesh = true
     var joined = false
+    /// Fill requests refused in a row, and when the next fill may ask
+    /// (while the view is at its minimum or above).
+    var fillRefusals = 0
+    var nextFillAt: Duration = .zero
     var nextShuffle: Duration
     var lastTick: Duration
     var nextExpiry: Duration
@@ -153,6 +157,15 @@ public struct Membership: Sendable {
             dialing.removeValue(forKey: peer)
             removePassive(peer)
             if dial.purpose == .join { joined = !active.isEmpty }
+        }
+        if !isFullMesh {
+            // A link that is no view's, no dial's and not awaited (one whose
+            // DISCONNECT or refusal crossed a change of view on the other
+            // end) gets the grace of an inbound link, then is closed: 100
+            // real nodes kept a few such links for good, up to 14 a node.
+            for peer in links where active[peer] == nil && dialing[peer] == nil && awaiting[peer] == nil {
+                awaiting[peer] = now
+            }
         }
         for (peer, since) in awaiting.sorted(by: { $0.key < $1.key }) where now - since > config.inboundGrace && !isFullMesh {
             awaiting.removeValue(forKey: peer)

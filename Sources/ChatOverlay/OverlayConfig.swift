@@ -33,6 +33,11 @@ public struct OverlayConfig: Sendable, Hashable {
     public var shuffleInterval: Duration = .seconds(10)
     public var shuffleActive = 3
     public var shufflePassive = 4
+    /// A view at or above `activeViewMin` whose last fill was refused
+    /// waits this long before the next, doubling with each refusal in a row
+    /// up to `fillRetryMax` (a view under the minimum fills at every tick).
+    public var fillRetry: Duration = .seconds(1)
+    public var fillRetryMax: Duration = .seconds(60)
     /// How often membership looks at its views (fill, timeouts, shuffles).
     public var membershipTick: Duration = .milliseconds(500)
     public var dialTimeout: Duration = .seconds(3)

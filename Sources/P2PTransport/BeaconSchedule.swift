@@ -17,6 +17,14 @@ import ChatCore
 ///   its last turn stays silent, unless something says a node may not know
 ///   it. Then about `redundancy` beacons go out per interval, whatever N.
 ///
+/// A node whose links are bounded (the overlay above its threshold, issue
+/// 29) links to a few peers it chooses, not to every node it hears: there
+/// a beacon only keeps the node known, so every beacon heard counts toward
+/// the redundancy, and unlinked nodes heard do not keep a turn (the
+/// overlay dials those it wants itself). Without this every turn of every
+/// node sent, N/30 s on the LAN (33 a second at 1,000 nodes, each heard
+/// by all).
+///
 /// What a beacon is still for once everyone is linked: a newcomer is
 /// answered or dialled on its own start burst (`P2PService.handleBeacon`),
 /// not by these; they find nodes whose burst was lost and halves of a
@@ -69,6 +77,9 @@ public struct BeaconSchedule: Sendable, Hashable {
     public let policy: Policy
     /// Beacons from linked peers heard since the last turn.
     public private(set) var linkedHeard = 0
+    /// Beacons from unlinked peers heard since the last turn (counted
+    /// toward the redundancy only while links are bounded).
+    public private(set) var unlinkedBeacons = 0
     /// Unlinked numbers heard since the last turn (bounded).
     private var unlinkedHeard: Set<NodeNumber> = []
     private var unlinkedOverflow = false
@@ -110,6 +121,7 @@ public struct BeaconSchedule: Sendable, Hashable {
     /// A beacon from `number`, which has no link to this node: it may not
     /// know us, so the next turn sends unless it is linked by then.
     public mutating func heardUnlinked(_ number: NodeNumber) {
+        unlinkedBeacons += 1
         guard !unlinkedOverflow, !unlinkedHeard.contains(number) else { return }
         if unlinkedHeard.count >= policy.maxUnlinkedTracked {
             unlinkedOverflow = true
@@ -134,19 +146,23 @@ public struct BeaconSchedule: Sendable, Hashable {
     /// `knownNodes`: nodes this one knows alive, itself included (links and
     /// announcements). `canLinkMore`: under the link cap (an unlinked node
     /// we could not take anyway needs nothing from our beacon). `isLinked`:
-    /// whether a number is linked now. `random`: a fraction in 0..<1.
-    public mutating func turn(at now: Duration, knownNodes: Int, canLinkMore: Bool = true, random: Double,
-                              isLinked: (NodeNumber) -> Bool) -> Turn {
+    /// whether a number is linked now. `boundedLinks`: the node keeps only
+    /// the links it chooses (the overlay above its threshold). `random`: a
+    /// fraction in 0..<1.
+    public mutating func turn(at now: Duration, knownNodes: Int, canLinkMore: Bool = true, boundedLinks: Bool = false,
+                              random: Double, isLinked: (NodeNumber) -> Bool) -> Turn {
         let interval = interval(knownNodes: knownNodes)
         let settled = turns >= policy.newcomerTurns && !lostLink
-            && (!canLinkMore || (!unlinkedOverflow && unlinkedHeard.allSatisfy(isLinked)))
-        let redundant = policy.adaptive && knownNodes > policy.quietSize && linkedHeard >= policy.redundancy
+            && (boundedLinks || !canLinkMore || (!unlinkedOverflow && unlinkedHeard.allSatisfy(isLinked)))
+        let heard = linkedHeard + (boundedLinks ? unlinkedBeacons : 0)
+        let redundant = policy.adaptive && knownNodes > policy.quietSize && heard >= policy.redundancy
         // Skipping must not carry the silence past the limit before the next turn.
         let limit = maxSilence(knownNodes: knownNodes)
         let mayStaySilent = lastSentAt.map { now - $0 + interval * (1 + policy.jitter) < limit } ?? false
         let send = !(settled && redundant && mayStaySilent)
         turns += 1
         linkedHeard = 0
+        unlinkedBeacons = 0
         unlinkedHeard.removeAll()
         unlinkedOverflow = false
         lostLink = false

@@ -129,7 +129,15 @@ extension P2PService {
                 beaconSchedule.heardUnlinked(number)
             }
             switch observation {
-            case .departed, .refreshed:
+            case .departed:
+                return
+            case .refreshed:
+                // Heard again: the overlay's size estimate forgets a peer
+                // not heard for `knownPeerLifetime`; fed only by new
+                // announcements and links, it shrank under the exit
+                // threshold once links were bounded, and 100 nodes flapped
+                // between a full mesh and bounded views for good.
+                overlayPeerHeard(number)
                 return
             case .refused:
                 stats.refusedAnnouncements += 1
@@ -140,7 +148,12 @@ extension P2PService {
                 // else by broadcast). One we dial learns us from the
                 // handshake: no answer, which halves the datagrams every
                 // node on the LAN wakes up for.
-                if !LinkArbiter.shouldDialOnDiscovery(local: identity.number, remote: number) { answer(number, at: source) }
+                // A number forgotten to make room and heard again (its count
+                // came back with it) is no newcomer: with more nodes on one
+                // address than the table keeps for it (300 on 127.0.0.1)
+                // answering those made a storm of 370 beacons a second.
+                let returning = observation == .new && (announcements[number]?.heardCount ?? 1) > 1
+                if !returning, !LinkArbiter.shouldDialOnDiscovery(local: identity.number, remote: number) { answer(number, at: source) }
             case .changed:
                 break
             }

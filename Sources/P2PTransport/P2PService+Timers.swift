@@ -114,7 +114,7 @@ extension P2PService {
             return
         }
         let turn = beaconSchedule.turn(at: now, knownNodes: knownNodesAtTurn,
-                                       canLinkMore: links.count < configuration.limits.maxLinks,
+                                       canLinkMore: links.count < configuration.limits.maxLinks, boundedLinks: overlayIsPartial,
                                        random: Double.random(in: 0..<1)) { established[$0] != nil }
         nextBeaconAt = turn.next
         if turn.send {

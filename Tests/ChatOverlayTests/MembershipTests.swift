@@ -100,4 +100,103 @@ import Testing
         #expect(Set(closed).isDisjoint(with: dials), "none of the view's links is closed as silent")
         #expect(closed.count == 5 - dials.count, "the links it did not take are")
     }
+
+    /// A view at its target still takes a neighbour that asks with low
+    /// priority, up to its cap; past the cap it says no. (At the target, the
+    /// nodes still under theirs found every view closed and redialled others
+    /// every tick.)
+    /// 100 peers heard, then a JOIN and a fill from the passive view: a
+    /// view at its target, all of our own choosing; and the time it was made.
+    static func viewAtTarget() -> (Membership, Duration) {
+        var membership = Membership(me: Self.me, seed: 5, now: .zero)
+        for peer in 2...101 { _ = membership.peerHeard(Self.number(peer), now: .zero) }
+        #expect(!membership.isFullMesh)
+        // The full mesh's dials time out; the tick then asks one passive peer to JOIN.
+        var now = Duration.seconds(4)
+        let contact = membership.tick(now: now).compactMap { if case .dial(let peer) = $0 { peer } else { nil } }
+        #expect(contact.count == 1)
+        _ = membership.linkUp(contact[0], now: now)
+        // Fills from the passive view, all ours, up to the target.
+        now += .seconds(1)
+        for case .dial(let peer) in membership.tick(now: now) { _ = membership.linkUp(peer, now: now) }
+        #expect(membership.active.count == membership.target)
+        return (membership, now)
+    }
+
+    @Test func aLowPriorityNeighbourIsTakenWhileTheViewIsUnderItsCap() {
+        let config = OverlayConfig()
+        var (membership, now) = Self.viewAtTarget()
+        #expect(membership.target < config.activeViewMax)
+        var replies: [Bool] = []
+        for peer in 300..<(300 + config.activeViewMax) {
+            now += .milliseconds(10)
+            _ = membership.linkUp(Self.number(peer), now: now)
+            for case .send(.neighborReply(let accepted), Self.number(peer)) in membership.received(.neighbor(highPriority: false), from: Self.number(peer), now: now) {
+                replies.append(accepted)
+            }
+        }
+        let room = config.activeViewMax - membership.target
+        #expect(replies == Array(repeating: true, count: room) + Array(repeating: false, count: config.activeViewMax - room))
+        #expect(membership.active.count == config.activeViewMax)
+    }
+
+    /// A link that belongs to no view, dial or wait (here: a neighbour
+    /// refused because the view is full) gets an inbound link's grace, then
+    /// is closed; before, such links stayed open for good.
+    @Test func aLinkNoViewKeepsIsClosedAfterTheGrace() {
+        let config = OverlayConfig()
+        var (membership, now) = Self.viewAtTarget()
+        for peer in 300..<(300 + config.activeViewMax - membership.active.count) {
+            _ = membership.linkUp(Self.number(peer), now: now)
+            _ = membership.received(.neighbor(highPriority: false), from: Self.number(peer), now: now)
+        }
+        #expect(membership.active.count == config.activeViewMax)
+        let stray = Self.number(400)
+        _ = membership.linkUp(stray, now: now)
+        let refused = membership.received(.neighbor(highPriority: false), from: stray, now: now)
+        #expect(refused.contains(.send(.neighborReply(accepted: false), to: stray)))
+        #expect(!refused.contains(.close(stray)), "the asker closes a refused link, if it still has it")
+        now += config.membershipTick
+        #expect(!membership.tick(now: now).contains(.close(stray)), "within the grace")
+        now += config.inboundGrace + config.membershipTick
+        #expect(membership.tick(now: now).contains(.close(stray)))
+        #expect(membership.active.count == config.activeViewMax, "the view's own links stay")
+    }
+
+    /// A view under its target but at its minimum or above asks again after
+    /// a refusal only once `fillRetry` has passed, doubling with each
+    /// refusal in a row; under the minimum it asks at every tick.
+    @Test func aRefusedFillWaitsLongerEachTime() {
+        let config = OverlayConfig()
+        var (membership, now) = Self.viewAtTarget()
+        // One short of the target: a fill at once.
+        var pending: [NodeNumber] = []
+        for case .dial(let peer) in membership.linkDown(membership.activePeers[0], now: now) { pending.append(peer) }
+        var asked: [Duration] = []
+        let end = now + .seconds(20)
+        while now < end {
+            for peer in pending {
+                asked.append(now)
+                _ = membership.linkUp(peer, now: now)
+                _ = membership.received(.neighborReply(accepted: false), from: peer, now: now)
+            }
+            pending.removeAll()
+            now += config.membershipTick
+            for case .dial(let peer) in membership.tick(now: now) { pending.append(peer) }
+        }
+        // Refused at once, then asked again 1, 2, 4, 8 s later (a tick late at most each time).
+        #expect(asked.count == 5, "\(asked)")
+        for (wait, (earlier, later)) in zip([1.0, 2, 4, 8], zip(asked, asked.dropFirst())) {
+            let gap = (later - earlier) / .seconds(1)
+            #expect(gap >= wait && gap <= wait + 0.5, "\(asked)")
+        }
+        #expect(membership.active.count == membership.target - 1)
+        // Under the minimum: no waiting (the backoff holds the fills above it).
+        var dialled: [Bool] = []
+        while membership.active.count >= config.activeViewMin {
+            let actions = membership.linkDown(membership.activePeers[0], now: now)
+            dialled.append(actions.contains { if case .dial = $0 { true } else { false } })
+        }
+        #expect(dialled.last == true && dialled.dropLast().allSatisfy { !$0 }, "\(dialled)")
+    }
 }

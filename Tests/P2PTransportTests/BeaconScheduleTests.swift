@@ -109,6 +109,33 @@ import TestSupport
         #expect(!schedule.turn(at: clock.uptime(), knownNodes: 1_000, canLinkMore: false, random: 0.5) { _ in false }.send)
     }
 
+    /// With bounded links (the overlay above its threshold) the node links
+    /// to few of those it hears: their beacons count toward the redundancy
+    /// and do not keep its turn; with a full mesh they do neither.
+    @Test func withBoundedLinksEveryBeaconHeardCountsAndUnlinkedNodesKeepNoTurn() {
+        let clock = ManualClock()
+        var schedule = settled(clock)
+        for seed in 0..<UInt64(policy.redundancy) { schedule.heardUnlinked(TestNetwork.key(29_200 + seed).nodeNumber) }
+        #expect(schedule.unlinkedBeacons == policy.redundancy)
+        #expect(!schedule.turn(at: clock.uptime(), knownNodes: 1_000, boundedLinks: true, random: 0.5) { _ in false }.send)
+        #expect(schedule.unlinkedBeacons == 0, "the count starts over each turn")
+        clock.advance(by: .seconds(30))
+        // One short of the redundancy: it sends.
+        schedule.heardLinked(count: 1)
+        for seed in 0..<UInt64(policy.redundancy - 2) { schedule.heardUnlinked(TestNetwork.key(29_200 + seed).nodeNumber) }
+        #expect(schedule.turn(at: clock.uptime(), knownNodes: 1_000, boundedLinks: true, random: 0.5) { _ in false }.send)
+        // The same beacons with every link kept (full mesh): the unlinked keep the turn.
+        clock.advance(by: .seconds(30))
+        for seed in 0..<UInt64(policy.redundancy) { schedule.heardUnlinked(TestNetwork.key(29_200 + seed).nodeNumber) }
+        schedule.heardLinked(count: policy.redundancy)
+        #expect(schedule.turn(at: clock.uptime(), knownNodes: 1_000, random: 0.5) { _ in false }.send)
+        // A lost link still keeps the turn with bounded links.
+        clock.advance(by: .seconds(30))
+        for seed in 0..<UInt64(policy.redundancy) { schedule.heardUnlinked(TestNetwork.key(29_200 + seed).nodeNumber) }
+        schedule.linkLost()
+        #expect(schedule.turn(at: clock.uptime(), knownNodes: 1_000, boundedLinks: true, random: 0.5) { _ in false }.send)
+    }
+
     @Test func tooManyUnlinkedNodesToTrackCountAsUnsettled() {
         let clock = ManualClock()
         var schedule = settled(clock)

@@ -1,0 +1,283 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One size of the overlay-processes row: starts N node processes at a
+/// controlled rate, waits for one connected overlay (or a full mesh),
+/// measures it idle, then sends public messages, and kills every node
+/// on the way out (success or failure; a crash of the bench kills them by
+/// the harness's parent-death signal).
+enum ProcessSwarm {
+    struct Figures: Sendable {
+        var size = 0
+        var fullMesh = false
+        var launchSeconds = 0.0
+        /// From the first launch, and from the last node's ready, to formed (nil: never).
+        var formedFromLaunch: Double?
+        var formedFromReady: Double?
+        var links: [Int] = []
+        var components = 0
+        var linkEventsIdle = 0
+        var idleCores = Double.nan
+        var idleWindow = 0.0
+        var startCPU = Double.nan
+        var pss: [Double] = []
+        var descriptors: [Int] = []
+        var messages = 0
+        var reach = 0.0
+        var duplicates = 0
+        var latencyP50 = Double.nan
+        var latencyP99 = Double.nan
+        var latencyMax = Double.nan
+        var loadBefore = Double.nan
+        var loadIdle = Double.nan
+        var loadEnd = Double.nan
+        /// Transport counters summed over every node, their growth during the idle window.
+        var idleCounters: [String: Int] = [:]
+        /// Nodes whose overlay ran above its threshold, and active views (min/p50/max).
+        var partial = 0
+        var active: [Int] = []
+
+        var summary: String {
+            let formed = formedFromLaunch.map { String(format: "formed %.1f s from first launch (%.1f s after last ready, launched over %.1f s)", $0, formedFromReady ?? .nan, launchSeconds) }
+                ?? String(format: "NOT formed (%d components) after launching over %.1f s", components, launchSeconds)
+            let sorted = links.sorted()
+            let linkText = sorted.isEmpty ? "-" : "\(sorted.first!)/\(sorted[sorted.count / 2])/\(sorted.last!)"
+            return "\(size)\(fullMesh ? " full mesh" : ""): \(formed); links min/p50/max \(linkText); "
+                + String(format: "idle CPU of all %.2f cores; PSS p50 %@ (max %@); fds p50 %d; ", idleCores,
+                         Measure.mib(Measure.percentile(pss, 0.5)), Measure.mib(pss.max() ?? .nan),
+                         Int(Measure.percentile(descriptors.map(Double.init), 0.5)))
+                + String(format: "%d messages: reach %.2f%%, %d duplicates, latency p50 %.0f ms / p99 %.0f ms / max %.0f ms; load %.1f/%.1f/%.1f",
+                         messages, reach * 100, duplicates, latencyP50 * 1000, latencyP99 * 1000, latencyMax * 1000,
+                         loadBefore, loadIdle, loadEnd)
+        }
+
+        var note: String {
+            let sorted = active.sorted()
+            let views = sorted.isEmpty ? "-" : "\(sorted.first!)/\(sorted[sorted.count / 2])/\(sorted.last!)"
+            let counters = Self.shownCounters.map { "\($0) \(idleCounters[$0] ?? 0)" }.joined(separator: ", ")
+            return String(format: "%d: %d link changes during the %.0f s idle window (transport counters over it, all nodes: %@); %d nodes above the threshold, active views %@; the nodes used %.1f s of CPU until formed; load average before / idle / end",
+                          size, linkEventsIdle, idleWindow, counters, partial, views, startCPU)
+        }
+
+        static let shownCounters = ["linksAccepted", "linksDialled", "dialFailures", "handshakeTimeout", "overlayCloses",
+                                    "beaconsSent", "beaconsReceived", "beaconsSkipped", "answersBroadcast", "refusedAnnouncements",
+                                    "overlayFramesSent"]
+
+        func numbers(prefix: String) -> [String: Double] {
+            let sorted = links.sorted()
+            return [
+                "\(prefix)size": Double(size), "\(prefix)formed_from_launch_s": formedFromLaunch ?? .infinity,
+                "\(prefix)formed_from_ready_s": formedFromReady ?? .infinity, "\(prefix)launch_s": launchSeconds,
+                "\(prefix)links_min": Double(sorted.first ?? 0), "\(prefix)links_p50": Double(sorted.isEmpty ? 0 : sorted[sorted.count / 2]),
+                "\(prefix)links_max": Double(sorted.last ?? 0), "\(prefix)idle_cores": idleCores,
+                "\(prefix)link_changes_idle": Double(linkEventsIdle), "\(prefix)start_cpu_s": startCPU,
+                "\(prefix)pss_p50_kib": Measure.percentile(pss, 0.5), "\(prefix)pss_max_kib": pss.max() ?? .nan,
+                "\(prefix)fds_p50": Measure.percentile(descriptors.map(Double.init), 0.5),
+                "\(prefix)fds_max": Double(descriptors.max() ?? 0), "\(prefix)reach": reach,
+                "\(prefix)duplicates": Double(duplicates), "\(prefix)latency_p50_s": latencyP50,
+                "\(prefix)latency_p99_s": latencyP99, "\(prefix)latency_max_s": latencyMax,
+                "\(prefix)load_before": loadBefore, "\(prefix)load_idle": loadIdle, "\(prefix)load_end": loadEnd,
+            ]
+        }
+    }
+
+    /// Launches per second (`LANCHAT_BENCH_LAUNCH_RATE`): a node's start
+    /// costs tens of milliseconds of CPU, and each start burst is heard
+    /// by every node already running.
+    static var launchRate: Double {
+        ProcessInfo.processInfo.environment["LANCHAT_BENCH_LAUNCH_RATE"].flatMap(Double.init) ?? 20
+    }
+
+    static func measure(size: Int, fullMesh: Bool, quick: Bool) async throws -> Figures {
+        var figures = Figures(size: size, fullMesh: fullMesh)
+        figures.loadBefore = Machine.loadAverage() ?? .nan
+        let label = "\(size)\(fullMesh ? " full mesh" : " overlay")"
+        BenchPlan.log(String(format: "  %@: launching at %.0f/s (load average %.2f)", label, launchRate, figures.loadBefore))
+        let port = BenchPorts.freeDiscoveryPort()
+        // Above N: the node stays in a full mesh (the test-only switch).
+        let environment = fullMesh ? ["LANCHAT_OVERLAY_THRESHOLD": "\(size + 1)"] : [:]
+        var nodes: [GossipChild] = []
+        defer { stopAll(nodes) }
+        let launch = ContinuousClock.now
+        let gap = Duration.seconds(1 / launchRate)
+        for index in 0..<size {
+            if index > 0 { try await Task.sleep(until: launch + gap * index) }
+            nodes.append(try GossipChild(arguments: ["--json", "--in-memory", "--nick", "o\(index)", "--broadcast", "127.255.255.255",
+                                                     "--discovery-port", "\(port)"], environment: environment))
+        }
+        figures.launchSeconds = Measure.seconds(ContinuousClock.now - launch)
+        let timeout = 60.0 + Double(size) * (fullMesh ? 0.2 : 0.05)
+        let formed = await waitUntilFormed(nodes, fullMesh: fullMesh, timeout: timeout)
+        let shape = Graph(nodes.map(\.snapshot))
+        figures.links = shape.links
+        figures.components = shape.components
+        figures.startCPU = cpu(nodes)
+        let lastReady = nodes.compactMap { $0.snapshot.readyAt }.max() ?? launch
+        if let formed {
+            figures.formedFromLaunch = Measure.seconds(formed - launch)
+            figures.formedFromReady = max(0, Measure.seconds(formed - lastReady))
+        }
+        BenchPlan.log("  \(label): " + (formed == nil ? "not formed in \(Int(timeout)) s" : "formed") + ", \(shape.components) component(s), links \(shape.linkRange)")
+        // Idle: past the overlay's first shuffles, then CPU of all over a window.
+        try await Task.sleep(for: .seconds(quick ? 5 : 10))
+        figures.idleWindow = quick ? 10 : 20
+        let eventsBefore = nodes.reduce(0) { $0 + $1.snapshot.linkEvents }
+        let countersBefore = await counters(nodes)
+        let cpuBefore = cpu(nodes)
+        let idleStart = ContinuousClock.now
+        try await Task.sleep(for: .seconds(figures.idleWindow))
+        figures.idleCores = (cpu(nodes) - cpuBefore) / Measure.seconds(ContinuousClock.now - idleStart)
+        figures.linkEventsIdle = nodes.reduce(0) { $0 + $1.snapshot.linkEvents } - eventsBefore
+        figures.loadIdle = Machine.loadAverage() ?? .nan
+        let countersAfter = await counters(nodes)
+        figures.idleCounters = countersAfter.sum.merging(countersBefore.sum.mapValues { -$0 }) { $0 + $1 }
+        figures.partial = countersAfter.partial
+        figures.active = countersAfter.active
+        figures.pss = nodes.compactMap { ProcessStats.pss($0.pid) }
+        figures.descriptors = nodes.compactMap(\.descriptors)
+        figures.links = Graph(nodes.map(\.snapshot)).links
+        try await sendMessages(nodes, into: &figures, count: quick ? 5 : 10)
+        figures.loadEnd = Machine.loadAverage() ?? .nan
+        BenchPlan.log("  " + figures.summary)
+        BenchPlan.log("  " + figures.note)
+        return figures
+    }
+
+    /// When every node was ready and the links made one connected graph:
+    /// every node linked to every other in a full mesh, in the overlay at
+    /// least one link each and none over the active view's cap (10).
+    private static func waitUntilFormed(_ nodes: [GossipChild], fullMesh: Bool, timeout: Double) async -> ContinuousClock.Instant? {
+        let deadline = ContinuousClock.now + .seconds(timeout)
+        var lastLog = ContinuousClock.now
+        while ContinuousClock.now < deadline {
+            let now = ContinuousClock.now
+            let graph = Graph(nodes.map(\.snapshot))
+            if graph.ready == nodes.count, graph.components == 1 {
+                let links = graph.links
+                if fullMesh ? links.allSatisfy({ $0 == nodes.count - 1 }) : links.allSatisfy({ (1...10).contains($0) }) { return now }
+            }
+            if now - lastLog > .seconds(10) {
+                lastLog = now
+                BenchPlan.log("    \(graph.ready)/\(nodes.count) ready, \(graph.components) component(s), links \(graph.linkRange), load \(Machine.loadAverage() ?? .nan)")
+            }
+            try? await Task.sleep(for: .milliseconds(250))
+        }
+        return nil
+    }
+
+    /// Sends `count` public messages from nodes spread over the swarm, one
+    /// at a time, each waited for at every other node (up to 20 s), then
+    /// counts who showed each and how often.
+    private static func sendMessages(_ nodes: [GossipChild], into figures: inout Figures, count: Int) async throws {
+        var latencies: [Double] = []
+        var texts: [(String, Int)] = []
+        for k in 0..<count {
+            let sender = (k * nodes.count) / count + k % max(1, nodes.count / count)
+            let text = "swarm \(nodes.count) \(figures.fullMesh ? "mesh" : "overlay") message \(k)"
+            let sent = ContinuousClock.now
+            nodes[sender].send(["cmd": "send", "text": text])
+            texts.append((text, sender))
+            let deadline = sent + .seconds(20)
+            while ContinuousClock.now < deadline {
+                let missing = nodes.indices.contains { $0 != sender && nodes[$0].message(text) == nil }
+                if !missing { break }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            for index in nodes.indices where index != sender {
+                if let seen = nodes[index].message(text) { latencies.append(Measure.seconds(seen.first - sent)) }
+            }
+            try await Task.sleep(for: .milliseconds(300))
+        }
+        try await Task.sleep(for: .seconds(2))  // late duplicates
+        var exactlyOnce = 0
+        for (text, sender) in texts {
+            for index in nodes.indices where index != sender {
+                guard let seen = nodes[index].message(text) else { continue }
+                if seen.count == 1 { exactlyOnce += 1 } else { figures.duplicates += seen.count - 1 }
+            }
+        }
+        figures.messages = count
+        figures.reach = Double(exactlyOnce) / Double(count * (nodes.count - 1))
+        figures.latencyP50 = Measure.percentile(latencies, 0.5)
+        figures.latencyP99 = Measure.percentile(latencies, 0.99)
+        figures.latencyMax = latencies.max() ?? .nan
+    }
+
+    /// Every node's transport counters (its `stats` reply, waited for up
+    /// to 5 s), summed; nodes above the threshold; active views.
+    private static func counters(_ nodes: [GossipChild]) async -> (sum: [String: Int], partial: Int, active: [Int]) {
+        let before = nodes.map { $0.snapshot.statsReplies }
+        for node in nodes { node.send(["cmd": "stats"]) }
+        let deadline = ContinuousClock.now + .seconds(5)
+        while ContinuousClock.now < deadline, nodes.indices.contains(where: { nodes[$0].snapshot.statsReplies == before[$0] }) {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        var sum: [String: Int] = [:]
+        var partial = 0
+        var active: [Int] = []
+        for node in nodes {
+            let transport = node.snapshot.transport
+            sum.merge(transport) { $0 + $1 }
+            if transport["overlayPartial"] == 1 { partial += 1 }
+            active.append(transport["overlayActivePeers"] ?? 0)
+        }
+        return (sum, partial, active)
+    }
+
+    private static func cpu(_ nodes: [GossipChild]) -> Double {
+        nodes.reduce(0) { $0 + (ProcessStats.cpuSeconds($1.pid) ?? 0) }
+    }
+
+    /// SIGKILL to all, then reaped: a graceful leave from a thousand nodes
+    /// is a thousand leave datagrams heard by everyone, not a figure here.
+    private static func stopAll(_ nodes: [GossipChild]) {
+        for node in nodes { node.process.kill(SIGKILL) }
+        for node in nodes { node.stop(timeout: 1) }
+    }
+}
+
+/// The links the nodes report, as an undirected graph (a link counts when
+/// either end reports it).
+struct Graph {
+    let ready: Int
+    /// Links per ready node.
+    let links: [Int]
+    let components: Int
+
+    init(_ states: [GossipChild.State]) {
+        var index: [UInt64: Int] = [:]
+        for (i, state) in states.enumerated() { if let number = state.number { index[number] = i } }
+        ready = index.count
+        var adjacency = Array(repeating: Set<Int>(), count: states.count)
+        for (i, state) in states.enumerated() where state.number != nil {
+            for peer in state.linked {
+                guard let j = index[peer] else { continue }
+                adjacency[i].insert(j)
+                adjacency[j].insert(i)
+            }
+        }
+        links = states.indices.filter { states[$0].number != nil }.map { adjacency[$0].count }
+        var seen = Array(repeating: false, count: states.count)
+        var components = 0
+        for start in states.indices where states[start].number != nil && !seen[start] {
+            components += 1
+            var stack = [start]
+            seen[start] = true
+            while let next = stack.popLast() {
+                for peer in adjacency[next] where !seen[peer] {
+                    seen[peer] = true
+                    stack.append(peer)
+                }
+            }
+        }
+        self.components = components
+    }
+
+    var linkRange: String {
+        let sorted = links.sorted()
+        guard let first = sorted.first, let last = sorted.last else { return "-" }
+        return "\(first)/\(sorted[sorted.count / 2])/\(last)"
+    }
+}
