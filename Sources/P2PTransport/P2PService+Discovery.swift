@@ -129,7 +129,14 @@ extension P2PService {
                 beaconSchedule.heardUnlinked(number)
             }
             switch observation {
-            case .departed, .refreshed:
+            case .departed:
+                return
+            case .refreshed:
+                // Nothing new to dial or answer, but the overlay hears it: an
+                // unlinked peer stays known, and one its views gave up on (a
+                // failed dial, a cable out) is a candidate again. Without
+                // this, two halves of a healed LAN stayed two overlays.
+                if let heard = announcements[number]?.heardCount, heard >= 2 { overlayPeerHeard(number) }
                 return
             case .refused:
                 stats.refusedAnnouncements += 1
