@@ -82,7 +82,15 @@ extension Membership {
         }
         var accept = !isHeldOff(peer, now: now)
         if accept, !isFullMesh {
-            let room = active.count < target && inboundCount < config.inboundMax
+            // A high-priority request (its view is under its minimum) is
+            // taken while the hard cap allows, as HyParView always takes
+            // it: refused, the asker holds this node off for `cooldown`, and
+            // a node whose links all dropped at once was refused by every
+            // peer at its target and cut off for a minute (lan-test
+            // --overlay, slow-consumer under load). Past the cap, only by
+            // a budgeted eviction; `inboundMax` bounds what asking can take.
+            let limit = highPriority ? config.activeViewMax : target
+            let room = active.count < limit && inboundCount < config.inboundMax
             accept = room || (highPriority && evictions.take(at: now))
         }
         if accept, admit(peer, inbound: true, now: now, &out) {
