@@ -183,8 +183,13 @@ class FaultScenarios:
             rids = [(s, s.proc.send({"cmd": "send", "text": f"{tag} {i} from {s.name} " + "x" * 180}))
                     for i in range(burst // len(senders)) for s in senders]
             ids = {norm(s.proc.reply(rid)["id"]) for s, rid in rids}
-            wait_until(f"the {tag} burst everywhere", 60, lambda: all(
-                ids <= set(n.proc.messages) for n in receivers))
+            try:
+                wait_until(f"the {tag} burst everywhere", 60, lambda: all(
+                    ids <= set(n.proc.messages) for n in receivers))
+            except Failure:
+                short = {n.name: len(ids - set(n.proc.messages)) for n in receivers}
+                raise Failure(f"the {tag} burst ({len(ids)} msgs) not everywhere after 60 s; missing per node: "
+                              + ", ".join(f"{k} {v}" for k, v in short.items() if v))
             last = max(n.proc.messages[m][0][0] for n in receivers for m in ids)
             return ids, len(ids) / (last - t0)
 
