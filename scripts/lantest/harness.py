@@ -196,9 +196,12 @@ class Harness:
         it (no peerLeft since the mark, not in its peerJoined set) hears of
         it by beacons only, so it must stop listing it in its peers reply
         (the announcement expires); it is reported as (t, "unlisted")."""
+        seen = {}
+
         def check():
-            seen = {}
             for n in observers:
+                if n.name in seen:
+                    continue
                 with n.proc.cond:
                     for t, number, reason in n.proc.left[marks[n.name]:]:
                         if number == gone.number:
@@ -207,27 +210,14 @@ class Harness:
                     linked = gone.number in n.proc.present
                 if OVERLAY and n.name not in seen and not linked and not self.lists(n, gone):
                     seen[n.name] = (time.monotonic(), "unlisted")
-            return seen if len(seen) == len(observers) else None
+            return len(seen) == len(observers)
         try:
-            return wait_until(f"everyone to see {gone.name} leave", timeout, check, interval=0.1 if OVERLAY else 0.02)
+            wait_until(f"everyone to see {gone.name} leave", timeout, check, interval=0.1 if OVERLAY else 0.02)
+            return seen
         except Failure:
-            raise Failure(f"not every node saw {gone.name} leave within {timeout:g} s")
-
-    def linked_pairs(self):
-        """Overlay mode: pairs of the mesh's --json nodes linked now, spread
-        over the nodes. Scenarios about kill -9 or loss on DMs use them, so
-        they test that and not a DM to a peer outside the view, which
-        dm-privacy tests (a link made on demand or a sealed relay)."""
-        pairs = sorted(((a, b) for a, b in self.links(self.nodes) if a.kind == b.kind == "json"),
-                       key=lambda p: (self.nodes.index(p[0]), self.nodes.index(p[1])))
-        if not pairs:
-            raise Failure("no two --json nodes are linked")
-        spread, used = [], set()
-        for a, b in pairs:                       # first pairs with fresh nodes, then the rest
-            if a.name not in used and b.name not in used:
-                spread.append((a, b))
-                used |= {a.name, b.name}
-        return spread + [p for p in pairs if p not in spread]
+            late = [f"{n.name} ({'linked, no peerLeft' if gone.number in n.proc.present else 'still lists it'})"
+                    for n in observers if n.name not in seen]
+            raise Failure(f"not every node saw {gone.name} leave within {timeout:g} s: {', '.join(late)}")
 
     @staticmethod
     def listed(node):
