@@ -7,7 +7,7 @@
 # the scenarios and prints a table. Nothing is ever added to the machine's
 # own namespace, so no packet can leave the machine.
 #
-#   scripts/lan-test.sh [--hosts N] [--quick] [--only A,B] [--keep-logs DIR]
+#   scripts/lan-test.sh [--hosts N] [--quick] [--only A,B] [--overlay] [--keep-logs DIR]
 #   scripts/lan-test.sh --cleanup      remove namespaces left by earlier runs
 #   scripts/lan-test.sh --help
 #
@@ -42,6 +42,11 @@ OPTIONS:
                     impostor, sybil, file-cut, file-loss (not with --quick: a
                     minute or more), and backlog (opt-in: 2500 missed messages to catch up)
                     (discovery always runs: it builds the mesh the others use)
+  --overlay[=N]     force the overlay on (bounded links, gossip) at this small
+                    size: every node gets LANCHAT_OVERLAY_THRESHOLD=N (default
+                    2; a test-only switch), and "linked up" means every node
+                    in the overlay with a non-empty view and the links
+                    connected, not a full mesh; every other check is as strict
   --beacon-interval S
                     the nodes' beacon interval (default 1, so a silent peer
                     is dropped after 3 s); lanchat's own default is 2
@@ -105,7 +110,7 @@ cleanup_stale() {
     echo "lan-test.sh: removed $removed stale namespace(s)$([ $busy -gt 0 ] && echo ", left $busy of a live run" || true)"
 }
 
-HOSTS=""; QUICK=0; ONLY=""; KEEP=""; CLEANUP=0; BEACON=1
+HOSTS=""; QUICK=0; ONLY=""; KEEP=""; CLEANUP=0; BEACON=1; OVERLAY=0
 while [ $# -gt 0 ]; do
     case $1 in
         --hosts) HOSTS=${2:?--hosts needs N}; shift 2 ;;
@@ -113,6 +118,8 @@ while [ $# -gt 0 ]; do
         --quick) QUICK=1; shift ;;
         --only) ONLY=${2:?--only needs a list}; shift 2 ;;
         --only=*) ONLY=${1#*=}; shift ;;
+        --overlay) OVERLAY=2; shift ;;
+        --overlay=*) OVERLAY=${1#*=}; shift ;;
         --beacon-interval) BEACON=${2:?--beacon-interval needs S}; shift 2 ;;
         --beacon-interval=*) BEACON=${1#*=}; shift ;;
         --keep-logs) KEEP=${2:?--keep-logs needs DIR}; shift 2 ;;
@@ -124,6 +131,9 @@ while [ $# -gt 0 ]; do
 done
 if ! [[ $BEACON =~ ^[0-9]+(\.[0-9]+)?$ ]]; then
     echo "lan-test.sh: --beacon-interval wants seconds, such as 1 or 0.5" >&2; exit 64
+fi
+if ! [[ $OVERLAY =~ ^[0-9]+$ ]] || [ "$OVERLAY" = 1 ]; then
+    echo "lan-test.sh: --overlay=N wants a threshold of 2 or more" >&2; exit 64
 fi
 if [ -n "$HOSTS" ] && ! [[ $HOSTS =~ ^[0-9]+$ && $HOSTS -ge 3 && $HOSTS -le 250 ]]; then
     echo "lan-test.sh: --hosts wants a number from 3 to 250" >&2; exit 64
@@ -181,11 +191,12 @@ args=(--run-id "$RUN" --prefix "$PREFIX" --workdir "$WORK" --bin "$BIN")
 [ $QUICK = 1 ] && args+=(--quick)
 [ -n "$HOSTS" ] && args+=(--hosts "$HOSTS")
 [ -n "$ONLY" ] && args+=(--only "$ONLY")
-# Default discovery: a LANCHAT_BROADCAST from the caller would replace it.
+# Default discovery: a LANCHAT_BROADCAST from the caller would replace it
+# (and a LANCHAT_OVERLAY_THRESHOLD would force the overlay: --overlay sets it).
 # The driver runs in the background so a signal to this script is passed on
 # at once (bash defers traps while a foreground child runs); the driver
 # cleans up after itself, and on_exit removes whatever is left.
-env -u LANCHAT_BROADCAST PYTHONDONTWRITEBYTECODE=1 LAN_TEST_BEACON="$BEACON" PYTHONPATH=scripts python3 -u -m lantest "${args[@]}" &
+env -u LANCHAT_BROADCAST -u LANCHAT_OVERLAY_THRESHOLD PYTHONDONTWRITEBYTECODE=1 LAN_TEST_BEACON="$BEACON" LAN_TEST_OVERLAY_THRESHOLD="$OVERLAY" PYTHONPATH=scripts python3 -u -m lantest "${args[@]}" &
 DRIVER=$!
 trap 'kill -INT $DRIVER 2>/dev/null || true; wait $DRIVER || true; exit 130' INT
 trap 'kill -TERM $DRIVER 2>/dev/null || true; wait $DRIVER || true; exit 143' TERM HUP

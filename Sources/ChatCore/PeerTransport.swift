@@ -76,6 +76,8 @@ public protocol PeerTransport: Sendable {
     func updateIdentity(_ identity: NodeIdentity) async
     /// Peers with a link up now.
     func connectedPeers() async -> [PeerInfo]
+    /// Peers heard of (beacons) but not linked now: names unproven, no key.
+    func heardPeers() async -> [PeerInfo]
     /// The transport's own counters (rejections, limits hit), by name, for
     /// `/stats` and `--json`.
     func diagnostics() async -> [String: Int]
@@ -111,6 +113,7 @@ extension PeerTransport {
     }
 
     public func diagnostics() async -> [String: Int] { [:] }
+    public func heardPeers() async -> [PeerInfo] { [] }
     public func pauseReading(_ paused: Bool) async {}
     /// Without links on demand or relays: only linked peers are reached.
     public func reach(_ peers: Set<NodeNumber>) async -> Set<NodeNumber> { [] }

@@ -193,7 +193,14 @@ public struct Broadcast: Sendable {
             entry.deadline = now + config.graftRetry
             missing[id] = entry
         }
-        for peer in grafts.keys.sorted() { out.append(.send(.graft(grafts[peer]!), to: peer)) }
+        // At most `idsPerFrame` ids a frame, as IHAVEs: a longer GRAFT is
+        // malformed to its receiver (a flood left hundreds overdue at once).
+        for peer in grafts.keys.sorted() {
+            let ids = grafts[peer]!
+            for start in stride(from: 0, to: ids.count, by: config.idsPerFrame) {
+                out.append(.send(.graft(Array(ids[start..<min(ids.count, start + config.idsPerFrame)])), to: peer))
+            }
+        }
         return out
     }
 

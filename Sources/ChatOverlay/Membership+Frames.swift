@@ -85,11 +85,15 @@ extension Membership {
         }
         var accept = !isHeldOff(peer, now: now)
         if accept, !isFullMesh {
-            // Room up to the view's cap, not its target (HyParView takes a
-            // low-priority request while the view is not full): with every
-            // view at its target, the nodes still under it were refused by
-            // all and redialled others every tick; 100 real nodes made and
-            // cut 22 links a second for good.
+            // Room up to the view's cap, not its target, whatever the
+            // priority (HyParView takes a request while the view is not
+            // full): with every view at its target, the nodes still under it
+            // were refused by all and redialled others every tick (100 real
+            // nodes made and cut 22 links a second), and a node whose links
+            // all dropped at once was cut off for the `cooldown` a refusal
+            // costs (lan-test --overlay, slow-consumer). Past the cap, only
+            // a high-priority request, by a budgeted eviction; `inboundMax`
+            // bounds what asking can take.
             let room = active.count < config.activeViewMax && inboundCount < config.inboundMax
             accept = room || (highPriority && evictions.take(at: now))
         }

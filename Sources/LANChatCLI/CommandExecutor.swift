@@ -59,11 +59,15 @@ public struct PeerListing: Hashable, Sendable {
     public var displayName: String
     /// How far its key is trusted (nil: it has no key).
     public var trust: PeerTrust?
+    /// False for a peer only heard of (beacons): not linked, its name
+    /// unproven, so it is always shown with its `#tag`.
+    public var linked: Bool
 
-    public init(info: PeerInfo, displayName: String, trust: PeerTrust? = nil) {
+    public init(info: PeerInfo, displayName: String, trust: PeerTrust? = nil, linked: Bool = true) {
         self.info = info
         self.displayName = displayName
         self.trust = trust
+        self.linked = linked
     }
 }
 
@@ -152,6 +156,10 @@ public actor CommandExecutor {
             for peer in filter.apply(to: await node.peers()) {
                 listings.append(PeerListing(info: peer, displayName: node.displayName(for: peer.number, nickname: peer.nickname),
                                             trust: node.trust(of: peer.number)))
+            }
+            // Above the overlay's threshold most of the LAN is only heard of.
+            for peer in filter.apply(to: await node.heardPeers()) {
+                listings.append(PeerListing(info: peer, displayName: "\(peer.nickname)#\(peer.number.shortTag)", linked: false))
             }
             return .peers(listings)
         case .whois(let name):

@@ -84,7 +84,9 @@ public struct ConsoleRenderer: Sendable {
     }
 
     /// The peer list, with honest empty states: nobody linked, or nobody
-    /// the filter lets through.
+    /// the filter lets through. Linked peers first; then the peers only
+    /// heard of (beacons: most of a LAN above the overlay's threshold),
+    /// under a line that says so, their names as their beacons said them.
     public func peers(_ listings: [PeerListing], filter: ChatFilter = .all, linked: Int? = nil) -> [String] {
         guard !listings.isEmpty else {
             if let linked, linked > 0 {
@@ -92,10 +94,21 @@ public struct ConsoleRenderer: Sendable {
             }
             return [notice("no peers linked yet")]
         }
-        return listings.map { listing in
+        var lines = listings.filter(\.linked).map { listing in
             let stage = listing.info.stage.map { " [\(safe($0))]" } ?? ""
             let changed = listing.trust?.state == .changed ? "  ⚠ key changed: /verify \(safe(listing.displayName))" : ""
             return "  \(bold(safe(Self.marked(listing.displayName, listing.trust))))\(stage)  \(dim(safe(listing.info.address)))\(changed)"
+        }
+        let heard = listings.filter { !$0.linked }
+        guard !heard.isEmpty else { return lines }
+        if lines.isEmpty {
+            lines.append(notice(linked.map { $0 > 0 } == true ? "no linked peers match filter \(safe(filter.description))"
+                                                                 : "no peers linked yet"))
+        }
+        lines.append(notice("\(heard.count) more heard on the LAN, not linked (names as their beacons say):"))
+        return lines + heard.map { listing in
+            let stage = listing.info.stage.map { " [\(safe($0))]" } ?? ""
+            return "  \(safe(listing.displayName))\(stage)  \(dim(safe(listing.info.address)))"
         }
     }
 

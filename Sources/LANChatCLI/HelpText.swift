@@ -12,7 +12,8 @@ public enum HelpText {
                       where you stopped reading, at the "── unread ──" line
       /dm NAME TEXT   direct message; the first one asks NAME to accept
       /accept NAME    accept a DM request        /decline NAME  decline it
-      /peers          who is linked              /rooms         conversations
+      /peers          who is linked, then who else is heard on the LAN
+      /rooms          conversations
       /whois NAME     a peer's node number, address, key fingerprint and trust
       /verify NAME    the safety number to compare with NAME (same on both
                       screens); /verify NAME ok marks the key verified (✓)

@@ -29,11 +29,13 @@ public enum JSONEventEncoder {
     }
 
     /// A peer; with `trust`, its `trust` state, `firstSeen` and `verified`.
-    public static func peer(_ info: PeerInfo, name: String, trust: PeerTrust? = nil) -> [String: Any] {
+    /// `linked` (the `peers` reply only): false for a peer only heard of.
+    public static func peer(_ info: PeerInfo, name: String, trust: PeerTrust? = nil, linked: Bool? = nil) -> [String: Any] {
         var object: [String: Any] = [
             "number": info.number.rawValue, "nickname": info.nickname, "name": name,
             "address": info.address, "instanceId": info.instanceId,
         ]
+        if let linked { object["linked"] = linked }
         if let stage = info.stage { object["stage"] = stage }
         if let fingerprint = info.fingerprint { object["fingerprint"] = fingerprint }
         if let key = info.identityKey { object["identityKey"] = key }

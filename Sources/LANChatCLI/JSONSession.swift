@@ -118,7 +118,7 @@ public actor JSONSession: FrontEnd {
             case .done:
                 break
             case .peers(let listings):
-                reply["peers"] = listings.map { JSONEventEncoder.peer($0.info, name: $0.displayName, trust: $0.trust) }
+                reply["peers"] = listings.map { JSONEventEncoder.peer($0.info, name: $0.displayName, trust: $0.trust, linked: $0.linked) }
             case .whois(let whois):
                 var peer = whois.linked.map { JSONEventEncoder.peer($0, name: whois.displayName) }
                     ?? ["number": whois.number.rawValue, "name": whois.displayName]

@@ -132,12 +132,15 @@ extension P2PService {
             case .departed:
                 return
             case .refreshed:
-                // Heard again: the overlay's size estimate forgets a peer
-                // not heard for `knownPeerLifetime`; fed only by new
-                // announcements and links, it shrank under the exit
-                // threshold once links were bounded, and 100 nodes flapped
-                // between a full mesh and bounded views for good.
-                overlayPeerHeard(number)
+                // Heard again: nothing new to dial or answer, but the overlay
+                // hears it. Its size estimate forgets a peer not heard for
+                // `knownPeerLifetime` (fed only by new announcements and
+                // links, it shrank under the exit threshold once links were
+                // bounded, and 100 nodes flapped between a full mesh and
+                // bounded views), and a peer its views gave up on (a failed
+                // dial, a cable out) is a candidate again (two halves of a
+                // healed LAN stayed two overlays).
+                if let heard = announcements[number]?.heardCount, heard >= 2 { overlayPeerHeard(number) }
                 return
             case .refused:
                 stats.refusedAnnouncements += 1

@@ -49,6 +49,23 @@ import Testing
         #expect(overlay.broadcast.eager.contains(Self.number(2)))
     }
 
+    /// Hundreds of announced ids overdue at once (a flood) go in GRAFTs of
+    /// at most `idsPerFrame` ids: a longer one is malformed to its receiver
+    /// (`OverlayFrameCodec`), which counted it and dropped the link.
+    @Test func manyOverdueIDsAreGraftedInFramesTheCodecTakes() throws {
+        var overlay = Self.overlay()
+        let ids = (0..<200).map { MessageID("01934c04-c001-7c3d-8e4f-\(String(format: "%012x", $0))")! }
+        for start in stride(from: 0, to: ids.count, by: 64) {
+            _ = overlay.received(.ihave(Array(ids[start..<min(ids.count, start + 64)])), from: Self.number(2), now: .seconds(1)) { _ in true }
+        }
+        let grafts = overlay.tick(now: .seconds(2)).compactMap { if case .send(.graft(let ids), Self.number(2)) = $0 { ids } else { nil } }
+        #expect(grafts.count == 4)
+        #expect(grafts.allSatisfy { $0.count <= OverlayConfig().idsPerFrame })
+        #expect(Set(grafts.joined()) == Set(ids))
+        let header = OverlayFrameCodec.Header(messageId: Self.id, senderNumber: Self.number(1), senderNickname: "n", timestamp: 1)
+        for ids in grafts { #expect(try OverlayFrameCodec.decode(OverlayFrameCodec.encode(.graft(ids), header: header)).1 == .graft(ids)) }
+    }
+
     @Test func aGraftIsAnsweredFromTheCacheAndIHavesAreBatched() {
         var overlay = Self.overlay()
         _ = overlay.received(.prune, from: Self.number(4), now: .seconds(1)) { _ in true }

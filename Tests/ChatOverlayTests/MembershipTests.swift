@@ -199,4 +199,33 @@ import Testing
         }
         #expect(dialled.last == true && dialled.dropLast().allSatisfy { !$0 }, "\(dialled)")
     }
+
+    /// A peer whose view is under its minimum asks with high priority: it is
+    /// taken while the hard cap allows, whatever the eviction budget says.
+    /// Refused, an asker holds the refuser off for a minute: a node whose
+    /// links had all dropped at once was refused by every peer at its target
+    /// whose eviction budget earlier requests had spent, and cut off that long.
+    @Test func highPriorityNeighboursAreTakenUpToTheHardCapWhateverTheEvictionBudget() {
+        var membership = Membership(me: Self.me, seed: 5, now: .zero)
+        for peer in 2...100 { _ = membership.peerHeard(Self.number(peer), now: .zero) }
+        let target = membership.target
+        for peer in 2..<(2 + target) { _ = membership.linkUp(Self.number(peer), now: .zero) }  // our own choices
+        #expect(membership.active.count == target && target + 2 == OverlayConfig().activeViewMax)
+        func ask(_ asker: NodeNumber, high: Bool = true, at now: Duration) -> Bool {
+            _ = membership.linkUp(asker, now: now)
+            return membership.received(.neighbor(highPriority: high), from: asker, now: now)
+                .contains(.send(.neighborReply(accepted: true), to: asker))
+        }
+        // Up to the cap, then two more by eviction (the budget's burst): the budget is spent.
+        for (index, asker) in (200..<204).map(Self.number).enumerated() {
+            #expect(ask(asker, at: .seconds(1) + .milliseconds(index)), "asker \(index)")
+        }
+        #expect(!ask(Self.number(204), at: .milliseconds(1_010)), "past the cap with no eviction left")
+        // Two links drop: the view is back at its target, the budget still spent.
+        _ = membership.linkDown(Self.number(2), now: .milliseconds(1_020))
+        _ = membership.linkDown(Self.number(3), now: .milliseconds(1_020))
+        #expect(membership.active.count == target)
+        #expect(ask(Self.number(205), at: .milliseconds(1_030)), "a node with an empty view is taken under the cap")
+        #expect(membership.active.count <= OverlayConfig().activeViewMax)
+    }
 }

@@ -22,7 +22,7 @@ import signal
 import sys
 import time
 
-from lantest.common import ALL_SCENARIOS, BEACON, DEAD, EXTRA_SCENARIOS, LOG_FILES, QUICK_SCENARIOS, load_average, log, neighbour_table
+from lantest.common import ALL_SCENARIOS, BEACON, DEAD, OVERLAY, EXTRA_SCENARIOS, LOG_FILES, QUICK_SCENARIOS, load_average, log, neighbour_table
 from lantest.fault_scenarios import FaultScenarios
 from lantest.file_scenarios import FileScenarios
 from lantest.flood_scenario import FloodScenario
@@ -94,7 +94,8 @@ def main():
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         harness.shutdown()
-    report = ["", f"lanchat on a virtual LAN: {args.hosts} hosts, beacon {BEACON:g} s "
+    overlay = f", overlay forced on (LANCHAT_OVERLAY_THRESHOLD={OVERLAY})" if OVERLAY else ""
+    report = ["", f"lanchat on a virtual LAN: {args.hosts} hosts{overlay}, beacon {BEACON:g} s "
               f"(dead-peer timeout {DEAD:g} s), {time.monotonic() - started:.0f} s; "
               f"machine {load_before} before, {load_average()} after",
               table(harness.results)]

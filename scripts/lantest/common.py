@@ -16,6 +16,9 @@ SUBNET = "10.231.0"          # exists only inside the namespaces we create
 ROUTER = f"{SUBNET}.254"
 BEACON = float(os.environ.get("LAN_TEST_BEACON", "1"))   # --beacon-interval of every node
 DEAD = max(1.0, 3 * BEACON)  # the nodes' dead-peer timeout
+# --overlay: every node gets LANCHAT_OVERLAY_THRESHOLD (test only), so the
+# overlay's bounded views and gossip run at a handful of hosts; 0 = off.
+OVERLAY = int(os.environ.get("LAN_TEST_OVERLAY_THRESHOLD", "0") or 0)
 LOSS_ONE_IN = 5              # loss scenario: drop one packet in 5 (20%) each way in
 DIRECT_TYPES = ("dmRequest", "directMessage", "dmAccept", "dmDecline", "ack")
 ALL_SCENARIOS = ["discovery", "fanout", "dm-privacy", "leave-crash", "durability",

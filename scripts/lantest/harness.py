@@ -7,7 +7,7 @@ import signal
 import subprocess
 import time
 
-from .common import SUBNET, Failure, log, wait_until
+from .common import OVERLAY, SUBNET, Failure, log, wait_until
 from .lan import Lan
 from .node import Node
 
@@ -38,8 +38,13 @@ class Harness:
         return [n for n in self.nodes + self.bots if n.procs and n.proc.alive()]
 
     def mesh_gaps(self, among=None):
-        """Pairs not yet linked, as 'nodeA misses nodeB' strings."""
+        """What keeps the nodes from being linked up, as strings; none when
+        they are. Full mesh: the pairs not yet linked ('nodeA misses
+        nodeB'). Overlay mode (--overlay): bounded links are not a full
+        mesh by design, so see overlay_gaps."""
         among = among or self.live()
+        if OVERLAY:
+            return self.overlay_gaps(among)
         gaps = []
         for node in among:
             if node.kind != "json":
@@ -51,15 +56,85 @@ class Harness:
                     gaps.append(f"{node.name} misses {other.name}")
         return gaps
 
+    def overlay_gaps(self, among):
+        """Overlay mode: every --json node says it runs the overlay above
+        its threshold (stats: overlayPartial 1) with a non-empty active
+        view, and the graph of links among `among` is connected. A link
+        counts when each --json end has the other in its peerJoined/
+        peerLeft set (a bot's end cannot be asked; its links show at
+        the other end)."""
+        gaps = []
+        for node in among:
+            if node.kind != "json":
+                continue
+            try:
+                transport = node.proc.call({"cmd": "stats"}, timeout=5)["transport"]
+            except Failure as failure:
+                gaps.append(str(failure))
+                continue
+            if transport.get("overlayPartial") != 1:
+                gaps.append(f"{node.name} is not in overlay mode (overlayPartial {transport.get('overlayPartial')})")
+            elif not transport.get("overlayActivePeers"):
+                gaps.append(f"{node.name} has an empty active view")
+        components = self.link_components(among)
+        if len(components) > 1:
+            gaps.append(f"links form {len(components)} parts: "
+                        + " | ".join(",".join(sorted(n.name for n in part)) for part in components))
+        return gaps
+
+    def links(self, among):
+        """The links among `among` as (node, node) pairs, each once (see overlay_gaps)."""
+        by_number = {n.number: n for n in among}
+        present = {}
+        for node in among:
+            if node.kind == "json":
+                with node.proc.cond:
+                    present[node.name] = set(node.proc.present)
+        pairs = set()
+        for node in among:
+            for number in present.get(node.name, ()):
+                other = by_number.get(number)
+                if other is None or other is node:
+                    continue
+                if other.kind == "json" and node.number not in present[other.name]:
+                    continue
+                pairs.add(tuple(sorted((node, other), key=lambda n: n.name)))
+        return pairs
+
+    def link_components(self, among):
+        """The connected parts of the graph of links, largest first."""
+        neighbours = {n.name: set() for n in among}
+        for a, b in self.links(among):
+            neighbours[a.name].add(b.name)
+            neighbours[b.name].add(a.name)
+        by_name = {n.name: n for n in among}
+        seen, parts = set(), []
+        for node in among:
+            if node.name in seen:
+                continue
+            part, todo = set(), [node.name]
+            while todo:
+                name = todo.pop()
+                if name in part:
+                    continue
+                part.add(name)
+                todo.extend(neighbours[name] - part)
+            seen |= part
+            parts.append({by_name[name] for name in part})
+        return sorted(parts, key=len, reverse=True)
+
     def wait_mesh(self, timeout=None, among=None):
+        """Waits until the nodes are linked up: a full mesh, or in overlay
+        mode every node in the overlay with connected links."""
         timeout = timeout or (15 + 0.5 * len(self.nodes))
+        what = "a connected overlay" if OVERLAY else "full mesh"
         try:
-            wait_until("full mesh", timeout, lambda: not self.mesh_gaps(among), interval=0.05)
+            wait_until(what, timeout, lambda: not self.mesh_gaps(among), interval=0.2 if OVERLAY else 0.05)
         except Failure:
             gaps = self.mesh_gaps(among)
             self.log_counters()
             self.dump_network()
-            raise Failure(f"no full mesh after {timeout:g} s: {len(gaps)} missing, e.g. {', '.join(gaps[:4])}")
+            raise Failure(f"no {what} after {timeout:g} s: {len(gaps)} missing, e.g. {', '.join(gaps[:4])}")
 
     def log_counters(self):
         """Logs each live node's nonzero transport counters (for a failure)."""
@@ -116,20 +191,49 @@ class Harness:
         return None
 
     def wait_left(self, observers, gone, marks, timeout):
-        """Waits for a peerLeft about `gone` on every observer after its mark."""
+        """Waits for every observer to see `gone` go: a peerLeft about it
+        after the observer's mark. Overlay mode: an observer not linked to
+        it (no peerLeft since the mark, not in its peerJoined set) hears of
+        it by beacons only, so it must stop listing it in its peers reply
+        (the announcement expires); it is reported as (t, "unlisted")."""
+        seen = {}
+
         def check():
-            seen = {}
             for n in observers:
+                if n.name in seen:
+                    continue
                 with n.proc.cond:
                     for t, number, reason in n.proc.left[marks[n.name]:]:
                         if number == gone.number:
                             seen[n.name] = (t, reason)
                             break
-            return seen if len(seen) == len(observers) else None
+                    linked = gone.number in n.proc.present
+                if OVERLAY and n.name not in seen and not linked and not self.lists(n, gone):
+                    seen[n.name] = (time.monotonic(), "unlisted")
+            return len(seen) == len(observers)
         try:
-            return wait_until(f"everyone to see {gone.name} leave", timeout, check)
+            wait_until(f"everyone to see {gone.name} leave", timeout, check, interval=0.1 if OVERLAY else 0.02)
+            return seen
         except Failure:
-            raise Failure(f"not every node saw {gone.name} leave within {timeout:g} s")
+            late = [f"{n.name} ({'linked, no peerLeft' if gone.number in n.proc.present else 'still lists it'})"
+                    for n in observers if n.name not in seen]
+            raise Failure(f"not every node saw {gone.name} leave within {timeout:g} s: {', '.join(late)}")
+
+    @staticmethod
+    def listed(node):
+        """The node's peers reply, by number (linked and, above the overlay's
+        threshold, heard-of peers; each says `linked`)."""
+        return {p["number"]: p for p in node.proc.call({"cmd": "peers"})["peers"]}
+
+    def lists(self, node, other, instance=None):
+        """Whether node's peers reply names `other` (with that instance id, if given)."""
+        entry = self.listed(node).get(other.number)
+        return entry is not None and (instance is None or entry.get("instanceId") == instance)
+
+    @staticmethod
+    def linked_reasons(seen):
+        """The peerLeft reasons in wait_left's answer (not the "unlisted")."""
+        return {r for _, r in seen.values() if r != "unlisted"}
 
     def record(self, scenario, ok, figure, detail=""):
         self.results.append((scenario, ok, figure, detail))
@@ -150,10 +254,28 @@ class Harness:
                 self.record(name, False, "", f"harness error: {error!r}")
             finally:
                 self.retire()
+                if not self.results[-1][1]:
+                    self.revive()
             log(f"    ({time.monotonic() - started:.1f} s)")
             if name == "discovery" and not self.results[-1][1]:
                 log("no mesh: the other scenarios cannot run")
                 break
+
+    def revive(self):
+        """After a failed scenario: the mesh's --json nodes it left stopped
+        (SIGSTOP) go on, and those it left dead start again, so the next
+        scenario finds the LAN it expects."""
+        for node in self.nodes:
+            if not node.procs:
+                continue
+            if node.proc.alive():
+                os.kill(node.proc.pid, signal.SIGCONT)
+                continue
+            try:
+                self.restart(node)
+                log(f"    restarted {node.name}, which the failure left down")
+            except Failure as failure:
+                log(f"    could not restart {node.name}: {failure}")
 
     # ---- a scenario's own nodes -----------------------------------------
 

@@ -8,7 +8,7 @@ import subprocess
 import threading
 import time
 
-from .common import BEACON, Failure, norm, wait_until
+from .common import BEACON, OVERLAY, Failure, norm, wait_until
 
 
 class Proc:
@@ -146,9 +146,12 @@ class Node:
         return self.proc
 
     def launcher(self):
-        """What runs before the binary: `env` with this node's variables and,
+        """What runs before the binary: `env` with this node's variables,
+        the overlay threshold in overlay mode (every node, bots too) and,
         for a skewed clock, skewclock.so (common.skew_clock_library)."""
         env = dict(self.env)
+        if OVERLAY:
+            env["LANCHAT_OVERLAY_THRESHOLD"] = str(OVERLAY)
         if self.clock is not None:
             library, offset = self.clock
             env.update(LD_PRELOAD=library, LANTEST_CLOCK_OFFSET_S=str(offset))
