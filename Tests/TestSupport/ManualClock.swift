@@ -32,6 +32,10 @@ public final class ManualClock: ChatClock {
     /// How many tasks wait on this clock now.
     public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
+    /// The earliest deadline a task waits for, or nil if none waits: a
+    /// simulation jumps straight to it instead of ticking through time.
+    public var nextDeadline: Duration? { state.withLock { $0.sleepers.map(\.deadline).min() } }
+
     public func sleep(for duration: Duration) async throws {
         try await wait { uptime in uptime + duration }
     }
