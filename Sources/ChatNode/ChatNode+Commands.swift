@@ -25,7 +25,16 @@ extension ChatNode {
     /// waits in the outbox until they are back).
     @discardableResult
     public func sendDirect(_ text: String, to name: String, automatic: Bool = false) async throws(NodeError) -> Message {
-        try await sendDirect(text, to: try lookUpAnyone(name), automatic: automatic)
+        let peer: NodeNumber
+        if let known = try? lookUpAnyone(name) {
+            peer = known
+        } else {
+            // Above the overlay's threshold most of the LAN is heard, not
+            // linked: a DM to such a peer goes over a link made on demand,
+            // or sealed (PROTOCOL.md, "Overlay", direct reach).
+            peer = try lookUpAnyone(name, heard: await heardPeers())
+        }
+        return try await sendDirect(text, to: peer, automatic: automatic)
     }
 
     /// Queues a DM: the message and its "queued" state are committed in one
@@ -155,9 +164,12 @@ extension ChatNode {
 
     /// Finds a linked peer, or one known only from a conversation (to DM
     /// someone who is away, or decline someone who has gone).
-    func lookUpAnyone(_ name: String) throws(NodeError) -> NodeNumber {
+    /// `heard`: peers known only by their beacons, whose names a link or a
+    /// conversation under the same number overrides.
+    func lookUpAnyone(_ name: String, heard: [PeerInfo] = []) throws(NodeError) -> NodeNumber {
         if let peer = try? directory.resolve(name) { return peer.number }
         var known = PeerDirectory()
+        for peer in heard { known.upsert(peer) }
         for conversation in router.directChat.conversations.values where directory[conversation.peer] == nil {
             known.upsert(PeerInfo(number: conversation.peer, nickname: conversation.peerNickname, instanceId: "", address: ""))
         }

@@ -153,6 +153,14 @@ public final class InMemoryTransport: PeerTransport {
     private let state: Mutex<PeerInfo>
     /// Set by `crash()`: a dead process writes nothing more.
     private let dead = Mutex(false)
+    /// Peers "heard by beacon" and not linked (`hear`).
+    private let heard = Mutex<[PeerInfo]>([])
+
+    /// Reports `peer` as heard on the LAN but not linked (as the overlay's
+    /// `heardPeers` does above its threshold).
+    public func hear(_ peer: PeerInfo) { heard.withLock { $0.append(peer) } }
+
+    public func heardPeers() async -> [PeerInfo] { heard.withLock { $0 } }
 
     init(identity: NodeIdentity, identityKey: String?, network: InMemoryNetwork) {
         self.network = network

@@ -101,6 +101,16 @@ class Harness:
                 pairs.add(tuple(sorted((node, other), key=lambda n: n.name)))
         return pairs
 
+    def linked_pairs(self):
+        """Linked pairs of the suite's --json nodes, in node order (a
+        scenario that tests a fault, not reach, uses these in overlay mode)."""
+        nodes = [n for n in self.nodes if n.kind == "json"]
+        order = {n.name: i for i, n in enumerate(nodes)}
+        pairs = sorted(self.links(nodes), key=lambda p: (order[p[0].name], order[p[1].name]))
+        if not pairs:
+            raise Failure("no linked pair among the nodes")
+        return pairs
+
     def link_components(self, among):
         """The connected parts of the graph of links, largest first."""
         neighbours = {n.name: set() for n in among}
