@@ -91,6 +91,11 @@ public protocol PeerTransport: Sendable {
     /// frames to now without a link (sealed through other nodes), for
     /// `send(_:to:)`.
     func reach(_ peers: Set<NodeNumber>) async -> Set<NodeNumber>
+    /// Public messages the node stored from a catch-up (signed frames as
+    /// their authors sent them, signatures checked): a transport that
+    /// relays (the overlay) tells its neighbours of them, so a gap one
+    /// node closed by catching up is closed for the nodes beside it too.
+    func spread(_ caughtUp: [P2PPayload]) async
 }
 
 /// One frame of a batch (`PeerTransport.send(batch:)`).
@@ -117,4 +122,6 @@ extension PeerTransport {
     public func pauseReading(_ paused: Bool) async {}
     /// Without links on demand or relays: only linked peers are reached.
     public func reach(_ peers: Set<NodeNumber>) async -> Set<NodeNumber> { [] }
+    /// Every peer is linked to every author: nothing to spread.
+    public func spread(_ caughtUp: [P2PPayload]) async {}
 }

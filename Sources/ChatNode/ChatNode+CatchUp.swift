@@ -104,9 +104,11 @@ extension ChatNode {
         }
         var fresh = 0
         var seen = Set<MessageID>()
+        var signed: [P2PPayload] = []
         for var frame in reply.messages ?? [] {
             // Judged as the author sent it, before the clamp changes it.
             guard admitRelayed(frame, from: peer, stored: stored, counting: &plan.counted) else { continue }
+            let asSigned = frame
             Self.clampTimestamp(&frame, now: now, counters: &plan.counted)
             guard frame.type == .publicMessage, let message = try? Message(from: frame, localNumber: identity.number),
                   seen.insert(message.id).inserted else {
@@ -121,6 +123,7 @@ extension ChatNode {
             if events.contains(where: { if case .message = $0 { true } else { false } }) {
                 plan.changes.messages.append(message)
                 fresh += 1
+                signed.append(asSigned)
             }
             for event in events { plan.report(event) }
         }
@@ -128,6 +131,7 @@ extension ChatNode {
         page.fresh = fresh
         plan.catchUpPages.append(page)
         plan.effects.append(.caughtUp(page))
+        if !signed.isEmpty { plan.effects.append(.spread(signed)) }
     }
 
     /// Answers a history request from `peer`, within its rate budget.

@@ -133,6 +133,8 @@ extension ChatNode {
         case .caughtUp(let page):
             if page.fresh > 0 { emit(.caughtUp(from: page.peer, count: page.fresh)) }
             await adoptCatchUpPage(page)
+        case .spread(let frames):
+            await transport.spread(frames)
         case .linkLost(let peer):
             linkLostAt[peer] = lastHeard[peer] ?? clock.nowMillis()
         case .quotaReached(let peer, let nickname, let used):

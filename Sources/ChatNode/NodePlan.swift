@@ -100,6 +100,8 @@ enum NodeEffect {
     /// A catch-up page was merged: remember where it ended, report it,
     /// ask for the next.
     case caughtUp(CatchUpPage)
+    /// Public messages a catch-up page stored, as their authors signed them.
+    case spread([P2PPayload])
     case linkLost(NodeNumber)
     /// A peer's messages were refused for its storage quota (said once).
     case quotaReached(NodeNumber, nickname: String, used: StorageUsage)

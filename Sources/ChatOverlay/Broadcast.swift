@@ -91,6 +91,28 @@ public struct Broadcast: Sendable {
         return out
     }
 
+    /// Messages this node stored some other way (a catch-up), signatures
+    /// checked: every neighbour is told their ids (IHAVE) and grafts what
+    /// it lacks, so a gap closed here is closed beside it too. Ids only,
+    /// at most `ihaveBurst / 4` waiting per neighbour (a backlog is not
+    /// pushed whole, and stays within what a neighbour takes); what is
+    /// left out a neighbour's own catch-up covers.
+    public mutating func announce(_ messages: [P2PPayload], now: Duration) -> [OverlayAction] {
+        guard config.lazyPush else { return [] }
+        let room = Int(config.ihaveBurst / 4)
+        for message in messages {
+            let gossip = GossipMessage(hops: 1, message: message)
+            guard seen.insert(gossip.id) else { continue }
+            keep(gossip)
+            missing.removeValue(forKey: gossip.id)
+            for peer in neighbors where pendingIHave[peer, default: []].count < room {
+                pendingIHave[peer, default: []].append(gossip.id)
+            }
+        }
+        if !pendingIHave.isEmpty, flushAt == nil { flushAt = now + config.ihaveInterval }
+        return []
+    }
+
     /// A gossip frame from a neighbour. `verify` is asked only for an id
     /// not seen before: the author's signature (the simulator's flag).
     public mutating func receive(_ gossip: GossipMessage, from peer: NodeNumber, now: Duration, relay: Bool = true,

@@ -51,6 +51,12 @@ public struct Overlay: Sendable {
         settle(broadcast.publish(message, now: now), now: now)
     }
 
+    /// Public messages stored from a catch-up: announced to the neighbours.
+    public mutating func announce(_ messages: [P2PPayload], now: Duration) -> [OverlayAction] {
+        guard !membership.isFullMesh else { return [] }
+        return settle(broadcast.announce(messages, now: now), now: now)
+    }
+
     public mutating func tick(now: Duration) -> [OverlayAction] {
         var out = membership.tick(now: now)
         out += broadcast.tick(now: now)

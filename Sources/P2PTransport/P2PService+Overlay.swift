@@ -138,6 +138,13 @@ extension P2PService {
         }
     }
 
+    /// Public messages the node stored from a catch-up: announced to the
+    /// overlay's neighbours (`PeerTransport.spread`).
+    public func spread(_ caughtUp: [P2PPayload]) {
+        guard overlayIsPartial else { return }
+        runOverlay { $0.announce(caughtUp, now: $1) }
+    }
+
     /// This node's own public message while the overlay is partial: pushed by gossip.
     func publishByGossip(_ payload: P2PPayload) {
         stats.gossipPublished += 1

@@ -110,4 +110,20 @@ import Testing
         let flushed = overlay.tick(now: .seconds(3))
         #expect(!flushed.contains { if case .send(.ihave, _) = $0 { true } else { false } })
     }
+
+    /// What the node stored from a catch-up (a partition healed on one
+    /// link) is announced to every neighbour, which grafts it: the gap is
+    /// closed beside this node too, not only here.
+    @Test func messagesStoredFromACatchUpAreAnnouncedToEveryNeighbour() {
+        var overlay = Self.overlay()
+        _ = overlay.received(.prune, from: Self.number(4), now: .seconds(1)) { _ in true }  // one lazy, two eager
+        #expect(overlay.announce([Self.gossip.message], now: .seconds(1)).isEmpty, "ids only, nothing pushed")
+        let flushed = overlay.tick(now: .seconds(2))
+        for peer in 2...4 { #expect(flushed.contains(.send(.ihave([Self.id]), to: Self.number(peer))), "to \(peer)") }
+        #expect(overlay.announce([Self.gossip.message], now: .seconds(3)).isEmpty)
+        #expect(!overlay.tick(now: .seconds(4)).contains { if case .send(.ihave, _) = $0 { true } else { false } },
+                "an id is announced once")
+        let answer = overlay.received(.graft([Self.id]), from: Self.number(3), now: .seconds(4)) { _ in true }
+        #expect(answer == [.send(.gossip(Self.gossip), to: Self.number(3))])
+    }
 }

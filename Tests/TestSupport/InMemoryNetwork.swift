@@ -162,6 +162,11 @@ public final class InMemoryTransport: PeerTransport {
 
     public func heardPeers() async -> [PeerInfo] { heard.withLock { $0 } }
 
+    private let spreadFrames = Mutex<[P2PPayload]>([])
+    /// What the node asked to spread after its catch-ups (`PeerTransport.spread`).
+    public var spread: [P2PPayload] { spreadFrames.withLock { $0 } }
+    public func spread(_ caughtUp: [P2PPayload]) async { spreadFrames.withLock { $0 += caughtUp } }
+
     init(identity: NodeIdentity, identityKey: String?, network: InMemoryNetwork) {
         self.network = network
         state = Mutex(PeerInfo(
