@@ -35,6 +35,16 @@ import TestSupport
         await service.overlayForTesting()?.isFullMesh
     }
 
+    /// Every peer heard twice, 2 s apart: past the threshold (checked).
+    private static func heardTwice(clock: ManualClock) async -> P2PService {
+        let service = service(clock: clock)
+        await hearAll(service)
+        clock.advance(by: .seconds(2))
+        await hearAll(service)
+        #expect(await isFullMesh(service) == false)
+        return service
+    }
+
     @Test func beaconsHeardAgainTakeTheNodeAboveTheThreshold() async {
         let clock = ManualClock()
         let service = Self.service(clock: clock)
@@ -47,11 +57,7 @@ import TestSupport
 
     @Test func peersStillBeaconingAreNotForgotten() async {
         let clock = ManualClock()
-        let service = Self.service(clock: clock)
-        await Self.hearAll(service)
-        clock.advance(by: .seconds(2))
-        await Self.hearAll(service)
-        #expect(await Self.isFullMesh(service) == false)
+        let service = await Self.heardTwice(clock: clock)
         // Three lifetimes of beacons every 20 s with no link at all: the
         // overlay's ticks (expiry every 5 s) keep it in bounded views.
         for _ in 0..<9 {
@@ -64,11 +70,7 @@ import TestSupport
 
     @Test func peersThatFallSilentAreForgottenAndTheMeshReturns() async {
         let clock = ManualClock()
-        let service = Self.service(clock: clock)
-        await Self.hearAll(service)
-        clock.advance(by: .seconds(2))
-        await Self.hearAll(service)
-        #expect(await Self.isFullMesh(service) == false)
+        let service = await Self.heardTwice(clock: clock)
         // Nobody heard for over a lifetime: the estimate empties and the node is back in a full mesh.
         clock.advance(by: .seconds(70))
         await service.tickOverlay()
