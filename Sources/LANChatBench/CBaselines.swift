@@ -46,6 +46,14 @@ final class CBaselines: Sendable {
         return try number(ChildProcess.run(sqlite, [path, "\(count)", "\(batch)"]))
     }
 
+    /// p50 and p99 in microseconds of a one-row transaction (BEGIN, the
+    /// insert, COMMIT at synchronous=FULL) into a fresh file at `path`.
+    func sqliteCommitLatency(path: String, count: Int) throws -> (p50: Double, p99: Double) {
+        defer { Self.removeDatabase(path) }
+        Self.removeDatabase(path)
+        return try pair(ChildProcess.run(sqlite, [path, "\(count)", "1", "latency"]))
+    }
+
     /// `source` copied to `destination` over an encrypted loopback link
     /// by the minimal C pipeline (`file_baseline.c`), with `threads` 2
     /// (hashing on the receiving thread) or 3 (hashing on its own), at

@@ -4,7 +4,9 @@
  * ChatStore (WAL, synchronous=FULL), rows bound with sqlite3_bind_* in
  * transactions of BATCH rows; nothing else (no rooms table, no Swift).
  *
- *   sqlite_baseline PATH COUNT BATCH   prints "rows_per_second"
+ *   sqlite_baseline PATH COUNT BATCH          prints "rows_per_second"
+ *   sqlite_baseline PATH COUNT 1 latency      prints "p50_us p99_us" of each
+ *                                             one-row transaction (a DM's commit)
  */
 #include <sqlite3.h>
 #include <stdint.h>
@@ -26,10 +28,17 @@ static void check(int rc, sqlite3 *db, const char *what) {
     }
 }
 
+static int by_value(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
 int main(int argc, char **argv) {
-    if (argc != 4) { fprintf(stderr, "usage: sqlite_baseline PATH COUNT BATCH\n"); return 64; }
+    if (argc != 4 && argc != 5) { fprintf(stderr, "usage: sqlite_baseline PATH COUNT BATCH [latency]\n"); return 64; }
     long count = atol(argv[2]), batch = atol(argv[3]);
-    if (count < 1 || batch < 1) return 64;
+    int latency = argc == 5 && strcmp(argv[4], "latency") == 0;
+    if (count < 1 || batch < 1 || (argc == 5 && !latency) || (latency && batch != 1)) return 64;
+    double *commits = latency ? calloc((size_t)count, sizeof(double)) : NULL;
     sqlite3 *db;
     /* As the store: no memory statistics (their global mutex), before the open. */
     sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
@@ -49,7 +58,9 @@ int main(int argc, char **argv) {
     const char *content = "a benchmark line of ordinary chat length, about sixty bytes";
     uint64_t base = 1732147200000ULL;
     double t0 = now_s();
+    double began = t0;
     for (long i = 0; i < count; i++) {
+        if (latency) began = now_s();
         if (i % batch == 0) { check(sqlite3_step(begin), db, "begin"); sqlite3_reset(begin); }
         uint64_t ms = base + (uint64_t)i / 10;
         unsigned char id[16];
@@ -68,9 +79,16 @@ int main(int argc, char **argv) {
         check(sqlite3_step(insert), db, "insert");
         sqlite3_reset(insert);
         if (i % batch == batch - 1 || i == count - 1) { check(sqlite3_step(commit), db, "commit"); sqlite3_reset(commit); }
+        if (latency) commits[i] = (now_s() - began) * 1e6;
     }
     double elapsed = now_s() - t0;
-    printf("%.0f\n", count / elapsed);
+    if (latency) {
+        qsort(commits, (size_t)count, sizeof(double), by_value);
+        printf("%.1f %.1f\n", commits[(count - 1) / 2], commits[(long)((count - 1) * 0.99)]);
+        free(commits);
+    } else {
+        printf("%.0f\n", count / elapsed);
+    }
     sqlite3_finalize(insert); sqlite3_finalize(begin); sqlite3_finalize(commit);
     sqlite3_close(db);
     return 0;
