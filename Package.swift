@@ -40,13 +40,13 @@ let package = Package(
         // The full-screen client's screen model: state -> grid of cells. No I/O.
         .target(name: "ChatScreen", dependencies: ["ChatCore"]),
         // Argument parsing, console, JSON-lines control, bots.
-        .target(name: "LANChatCLI", dependencies: ["ChatCore", "ChatStore", "P2PTransport", "ChatNode", "ChatScreen", "ChatCrypto"]),
-        .executableTarget(name: "lanchat", dependencies: ["LANChatCLI"]),
+        .target(name: "ChatApp", dependencies: ["ChatCore", "ChatStore", "P2PTransport", "ChatNode", "ChatScreen", "ChatCrypto"]),
+        .executableTarget(name: "lanchat", dependencies: ["ChatApp"]),
         // What drives a node from outside, for the tests and the bench alike:
         // a raw v2 peer and the child-process harness. Not in `lanchat`.
         .target(name: "LANChatHarness", dependencies: ["ChatCore", "ChatCrypto"]),
         // `swift run -c release lanchat-bench`: figures beside same-run baselines.
-        .executableTarget(name: "LANChatBench", dependencies: ["ChatCore", "CSQLite", "ChatNode", "ChatStore", "P2PTransport", "LANChatCLI", "ChatScreen", "ChatCrypto", "CCrypto", "ChatOverlay", "LANChatHarness"]),
+        .executableTarget(name: "LANChatBench", dependencies: ["ChatCore", "CSQLite", "ChatNode", "ChatStore", "P2PTransport", "ChatApp", "ChatScreen", "ChatCrypto", "CCrypto", "ChatOverlay", "LANChatHarness"]),
 
         // Shared test helpers: manual clock, recording logger, in-memory network, waits with deadlines, `lanchat` under test (NodeProcess).
         .target(name: "TestSupport", dependencies: ["ChatCore", "ChatStore", "LANChatHarness"], path: "Tests/TestSupport"),
@@ -58,7 +58,7 @@ let package = Package(
         .testTarget(name: "ChatOverlayTests", dependencies: ["ChatCore", "ChatOverlay"]),
         .testTarget(name: "ChatScreenTests", dependencies: ["ChatCore", "ChatScreen", "TestSupport"]),
         // Runs the built `lanchat` binary end to end.
-        .testTarget(name: "LANChatCLITests", dependencies: ["ChatCore", "ChatNode", "LANChatCLI", "ChatStore", "ChatCrypto", "P2PTransport", "ChatScreen", "LANChatHarness", "TestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "ChatAppTests", dependencies: ["ChatCore", "ChatNode", "ChatApp", "ChatStore", "ChatCrypto", "P2PTransport", "ChatScreen", "LANChatHarness", "TestSupport"], exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -13,7 +13,7 @@ public struct TabCompletion: Hashable, Sendable {
     var result: InputLine
 
     /// The commands `/help` lists (the console's parser knows them, the
-    /// session `/log`; a LANChatCLI test keeps the lists the same).
+    /// session `/log`; a ChatApp test keeps the lists the same).
     public static let commands = [
         "/accept", "/accept-file", "/cancel-file", "/decline", "/decline-file", "/discard", "/dm", "/files", "/filter", "/help",
         "/history", "/jump", "/log", "/more", "/nick", "/open", "/peers", "/quit", "/read", "/rooms", "/search", "/send",

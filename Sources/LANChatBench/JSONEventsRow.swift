@@ -1,6 +1,6 @@
 import ChatCore
 import Foundation
-import LANChatCLI
+import ChatApp
 
 /// What a `--json` client pays to write a message event, on one core:
 /// `JSONEventEncoder.line` (the session's encoder) beside

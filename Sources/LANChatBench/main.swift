@@ -1,5 +1,5 @@
 import Foundation
-import LANChatCLI
+import ChatApp
 
 // `lanchat-bench [--quick] [--json FILE] [--only ROW[,ROW]]`: every figure
 // beside a baseline measured in the same run. Two internal subcommands

@@ -1,5 +1,5 @@
 import Foundation
-import LANChatCLI
+import ChatApp
 
 let status = await LANChatApp.run(
     arguments: Array(CommandLine.arguments.dropFirst()),

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import LANChatCLI
+@testable import ChatApp
 
 /// `--json` lines are the bytes `JSONSerialization` writes for the same
 /// object (keys sorted, slashes unescaped), so scripts see no change.

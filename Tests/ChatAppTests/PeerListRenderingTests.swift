@@ -1,7 +1,7 @@
 import ChatCore
 import ChatNode
 import Foundation
-import LANChatCLI
+import ChatApp
 import Testing
 
 /// `/peers` and the JSON `peers` reply list the peers only heard of

@@ -2,7 +2,7 @@ import ChatCore
 import ChatNode
 import ChatStore
 import Foundation
-@testable import LANChatCLI
+@testable import ChatApp
 import Synchronization
 import Testing
 import TestSupport

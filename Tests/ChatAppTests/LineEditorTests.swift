@@ -1,4 +1,4 @@
-@testable import LANChatCLI
+@testable import ChatApp
 import Testing
 
 /// The console's own line editing, byte by byte as a terminal sends keys.

@@ -1,6 +1,6 @@
 import ChatNode
 import Foundation
-import LANChatCLI
+import ChatApp
 import Testing
 
 /// `/stats` shows what signature checking refused.

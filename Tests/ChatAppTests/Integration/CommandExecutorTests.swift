@@ -2,7 +2,7 @@ import ChatCore
 import ChatNode
 import ChatStore
 import Foundation
-import LANChatCLI
+import ChatApp
 import Testing
 import TestSupport
 

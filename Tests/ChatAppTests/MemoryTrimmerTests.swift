@@ -2,7 +2,7 @@ import ChatCore
 import Synchronization
 import Testing
 import TestSupport
-@testable import LANChatCLI
+@testable import ChatApp
 
 /// The trimmer's tick comes from the injected clock: moving a manual clock
 /// drives it, and nothing happens while that clock stands still. On the

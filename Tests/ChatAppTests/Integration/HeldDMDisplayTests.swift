@@ -1,7 +1,7 @@
 import ChatCore
 import ChatNode
 import Foundation
-@testable import LANChatCLI
+@testable import ChatApp
 import Testing
 import TestSupport
 

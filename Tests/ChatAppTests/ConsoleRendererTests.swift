@@ -1,6 +1,6 @@
 import ChatCore
 import Foundation
-import LANChatCLI
+import ChatApp
 import Testing
 
 @Suite struct ConsoleRendererTests {

@@ -1,7 +1,7 @@
 import ChatCore
 import ChatNode
 import Foundation
-import LANChatCLI
+import ChatApp
 import Testing
 
 /// Key continuity in the console and in `--json`: the key-change notice,

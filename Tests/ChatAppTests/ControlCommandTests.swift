@@ -1,4 +1,4 @@
-import LANChatCLI
+import ChatApp
 import Testing
 
 @Suite struct ControlCommandTests {

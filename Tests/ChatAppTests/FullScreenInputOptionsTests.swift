@@ -1,5 +1,5 @@
 import ChatScreen
-import LANChatCLI
+import ChatApp
 import Testing
 
 /// The command line and help side of the full-screen client's input:

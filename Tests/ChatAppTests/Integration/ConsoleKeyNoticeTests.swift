@@ -3,7 +3,7 @@ import ChatCrypto
 import ChatNode
 import ChatStore
 import Foundation
-@testable import LANChatCLI
+@testable import ChatApp
 import Testing
 import TestSupport
 

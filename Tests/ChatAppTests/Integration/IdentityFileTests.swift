@@ -3,7 +3,7 @@ import ChatCrypto
 import Foundation
 import Testing
 import TestSupport
-@testable import LANChatCLI
+@testable import ChatApp
 
 /// `identity.key` in the data directory: created once with mode 0600,
 /// refused when others can read it, and a v1 directory's number retired once.

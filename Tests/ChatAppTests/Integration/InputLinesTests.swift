@@ -3,7 +3,7 @@ import Foundation
 import Synchronization
 import Testing
 import TestSupport
-@testable import LANChatCLI
+@testable import ChatApp
 
 /// Standard input's lines: each bounded in length, and read no further
 /// ahead of the front end than a few lines, however fast a script writes.

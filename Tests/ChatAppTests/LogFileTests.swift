@@ -1,6 +1,6 @@
 import ChatCore
 import Foundation
-@testable import LANChatCLI
+@testable import ChatApp
 import Synchronization
 import Testing
 import TestSupport

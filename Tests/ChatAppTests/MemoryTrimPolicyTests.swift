@@ -1,5 +1,5 @@
 import Testing
-@testable import LANChatCLI
+@testable import ChatApp
 
 /// Free memory goes back to the system once after each burst of traffic,
 /// when it has ended: not during it, not while little happens.
