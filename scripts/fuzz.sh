@@ -15,8 +15,8 @@
 # handshake-reading (NoiseHandshake.readMessage/readIdentityMessage),
 # record-decoding (RecordFrameDecoder, RecordCipher.open).
 #
-# SwiftPM does not build fuzz targets, so this compiles ChatCore (Foundation
-# only) into a static library with coverage and AddressSanitizer, then each
+# SwiftPM does not build fuzz targets, so this compiles ChatCore and ChatWire
+# (Foundation only) into static libraries with coverage and AddressSanitizer, then each
 # target against it; the crypto targets also link ChatCrypto, built the
 # same way against the system libcrypto (Sources/CCrypto). Output goes to .build-fuzz/: the binaries, a working
 # corpus per target (seeded from scripts/fuzz/corpus/TARGET, which stays as
@@ -94,9 +94,17 @@ build_core() {
     local sources=(Sources/ChatCore/*.swift "$BUILD/core/LookAlikeData.swift")
     if stale "$BUILD/core/libChatCore.a" "${sources[@]}" "$0"; then
         echo "fuzz.sh: building ChatCore with coverage and ASan" >&2
-        # -enable-testing: the differential target reaches the two internal parsers.
+        # -enable-testing: as ChatWire below.
         "${SWIFTC[@]}" -enable-testing -module-name ChatCore -emit-module -emit-module-path "$BUILD/core/ChatCore.swiftmodule" \
             -emit-library -static -o "$BUILD/core/libChatCore.a" "${sources[@]}"
+    fi
+    local wire=(Sources/ChatWire/*.swift)
+    if stale "$BUILD/core/libChatWire.a" "${wire[@]}" "$BUILD/core/libChatCore.a" "$0"; then
+        echo "fuzz.sh: building ChatWire with coverage and ASan" >&2
+        # -enable-testing: the differential target reaches the codec's two internal parsers.
+        "${SWIFTC[@]}" -enable-testing -module-name ChatWire -I "$BUILD/core" \
+            -emit-module -emit-module-path "$BUILD/core/ChatWire.swiftmodule" \
+            -emit-library -static -o "$BUILD/core/libChatWire.a" "${wire[@]}"
     fi
 }
 
@@ -121,10 +129,10 @@ build_target() {
         crypto=(-I Sources/CCrypto -lChatCrypto -lcrypto)
     fi
     # shellcheck disable=SC2086
-    if stale "$BUILD/$target" $sources scripts/fuzz/FuzzInput.swift "$BUILD/core/libChatCore.a" "$BUILD/core/libChatCrypto.a"; then
+    if stale "$BUILD/$target" $sources scripts/fuzz/FuzzInput.swift "$BUILD/core/libChatCore.a" "$BUILD/core/libChatWire.a" "$BUILD/core/libChatCrypto.a"; then
         echo "fuzz.sh: building $target" >&2
         # shellcheck disable=SC2086
-        "${SWIFTC[@]}" -module-name "Fuzz_${target//-/_}" -I "$BUILD/core" -L "$BUILD/core" "${crypto[@]}" -lChatCore \
+        "${SWIFTC[@]}" -module-name "Fuzz_${target//-/_}" -I "$BUILD/core" -L "$BUILD/core" "${crypto[@]}" -lChatWire -lChatCore \
             scripts/fuzz/FuzzInput.swift $sources -o "$BUILD/$target"
     fi
 }

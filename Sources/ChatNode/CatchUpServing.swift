@@ -1,4 +1,5 @@
 import ChatCore
+import ChatWire
 
 /// The answering side of catch-up as a value: how often each peer may
 /// have a history request answered, the one request per peer that waits

@@ -1,4 +1,5 @@
 import ChatCore
+import ChatWire
 import Foundation
 
 /// The overlay frames on the wire: one JSON object each, with the common

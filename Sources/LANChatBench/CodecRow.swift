@@ -1,4 +1,5 @@
 import ChatCore
+import ChatWire
 import Foundation
 
 /// The wire codec alone: how many public-message frames a second one core

@@ -1,5 +1,6 @@
 import CCrypto
 import ChatCore
+import ChatWire
 import ChatCrypto
 import Foundation
 

@@ -1,4 +1,5 @@
 import ChatCore
+import ChatWire
 import ChatCrypto
 
 /// The dialler's side of the v2 handshake, one step at a time, so a test

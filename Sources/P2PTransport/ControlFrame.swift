@@ -1,4 +1,5 @@
 import ChatCore
+import ChatWire
 import Foundation
 
 /// The link's own frames (hello, ping, pong, leave) written straight to

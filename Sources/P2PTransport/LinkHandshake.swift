@@ -1,4 +1,5 @@
 import ChatCore
+import ChatWire
 import ChatCrypto
 
 /// The protocol v2 handshake of one link, as a pure value: Noise XX (or

@@ -1,4 +1,5 @@
 import ChatCore
+import ChatWire
 
 extension P2PService {
     /// Queues every frame of a node step on its links, in order, then

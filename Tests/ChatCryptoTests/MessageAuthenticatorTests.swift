@@ -1,4 +1,5 @@
 import ChatCore
+import ChatWire
 @testable import ChatCrypto
 import Foundation
 import Testing

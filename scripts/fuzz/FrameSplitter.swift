@@ -1,4 +1,5 @@
 import ChatCore
+import ChatWire
 
 /// Fuzz target: `LineFrameDecoder`, the byte-stream splitter in front of
 /// every peer link.

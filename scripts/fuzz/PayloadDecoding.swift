@@ -1,4 +1,5 @@
 import ChatCore
+import ChatWire
 import Foundation
 
 /// Fuzz target: everything a received line goes through before the chat

@@ -1,4 +1,5 @@
 @testable import ChatCore
+@testable import ChatWire
 import Foundation
 
 /// Fuzz target: the codec's two parsers on every input.

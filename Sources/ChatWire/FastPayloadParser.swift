@@ -1,3 +1,4 @@
+import ChatCore
 import Foundation
 
 /// The decoder's fast path: a single pass over one frame's bytes for the

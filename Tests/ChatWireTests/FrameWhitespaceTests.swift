@@ -1,4 +1,5 @@
 import ChatCore
+import ChatWire
 import Testing
 
 /// PROTOCOL.md 4.1: a frame is one JSON text. Senders put nothing around

@@ -1,3 +1,4 @@
+import ChatCore
 import Foundation
 
 /// The JSON body of one `P2PPayload`: in protocol v2 each frame is the

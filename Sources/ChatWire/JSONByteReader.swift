@@ -1,3 +1,5 @@
+import ChatCore
+
 /// The JSON tokens both of the codec's byte scanners read
 /// (`FastPayloadParser`, `DuplicateKeyScanner`): one implementation of
 /// strings, escapes, literals and white space over one line's bytes.

@@ -1,3 +1,5 @@
+import ChatCore
+
 /// Splits a byte stream into newline-terminated lines, with a hard maximum
 /// line length enforced as bytes arrive, so a peer that never sends "\n"
 /// cannot make us buffer more than `maxLineLength` bytes.

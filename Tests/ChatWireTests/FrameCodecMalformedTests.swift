@@ -1,4 +1,5 @@
 import ChatCore
+import ChatWire
 import Foundation
 import Testing
 

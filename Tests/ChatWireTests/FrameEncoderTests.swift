@@ -1,4 +1,5 @@
 @testable import ChatCore
+@testable import ChatWire
 import Foundation
 import Testing
 import TestSupport

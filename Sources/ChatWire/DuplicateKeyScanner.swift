@@ -1,3 +1,5 @@
+import ChatCore
+
 /// Finds the first key that an object repeats, anywhere in a JSON document.
 ///
 /// `JSONDecoder` keeps one value of a repeated key without a word, while

@@ -1,3 +1,4 @@
+import ChatCore
 import Foundation
 
 /// Writes a `P2PPayload` as its JSON line by hand: the object `JSONEncoder`

@@ -1,3 +1,5 @@
+import ChatCore
+
 /// Why bytes from a peer could not be decoded into a frame. Every malformed
 /// input maps to one of these; none crashes and none is a silent nil.
 public enum FrameError: Error, Hashable, Sendable, CustomStringConvertible {
