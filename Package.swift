@@ -53,7 +53,7 @@ let package = Package(
         // Shared test helpers: manual clock, recording logger, in-memory network, waits with deadlines, `lanchat` under test (NodeProcess).
         .target(name: "TestSupport", dependencies: ["ChatCore", "ChatStore", "LANChatHarness"], path: "Tests/TestSupport"),
         .testTarget(name: "ChatCoreTests", dependencies: ["ChatCore", "TestSupport"]),
-        .testTarget(name: "ChatWireTests", dependencies: ["ChatCore", "ChatWire", "TestSupport"]),
+        .testTarget(name: "ChatWireTests", dependencies: ["ChatCore", "ChatWire", "ChatCrypto", "TestSupport"]),
         .testTarget(name: "ChatStoreTests", dependencies: ["ChatCore", "ChatStore", "TestSupport"]),
         .testTarget(name: "ChatCryptoTests", dependencies: ["ChatCore", "ChatWire", "ChatCrypto", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "P2PTransportTests", dependencies: ["ChatCore", "ChatWire", "P2PTransport", "ChatCrypto", "LANChatHarness", "TestSupport", "ChatOverlay"]),

@@ -7,8 +7,8 @@
 #   scripts/fuzz.sh --build                                build every target, run nothing
 #   scripts/fuzz.sh --list                                 target names
 #
-# Targets: frame-splitter (LineFrameDecoder), payload-decoding
-# (P2PFrameCodec.decodeLine, Message, MessageText, NodeName, TerminalText),
+# Targets: payload-decoding
+# (P2PFrameCodec.decode, Message, MessageText, NodeName, TerminalText),
 # beacon-parsing (DiscoveryBeacon.decode), payload-differential (the codec's
 # fast path against its JSONDecoder path on every input: both give the same
 # frame or the same FrameError whenever the fast path answers),
@@ -33,7 +33,7 @@ export SWIFT_BACKTRACE=enable=no
 # No allocation stack traces: several times faster, and a crash report
 # still shows where it happened.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-malloc_context_size=0:detect_leaks=0}
-TARGETS=(frame-splitter payload-decoding beacon-parsing payload-differential handshake-reading record-decoding)
+TARGETS=(payload-decoding beacon-parsing payload-differential handshake-reading record-decoding)
 # Targets that need ChatCrypto (and libcrypto) linked in.
 CRYPTO_TARGETS=" handshake-reading record-decoding "
 
@@ -42,7 +42,6 @@ usage() { sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 # Source file, extra sources and libFuzzer options per target.
 target_source() {
     case "$1" in
-        frame-splitter) echo scripts/fuzz/FrameSplitter.swift ;;
         payload-decoding) echo scripts/fuzz/PayloadDecoding.swift ;;
         beacon-parsing) echo "scripts/fuzz/BeaconParsing.swift Sources/P2PTransport/DiscoveryBeacon.swift" ;;
         payload-differential) echo scripts/fuzz/PayloadDifferential.swift ;;
@@ -53,7 +52,6 @@ target_source() {
 }
 target_options() {
     case "$1" in
-        frame-splitter) echo "-max_len=1024" ;;
         payload-decoding) echo "-max_len=8192 -dict=scripts/fuzz/payload.dict" ;;
         beacon-parsing) echo "-max_len=1100 -dict=scripts/fuzz/beacon.dict" ;;
         payload-differential) echo "-max_len=8192 -dict=scripts/fuzz/payload.dict" ;;

@@ -9,7 +9,7 @@
 ///      "content":"hi all","timestamp":1732147200000}
 ///
 /// Limits enforced when decoding (see `P2PFrameCodec`): the line is at most
-/// `P2PFrameCodec.maxLineLength` bytes of UTF-8; `senderNumber` and
+/// `P2PFrameCodec.maxFrameLength` bytes of UTF-8; `senderNumber` and
 /// `targetNumber` are in 1...2^53-1; `timestamp` is milliseconds since 1970
 /// between 2000 and 9999. Chat text rules (240 characters) are the chat
 /// models' job, since they apply on send too.

@@ -9,7 +9,7 @@ import ChatCore
 /// strings, after unescaping ("a" and "\u0061" are one key).
 ///
 /// Iterative (no recursion, so nesting depth cannot exhaust the stack);
-/// O(n) in the line's bytes. Returns nil when no key repeats, and also when
+/// O(n) in the frame's bytes. Returns nil when no key repeats, and also when
 /// the bytes are not well-formed JSON: then `JSONDecoder` names the error.
 struct DuplicateKeyScanner: JSONByteReader {
     let bytes: UnsafeBufferPointer<UInt8>

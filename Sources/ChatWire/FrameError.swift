@@ -3,12 +3,9 @@ import ChatCore
 /// Why bytes from a peer could not be decoded into a frame. Every malformed
 /// input maps to one of these; none crashes and none is a silent nil.
 public enum FrameError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// A line (or the unterminated rest) exceeds the limit; raised before
-    /// the bytes are buffered.
-    case lineTooLong(limit: Int)
-    /// The line is not valid UTF-8.
+    /// The frame is not valid UTF-8.
     case invalidUTF8
-    /// The line is not JSON.
+    /// The frame is not JSON.
     case notJSON
     /// The JSON is valid but not an object.
     case notAnObject
@@ -26,10 +23,9 @@ public enum FrameError: Error, Hashable, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .lineTooLong(let limit): "line longer than \(limit) bytes"
-        case .invalidUTF8: "line is not valid UTF-8"
-        case .notJSON: "line is not JSON"
-        case .notAnObject: "line is not a JSON object"
+        case .invalidUTF8: "frame is not valid UTF-8"
+        case .notJSON: "frame is not JSON"
+        case .notAnObject: "frame is not a JSON object"
         case .missingField(let field): "missing field \(field)"
         case .wrongFieldType(let field): "wrong type for field \(field)"
         case .invalidValue(let field, let reason): "invalid \(field): \(reason)"

@@ -2,7 +2,7 @@ import ChatCore
 
 /// The JSON tokens both of the codec's byte scanners read
 /// (`FastPayloadParser`, `DuplicateKeyScanner`): one implementation of
-/// strings, escapes, literals and white space over one line's bytes.
+/// strings, escapes, literals and white space over one frame's bytes.
 protocol JSONByteReader {
     var bytes: UnsafeBufferPointer<UInt8> { get }
     var index: Int { get set }

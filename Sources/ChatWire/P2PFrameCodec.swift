@@ -1,63 +1,44 @@
 import ChatCore
 import Foundation
 
-/// The JSON body of one `P2PPayload`: in protocol v2 each frame is the
-/// plaintext of one AEAD record (docs/PROTOCOL.md, 4), so `encode` and
-/// `decodeLine` are what the link uses: one UTF-8 JSON object, at most
-/// `maxLineLength` bytes (64 KiB), validated field by field, a malformed
-/// one throwing a named `FrameError`.
-///
-/// The incremental `append`/`decode` pair splits newline-delimited frames;
-/// the link does not use it since v2 (records frame themselves), but the
-/// codec tests, the fuzz target and the bench's codec row still feed it.
+/// One `P2PPayload` as the bytes of one frame: in protocol v2 a frame is
+/// the plaintext of one AEAD record (docs/PROTOCOL.md, 4), so the records
+/// frame the stream (`RecordFrameDecoder`) and this codec reads and writes
+/// what one record holds: one UTF-8 JSON object, validated field by field,
+/// a malformed one throwing a named `FrameError`. A record's plaintext is
+/// under 64 KiB (`RecordCipher.maxPlaintextLength`), within
+/// `maxFrameLength`.
 ///
 ///     {"version":2,"type":"ping","messageId":"…","senderNumber":7,
 ///      "senderNickname":"bob","content":"","timestamp":1732147200000}
-public struct P2PFrameCodec: Sendable {
-    public static let maxLineLength = ChatLimits.maxLineBytes
+public enum P2PFrameCodec {
+    /// The most bytes a frame may take (`ChatLimits.maxLineBytes`); the
+    /// record layer keeps what a link carries below it.
+    public static let maxFrameLength = ChatLimits.maxLineBytes
 
-    private var lines: LineFrameDecoder
-    private let decoder = JSONDecoder()
-
-    public init(maxLineLength: Int = P2PFrameCodec.maxLineLength) {
-        lines = LineFrameDecoder(maxLineLength: maxLineLength)
-    }
-
-    public var bufferedByteCount: Int { lines.bufferedByteCount }
-
-    public mutating func append<Bytes: Collection<UInt8>>(_ bytes: Bytes) throws(FrameError) {
-        try lines.append(bytes)
-    }
-
-    /// The next frame, or nil when more bytes are needed.
-    public mutating func decode() throws(FrameError) -> P2PPayload? {
-        guard let line = lines.nextLine() else { return nil }
-        return try Self.decodeLine(line, using: decoder)
-    }
-
-    /// Decodes one line (without its "\n") into a payload. The links'
+    /// Decodes one frame (a record's plaintext) into a payload. The links'
     /// type: a caller in another module gets this compiled for it, where
     /// the generic form below runs unspecialized (witness calls and
     /// metadata look-ups on every frame).
-    public static func decodeLine(_ line: [UInt8], using decoder: JSONDecoder = JSONDecoder()) throws(FrameError) -> P2PPayload {
-        if let payload = try decodeFast(line) { return payload }
-        return try decodeWithJSONDecoder(line, using: decoder)
+    public static func decode(_ frame: [UInt8], using decoder: JSONDecoder = JSONDecoder()) throws(FrameError) -> P2PPayload {
+        if let payload = try decodeFast(frame) { return payload }
+        return try decodeWithJSONDecoder(frame, using: decoder)
     }
 
-    /// Decodes one line (without its "\n") into a payload.
-    public static func decodeLine(_ line: some Collection<UInt8>, using decoder: JSONDecoder = JSONDecoder()) throws(FrameError) -> P2PPayload {
+    /// Decodes one frame into a payload.
+    public static func decode(_ frame: some Collection<UInt8>, using decoder: JSONDecoder = JSONDecoder()) throws(FrameError) -> P2PPayload {
         // Fast path for the common flat frames; anything it steps aside for
         // goes through JSONDecoder, which also names every error.
-        if let payload = try decodeFast(line) { return payload }
-        return try decodeWithJSONDecoder(line, using: decoder)
+        if let payload = try decodeFast(frame) { return payload }
+        return try decodeWithJSONDecoder(frame, using: decoder)
     }
 
     /// The fast path alone: nil when it steps aside (or the bytes are not
     /// contiguous). Whenever it answers, the answer (frame or error) is the
     /// one `decodeWithJSONDecoder` gives: the differential tests and the
     /// payload-decoding fuzz target check exactly that.
-    static func decodeFast(_ line: some Collection<UInt8>) throws(FrameError) -> P2PPayload? {
-        let outcome = line.withContiguousStorageIfAvailable { bytes -> FastPayloadParser.Outcome in
+    static func decodeFast(_ frame: some Collection<UInt8>) throws(FrameError) -> P2PPayload? {
+        let outcome = frame.withContiguousStorageIfAvailable { bytes -> FastPayloadParser.Outcome in
             String(validating: bytes, as: UTF8.self) == nil ? .stepAside : FastPayloadParser.parse(bytes)
         }
         switch outcome {
@@ -70,8 +51,8 @@ public struct P2PFrameCodec: Sendable {
     }
 
     /// The slow path alone: repeated keys refused, then JSONDecoder.
-    static func decodeWithJSONDecoder(_ line: some Collection<UInt8>, using decoder: JSONDecoder) throws(FrameError) -> P2PPayload {
-        let data = Data(line)
+    static func decodeWithJSONDecoder(_ frame: some Collection<UInt8>, using decoder: JSONDecoder) throws(FrameError) -> P2PPayload {
+        let data = Data(frame)
         guard String(validating: data, as: UTF8.self) != nil else { throw .invalidUTF8 }
         let duplicate = data.withUnsafeBytes { raw in
             DuplicateKeyScanner.firstDuplicate(in: raw.bindMemory(to: UInt8.self))
@@ -89,7 +70,9 @@ public struct P2PFrameCodec: Sendable {
         return payload
     }
 
-    /// Encodes `payload` as one line, "\n" included.
+    /// Encodes `payload` as its JSON followed by "\n". The link drops the
+    /// "\n" before sealing (`P2PService.sealPending`); it is kept for the
+    /// one frame sent bare, the refusal a protocol v1 node reads as a line.
     public static func encode(_ payload: P2PPayload) -> Data {
         if var line = P2PFrameEncoder.encode(payload) {
             line.append(0x0A)
@@ -153,7 +136,7 @@ public struct P2PFrameCodec: Sendable {
             if context.codingPath.isEmpty { return .notAnObject }
             return .wrongFieldType(fieldPath(context.codingPath))
         case .valueNotFound(_, let context):
-            // A JSON null where a value is required; a bare `null` line is
+            // A JSON null where a value is required; a bare `null` frame is
             // JSON but not an object.
             if context.codingPath.isEmpty { return .notAnObject }
             return .wrongFieldType(fieldPath(context.codingPath))

@@ -1,7 +1,7 @@
 import ChatCore
 import Foundation
 
-/// Writes a `P2PPayload` as its JSON line by hand: the object `JSONEncoder`
+/// Writes a `P2PPayload` as its JSON by hand: the object `JSONEncoder`
 /// writes for it (here with keys in declaration order; absent optionals
 /// left out; JSONEncoder's string escapes), in a fraction of the time: every frame
 /// a node sends is encoded once, and Foundation's encoder was the largest
@@ -9,7 +9,7 @@ import Foundation
 /// history reply's `messages`, a `catchUp` cursor) are rare and big, and
 /// go through `JSONEncoder` (`encode` returns nil for them).
 enum P2PFrameEncoder {
-    /// The frame's JSON without the line end, or nil if it needs `JSONEncoder`.
+    /// The frame's JSON without the "\n" `P2PFrameCodec.encode` adds, or nil if it needs `JSONEncoder`.
     static func encode(_ payload: P2PPayload) -> [UInt8]? {
         guard payload.messages == nil, payload.catchUp == nil else { return nil }
         var out: [UInt8] = []

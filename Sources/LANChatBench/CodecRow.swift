@@ -3,7 +3,8 @@ import ChatWire
 import Foundation
 
 /// The wire codec alone: how many public-message frames a second one core
-/// decodes and validates (`P2PFrameCodec`), and encodes. Not a target of its
+/// decodes and validates (`P2PFrameCodec`, one record's plaintext at a
+/// time, as a link reads them), and encodes. Not a target of its
 /// own; it shows how much of the receive budget the JSON costs.
 enum CodecRow {
     static func run(quick: Bool) -> BenchRow {
@@ -15,19 +16,15 @@ enum CodecRow {
                        senderNumber: sender, senderNickname: "flood", content: NetworkRows.text(index), timestamp: millis)
         }
         let encodeStart = ContinuousClock.now
-        var bytes: [UInt8] = []
-        for payload in payloads { bytes.append(contentsOf: P2PFrameCodec.encode(payload)) }
+        var frames: [[UInt8]] = []
+        frames.reserveCapacity(count)
+        // Each frame as a record's plaintext (the link drops the "\n").
+        for payload in payloads { frames.append(Array(P2PFrameCodec.encode(payload).dropLast())) }
         let encodeRate = Double(count) / Measure.seconds(ContinuousClock.now - encodeStart)
-        var codec = P2PFrameCodec()
         var decoded = 0
+        let decoder = JSONDecoder()
         let decodeStart = ContinuousClock.now
-        var offset = 0
-        while offset < bytes.count {
-            let end = min(offset + 64 * 1024, bytes.count)
-            try? codec.append(bytes[offset..<end])
-            while let _ = try? codec.decode() { decoded += 1 }
-            offset = end
-        }
+        for frame in frames where (try? P2PFrameCodec.decode(frame, using: decoder)) != nil { decoded += 1 }
         let decodeRate = Double(count) / Measure.seconds(ContinuousClock.now - decodeStart)
         return BenchRow(
             key: "codec", figure: "frame codec on one core: decode + validate / encode, public-message frames",

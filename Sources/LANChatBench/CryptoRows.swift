@@ -72,7 +72,7 @@ enum CryptoRows {
             let second = try initiator.readIdentityMessage(try responder.writeMessage(credential: sides[1], hello: hellos[1]))
             let third = try responder.readIdentityMessage(try initiator.writeMessage(credential: sides[0], hello: hellos[0]))
             for verified in [second, third] {
-                let hello = try P2PFrameCodec.decodeLine(verified.hello)
+                let hello = try P2PFrameCodec.decode(verified.hello)
                 precondition(hello.senderNumber == verified.identity.nodeNumber)
             }
             _ = try initiator.split()

@@ -113,7 +113,7 @@ enum ThroughputRow {
     /// Ed25519 verifies and signs per second on these frames, through the
     /// authenticator the node uses.
     static func signatureRates(_ frames: ArraySlice<[UInt8]>) throws -> (verify: Double, sign: Double, rawVerify: Double, rawSign: Double) {
-        let payloads = try frames.map { try P2PFrameCodec.decodeLine($0) }
+        let payloads = try frames.map { try P2PFrameCodec.decode($0) }
         let key = try IdentityKey.generate()
         let mine = Ed25519MessageAuthenticator(key: key)
         let verifyStart = ContinuousClock.now

@@ -65,7 +65,7 @@ extension RawPeer {
 
     /// The other side's hello, from its verified identity payload.
     public var remoteHello: P2PPayload? {
-        remoteIdentity.flatMap { try? P2PFrameCodec.decodeLine($0.hello) }
+        remoteIdentity.flatMap { try? P2PFrameCodec.decode($0.hello) }
     }
 
     /// Message 3 with this peer's identity payload carrying `hello` (any

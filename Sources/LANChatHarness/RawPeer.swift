@@ -238,7 +238,7 @@ public final class RawPeer: @unchecked Sendable {
         guard streamFailure == nil else { return }
         do {
             let plaintext = try transport!.open(record)
-            if let payload = try? P2PFrameCodec.decodeLine(plaintext) { opened.append(payload) }
+            if let payload = try? P2PFrameCodec.decode(plaintext) { opened.append(payload) }
         } catch {
             streamFailure = "a record did not open: \(error)"
         }

@@ -132,7 +132,7 @@ struct LinkHandshake: Sendable {
     private static func peer(from verified: HandshakeIdentity.Verified) throws(Failure) -> Peer {
         let hello: P2PPayload
         do {
-            hello = try P2PFrameCodec.decodeLine(verified.hello)
+            hello = try P2PFrameCodec.decode(verified.hello)
         } catch {
             throw .badHello("\(error)")
         }

@@ -126,7 +126,7 @@ extension P2PService {
             link.unpaidLine = nil
             let payload: P2PPayload
             do {
-                payload = try P2PFrameCodec.decodeLine(plaintext, using: link.decoder)
+                payload = try P2PFrameCodec.decode(plaintext, using: link.decoder)
             } catch {
                 rejectMalformed(error, on: link)
                 continue

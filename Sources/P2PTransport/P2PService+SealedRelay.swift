@@ -123,7 +123,7 @@ extension P2PService {
             return
         }
         let sender = opened.sender.nodeNumber
-        guard let payload = try? P2PFrameCodec.decodeLine(opened.plaintext), payload.type.isDirect,
+        guard let payload = try? P2PFrameCodec.decode(opened.plaintext), payload.type.isDirect,
               payload.senderNumber == sender, payload.targetNumber == identity.number, sender != identity.number else {
             stats.sealedRefused += 1
             logger.notice("refused a sealed frame that is not a direct frame of its sealer's for this node")

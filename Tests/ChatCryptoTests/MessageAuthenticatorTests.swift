@@ -36,7 +36,7 @@ import TestSupport
         let section = try #require(text.components(separatedBy: "## Signed public messages").dropFirst().first)
         let block = try #require(section.components(separatedBy: "```json\n").dropFirst().first?.components(separatedBy: "\n```").first)
         let line = block.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined()
-        let documented = try P2PFrameCodec.decodeLine(Array(line.utf8))
+        let documented = try P2PFrameCodec.decode(Array(line.utf8))
         #expect(documented == payload)
         #expect(authenticator.verify(documented) == .valid)
     }

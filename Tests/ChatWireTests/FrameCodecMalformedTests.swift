@@ -32,23 +32,15 @@ import Testing
     }
 
     static func decode(_ line: String) throws(FrameError) -> P2PPayload {
-        try P2PFrameCodec.decodeLine(Array(line.utf8))
+        try P2PFrameCodec.decode(Array(line.utf8))
     }
 
-    /// Runs `line` through a streaming codec, between two good frames: the
-    /// error must be `expected`, and the good frame after it still decodes.
-    static func expectStreamError(_ line: [UInt8], _ expected: FrameError,
-                                  sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let good = F.frame(.ping, from: F.bob, id: F.id(5))
-        var bytes = [UInt8](P2PFrameCodec.encode(good))
-        bytes += line + [0x0A]
-        bytes += P2PFrameCodec.encode(good)
-        var codec = P2PFrameCodec()
-        try codec.append(bytes)
-        #expect(try codec.decode() == good, sourceLocation: sourceLocation)
-        #expect(throws: expected, sourceLocation: sourceLocation) { try codec.decode() }
-        #expect(try codec.decode() == good, "the decoder goes on after a bad line", sourceLocation: sourceLocation)
-        #expect(try codec.decode() == nil, sourceLocation: sourceLocation)
+    /// `frame` alone must raise `expected`. The codec holds no state
+    /// between frames (records frame the stream), so the frames after a bad
+    /// one decode as before; how many a link tolerates is P2PService's.
+    static func expectError(_ frame: [UInt8], _ expected: FrameError,
+                            sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(throws: expected, sourceLocation: sourceLocation) { try P2PFrameCodec.decode(frame) }
     }
 
     @Test func theBaseLineIsValid() throws {
@@ -56,82 +48,13 @@ import Testing
         #expect(payload == F.frame(.publicMessage, from: F.bob, content: "hi", id: F.id(1)))
     }
 
-    // MARK: Truncated and over-long lines
+    // MARK: Truncated frames
 
-    @Test func truncatedLineIsNotAnError() throws {
-        let full = P2PFrameCodec.encode(F.frame(.publicMessage, from: F.bob, content: "hi"))
-        var codec = P2PFrameCodec()
-        try codec.append(full.dropLast(10))
-        #expect(try codec.decode() == nil, "need more bytes")
-        #expect(codec.bufferedByteCount == full.count - 10)
-        try codec.append(full.suffix(10))
-        #expect(try codec.decode() != nil)
-        // A truncated line that the peer ends early with "\n" is malformed.
-        try Self.expectStreamError(Array(full.dropLast(10)), .notJSON)
-    }
-
-    @Test func overLongLineIsRefusedBeforeBuffering() throws {
-        var codec = P2PFrameCodec()
-        let huge = [UInt8](repeating: 0x61, count: P2PFrameCodec.maxLineLength + 1)
-        #expect(throws: FrameError.lineTooLong(limit: 65_536)) { try codec.append(huge) }
-        #expect(codec.bufferedByteCount == 0)
-
-        // A megabyte without a newline, even behind good frames, buffers nothing.
-        var fresh = P2PFrameCodec()
-        let good = P2PFrameCodec.encode(F.frame(.ping, from: F.bob))
-        #expect(throws: FrameError.lineTooLong(limit: 65_536)) {
-            try fresh.append(good + Data(repeating: 0x20, count: 1 << 20))
-        }
-        #expect(fresh.bufferedByteCount == 0)
-    }
-
-    @Test func overLongLineArrivingInPiecesIsRefusedAtTheByteThatBreaksTheLimit() throws {
-        var codec = P2PFrameCodec(maxLineLength: 100)
-        try codec.append([UInt8](repeating: 0x20, count: 60))
-        try codec.append([UInt8](repeating: 0x20, count: 40))
-        #expect(codec.bufferedByteCount == 100)
-        #expect(throws: FrameError.lineTooLong(limit: 100)) { try codec.append([0x20]) }
-        #expect(codec.bufferedByteCount == 100, "the refused byte is not stored")
-        #expect(try codec.decode() == nil)
-    }
-
-    /// A frame padded with JSON whitespace to exactly `length` bytes.
-    static func paddedLine(length: Int) throws -> [UInt8] {
-        var line = [UInt8](P2PFrameCodec.encode(F.frame(.publicMessage, from: F.bob, content: "padded")).dropLast())
-        try #require(line.count <= length)
-        line += [UInt8](repeating: 0x20, count: length - line.count)
-        return line
-    }
-
-    @Test(arguments: [100_000, P2PFrameCodec.maxLineLength])
-    func lineExactlyAtTheLimitIsAccepted(limit: Int) throws {
-        var codec = P2PFrameCodec(maxLineLength: limit)
-        let line = try Self.paddedLine(length: limit)
-        try codec.append(line + [0x0A])
-        #expect(try codec.decode()?.content == "padded")
-
-        var tooLong = P2PFrameCodec(maxLineLength: limit)
-        #expect(throws: FrameError.lineTooLong(limit: limit)) { try tooLong.append(line + [0x20, 0x0A]) }
-    }
-
-    @Test func lineExactlyAtTheLimitMayEndInCRLF() throws {
-        // The limit counts the line without its "\n" and the one "\r" before it.
-        let limit = 300
-        let line = try Self.paddedLine(length: limit)
-        for chunking in [1, 7, limit + 2] {
-            var codec = P2PFrameCodec(maxLineLength: limit)
-            let bytes = line + [0x0D, 0x0A]
-            var start = 0
-            while start < bytes.count {
-                try codec.append(bytes[start..<min(bytes.count, start + chunking)])
-                start += chunking
-            }
-            #expect(try codec.decode()?.content == "padded", "chunks of \(chunking)")
-        }
-        // But a "\r" that is not followed by "\n" is an ordinary byte.
-        var codec = P2PFrameCodec(maxLineLength: limit)
-        try codec.append(line + [0x0D])
-        #expect(throws: FrameError.lineTooLong(limit: limit)) { try codec.append([0x20]) }
+    @Test func aTruncatedFrameIsNotJSON() {
+        // A record holds a whole frame, so a short one is malformed, not
+        // "need more bytes".
+        let full = P2PFrameCodec.encode(F.frame(.publicMessage, from: F.bob, content: "hi")).dropLast()
+        Self.expectError(Array(full.dropLast(10)), .notJSON)
     }
 
     // MARK: Not JSON, not an object
@@ -141,13 +64,13 @@ import Testing
     ])
     func notJSON(line: String) throws {
         #expect(throws: FrameError.notJSON) { try Self.decode(line) }
-        try Self.expectStreamError(Array(line.utf8), .notJSON)
+        Self.expectError(Array(line.utf8), .notJSON)
     }
 
     @Test(arguments: ["[]", "[1,2]", #"[{"version":1}]"#, "5", "-1.5", #""publicMessage""#, "true", "null"])
     func jsonButNotAnObject(line: String) throws {
         #expect(throws: FrameError.notAnObject) { try Self.decode(line) }
-        try Self.expectStreamError(Array(line.utf8), .notAnObject)
+        Self.expectError(Array(line.utf8), .notAnObject)
     }
 
     // MARK: Missing and mistyped fields
@@ -156,7 +79,7 @@ import Testing
     func missingRequiredField(field: String) throws {
         let line = Self.line([field: String?.none])
         #expect(throws: FrameError.missingField(field)) { try Self.decode(line) }
-        try Self.expectStreamError(Array(line.utf8), .missingField(field))
+        Self.expectError(Array(line.utf8), .missingField(field))
     }
 
     @Test func emptyObjectNamesAMissingField() {
@@ -174,7 +97,7 @@ import Testing
     func wrongFieldType(field: String, value: String) throws {
         let line = Self.line([field: value])
         #expect(throws: FrameError.wrongFieldType(field)) { try Self.decode(line) }
-        try Self.expectStreamError(Array(line.utf8), .wrongFieldType(field))
+        Self.expectError(Array(line.utf8), .wrongFieldType(field))
     }
 
     @Test func wrongTypeInsideAnArrayNamesThePath() {
@@ -187,7 +110,7 @@ import Testing
     func nullRequiredField(field: String) throws {
         let line = Self.line([field: "null"])
         #expect(throws: FrameError.wrongFieldType(field)) { try Self.decode(line) }
-        try Self.expectStreamError(Array(line.utf8), .wrongFieldType(field))
+        Self.expectError(Array(line.utf8), .wrongFieldType(field))
     }
 
     // MARK: Impossible values
@@ -242,7 +165,7 @@ import Testing
         let line = Self.line(["timestamp": value])
         let expected = FrameError.invalidValue(field: "timestamp", reason: "outside years 2000...9999")
         #expect(throws: expected) { try Self.decode(line) }
-        try Self.expectStreamError(Array(line.utf8), expected)
+        Self.expectError(Array(line.utf8), expected)
     }
 
     @Test(arguments: ["1e30", "9223372036854775808", "1732147200000.5"])
@@ -296,22 +219,22 @@ import Testing
     func invalidUTF8InContent(name: String, bytes: [UInt8]) throws {
         let parts = Self.line(["content": #""XX""#]).components(separatedBy: "XX")
         let line = Array(parts[0].utf8) + bytes + Array(parts[1].utf8)
-        #expect(throws: FrameError.invalidUTF8, "\(name)") { try P2PFrameCodec.decodeLine(line) }
-        try Self.expectStreamError(line, .invalidUTF8)
+        #expect(throws: FrameError.invalidUTF8, "\(name)") { try P2PFrameCodec.decode(line) }
+        Self.expectError(line, .invalidUTF8)
     }
 
     @Test(arguments: badUTF8)
     func invalidUTF8OutsideStrings(name: String, bytes: [UInt8]) {
-        #expect(throws: FrameError.invalidUTF8, "\(name)") { try P2PFrameCodec.decodeLine(bytes + Array(Self.line().utf8)) }
+        #expect(throws: FrameError.invalidUTF8, "\(name)") { try P2PFrameCodec.decode(bytes + Array(Self.line().utf8)) }
     }
 
     @Test func rawNulBytesAreNotJSON() throws {
         let parts = Self.line(["content": #""XX""#]).components(separatedBy: "XX")
         let insideString = Array(parts[0].utf8) + [0x00] + Array(parts[1].utf8)
-        try Self.expectStreamError(insideString, .notJSON)
+        Self.expectError(insideString, .notJSON)
         let betweenTokens = [UInt8](Self.line().utf8) + [0x00]
-        try Self.expectStreamError(betweenTokens, .notJSON)
-        try Self.expectStreamError([0x00], .notJSON)
+        Self.expectError(betweenTokens, .notJSON)
+        Self.expectError([0x00], .notJSON)
     }
 
     @Test func escapedNulIsJustText() throws {
@@ -344,7 +267,7 @@ import Testing
 
     @Test func everyMalformedCaseHasADescription() {
         let errors: [FrameError] = [
-            .lineTooLong(limit: 5), .invalidUTF8, .notJSON, .notAnObject, .missingField("x"), .wrongFieldType("y"),
+            .invalidUTF8, .notJSON, .notAnObject, .missingField("x"), .wrongFieldType("y"),
             .invalidValue(field: "z", reason: "r"), .duplicateKey("k"),
         ]
         #expect(Set(errors.map(\.description)).count == errors.count)
@@ -372,7 +295,7 @@ import Testing
     ])
     func badNamesAreRefusedWithTheFieldNamed(field: String, value: String) {
         #expect {
-            try P2PFrameCodec.decodeLine(Self.line(field, value))
+            try P2PFrameCodec.decode(Self.line(field, value))
         } throws: { error in
             guard case FrameError.invalidValue(let named, _) = error else { return false }
             return named == field
@@ -380,7 +303,7 @@ import Testing
     }
 
     @Test func namesAtTheLimitPass() throws {
-        let payload = try P2PFrameCodec.decodeLine(Self.line("senderNickname", String(repeating: "가", count: 32)))
+        let payload = try P2PFrameCodec.decode(Self.line("senderNickname", String(repeating: "가", count: 32)))
         #expect(payload.senderNickname.count == 32)
     }
 }

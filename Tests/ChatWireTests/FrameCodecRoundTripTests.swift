@@ -5,8 +5,8 @@ import Testing
 import TestSupport
 
 /// Every payload type, with the optional fields it uses, through
-/// `encode` → `append` → `decode`, fed whole, byte by byte, and in random
-/// chunks.
+/// `encode` → `decode`; on a link's stream of records, fed whole, byte by
+/// byte and in random chunks, in `FrameStreamTests`.
 @Suite struct FrameCodecRoundTripTests {
     typealias F = Fixtures
 
@@ -110,17 +110,10 @@ import TestSupport
 
     @Test(arguments: samples)
     func roundTripOneFrame(payload: P2PPayload) throws {
-        let line = P2PFrameCodec.encode(payload)
-        #expect(line.last == 0x0A)
-        #expect(line.dropLast().contains(0x0A) == false, "exactly one newline, at the end")
-        var codec = P2PFrameCodec()
-        try codec.append(line)
-        let decoded = try #require(try codec.decode())
-        #expect(decoded == payload)
-        #expect(try codec.decode() == nil)
-        #expect(codec.bufferedByteCount == 0)
-        // And the static one-line entry point agrees.
-        #expect(try P2PFrameCodec.decodeLine(line.dropLast()) == payload)
+        let encoded = P2PFrameCodec.encode(payload)
+        #expect(encoded.last == 0x0A)
+        #expect(encoded.dropLast().contains(0x0A) == false, "one JSON object, then the \"\\n\" the link drops")
+        #expect(try P2PFrameCodec.decode(encoded.dropLast()) == payload)
     }
 
     @Test func wireFieldNamesAreTheSeeds() throws {
@@ -141,140 +134,16 @@ import TestSupport
         #expect(Set(object.keys) == ["version", "type", "messageId", "senderNumber", "senderNickname", "content", "timestamp"])
     }
 
-    static var stream: Data { samples.reduce(into: Data()) { $0.append(P2PFrameCodec.encode($1)) } }
-
-    /// Appends `chunks` in turn, decoding everything available after each.
-    static func decodeAll<Chunks: Sequence>(_ chunks: Chunks, codec: inout P2PFrameCodec) throws -> [P2PPayload]
-        where Chunks.Element: Collection<UInt8>
-    {
-        var frames: [P2PPayload] = []
-        for chunk in chunks {
-            try codec.append(chunk)
-            while let frame = try codec.decode() { frames.append(frame) }
-        }
-        return frames
-    }
-
-    @Test func manyFramesInOneChunk() throws {
-        var codec = P2PFrameCodec()
-        try codec.append(Self.stream)
-        var frames: [P2PPayload] = []
-        while let frame = try codec.decode() { frames.append(frame) }
-        #expect(frames == Self.samples)
-        #expect(codec.bufferedByteCount == 0)
-    }
-
-    @Test func oneByteAtATime() throws {
-        var codec = P2PFrameCodec()
-        let bytes = Self.stream
-        var frames: [P2PPayload] = []
-        for (offset, byte) in bytes.enumerated() {
-            try codec.append(CollectionOfOne(byte))
-            let frame = try codec.decode()
-            // A frame appears exactly when its newline does.
-            #expect((frame != nil) == (byte == 0x0A), "at byte \(offset)")
-            if let frame { frames.append(frame) }
-            #expect(try codec.decode() == nil)
-        }
-        #expect(frames == Self.samples)
-        #expect(codec.bufferedByteCount == 0)
-    }
-
-    @Test(arguments: [1, 2, 3, 42, 1_000, 65_537])
-    func randomChunking(seed: UInt64) throws {
-        var rng = SeededRandom(seed: seed)
-        let bytes = [UInt8](Self.stream)
-        var chunks: [ArraySlice<UInt8>] = []
-        var start = 0
-        while start < bytes.count {
-            let length = Int.random(in: 1...max(1, Int.random(in: 1...400, using: &rng)), using: &rng)
-            let end = min(bytes.count, start + length)
-            chunks.append(bytes[start..<end])
-            start = end
-        }
-        var codec = P2PFrameCodec()
-        #expect(try Self.decodeAll(chunks, codec: &codec) == Self.samples)
-        #expect(codec.bufferedByteCount == 0)
-    }
-
-    @Test func randomChunkingOfALongStream() throws {
-        // 2,000 frames with compaction kicking in many times.
-        var rng = SeededRandom(seed: 99)
-        var ids = MessageIDGenerator()
-        let frames = (0..<2_000).map { n in
-            var frame = Self.samples[n % Self.samples.count]
-            frame.messageId = ids.next(millis: F.t0, using: &rng)
-            return frame
-        }
-        let bytes = [UInt8](frames.reduce(into: Data()) { $0.append(P2PFrameCodec.encode($1)) })
-        var codec = P2PFrameCodec()
-        var decoded: [P2PPayload] = []
-        var start = 0
-        while start < bytes.count {
-            let end = min(bytes.count, start + Int.random(in: 1...3_000, using: &rng))
-            try codec.append(bytes[start..<end])
-            // Take only some of the complete frames, so appends (and the
-            // buffer's compaction) happen while lines are still waiting.
-            for _ in 0..<Int.random(in: 0...3, using: &rng) {
-                guard let frame = try codec.decode() else { break }
-                decoded.append(frame)
-            }
-            start = end
-        }
-        while let frame = try codec.decode() { decoded.append(frame) }
-        #expect(decoded == frames)
-        #expect(codec.bufferedByteCount == 0)
-    }
-
-    @Test func appendingWhileLinesWaitKeepsThemIntact() throws {
-        // Three frames in, one out, then more bytes: the two waiting lines
-        // must survive the buffer dropping the delivered one.
-        let lines = Self.samples.prefix(5).map { P2PFrameCodec.encode($0) }
-        var codec = P2PFrameCodec()
-        try codec.append(lines[0] + lines[1] + lines[2])
-        #expect(try codec.decode() == Self.samples[0])
-        try codec.append(lines[3].prefix(3))
-        #expect(try codec.decode() == Self.samples[1])
-        #expect(try codec.decode() == Self.samples[2])
-        try codec.append(lines[3].dropFirst(3) + lines[4])
-        #expect(try codec.decode() == Self.samples[3])
-        #expect(try codec.decode() == Self.samples[4])
-        #expect(try codec.decode() == nil)
-    }
-
-    @Test func crlfLineEndingsAreTolerated() throws {
-        var bytes = Data()
-        for sample in Self.samples {
-            bytes.append(P2PFrameCodec.encode(sample).dropLast())
-            bytes.append(contentsOf: [0x0D, 0x0A])
-        }
-        var codec = P2PFrameCodec()
-        #expect(try Self.decodeAll(bytes.map { CollectionOfOne($0) }, codec: &codec) == Self.samples)
-    }
-
-    @Test func emptyLinesAreSkipped() throws {
-        var bytes = Data("\n\r\n\n".utf8)
-        for sample in Self.samples {
-            bytes.append(P2PFrameCodec.encode(sample))
-            bytes.append(contentsOf: Array("\n\r\n".utf8))
-        }
-        var codec = P2PFrameCodec()
-        try codec.append(bytes)
-        var frames: [P2PPayload] = []
-        while let frame = try codec.decode() { frames.append(frame) }
-        #expect(frames == Self.samples)
-    }
-
     @Test func unknownExtraFieldsAreIgnored() throws {
         let line = #"{"version":2,"type":"ping","messageId":"\#(F.id(1))","senderNumber":2,"senderNickname":"bob","#
             + #""content":"","timestamp":\#(F.t0),"futureField":{"nested":[1,2,3]},"emoji":"\u00e9"}"#
-        let payload = try P2PFrameCodec.decodeLine(Array(line.utf8))
+        let payload = try P2PFrameCodec.decode(Array(line.utf8))
         #expect(payload == F.frame(.ping, from: F.bob, id: F.id(1)))
     }
 
     @Test func nullOptionalFieldsReadAsAbsent() throws {
         let line = #"{"version":2,"type":"ping","messageId":"\#(F.id(1))","senderNumber":2,"senderNickname":"bob","#
             + #""senderStage":null,"targetNumber":null,"refId":null,"content":"","timestamp":\#(F.t0)}"#
-        #expect(try P2PFrameCodec.decodeLine(Array(line.utf8)) == F.frame(.ping, from: F.bob, id: F.id(1)))
+        #expect(try P2PFrameCodec.decode(Array(line.utf8)) == F.frame(.ping, from: F.bob, id: F.id(1)))
     }
 }

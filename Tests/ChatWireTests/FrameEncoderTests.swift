@@ -70,7 +70,7 @@ import TestSupport
             if payload.type == .publicMessage { payload.signature = "c2ln/+=="; payload.authorKey = "a2V5" }
             let line = P2PFrameCodec.encode(payload)
             #expect(line.last == 0x0A)
-            #expect(try P2PFrameCodec.decodeLine(Array(line.dropLast())) == payload)
+            #expect(try P2PFrameCodec.decode(Array(line.dropLast())) == payload)
         }
     }
 

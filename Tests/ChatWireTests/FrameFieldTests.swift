@@ -19,14 +19,14 @@ import Testing
         signed.signature = String(repeating: "A", count: 86) + "=="
         signed.authorKey = String(repeating: "B", count: 43) + "="
         let line = Array(P2PFrameCodec.encode(signed).dropLast())
-        #expect(try P2PFrameCodec.decodeLine(line) == signed)
+        #expect(try P2PFrameCodec.decode(line) == signed)
         #expect(line.withUnsafeBufferPointer { FastPayloadParser.parse($0) } == .payload(signed))
 
         var reply = P2PPayload(
             type: .historyReply, messageId: MessageID("01934c04-c009-7a00-9b00-00000000000b")!,
             senderNumber: NodeNumber(rawValue: 9)!, senderNickname: "relay", timestamp: 1_732_147_200_001)
         reply.messages = [signed]
-        let decoded = try P2PFrameCodec.decodeLine(Array(P2PFrameCodec.encode(reply).dropLast()))
+        let decoded = try P2PFrameCodec.decode(Array(P2PFrameCodec.encode(reply).dropLast()))
         #expect(decoded.messages?.first?.signature == signed.signature)
         #expect(decoded.messages?.first?.authorKey == signed.authorKey)
     }
@@ -41,9 +41,9 @@ import Testing
             type: .publicMessage, messageId: MessageID(millis: 1_800_000_000_000, random: (1, 2)), senderNumber: NodeNumber(rawValue: 7)!,
             senderNickname: nickname, senderStage: nil, content: "hi", timestamp: 1_800_000_000_000)
         let line = P2PFrameCodec.encode(payload)
-        #expect(throws: FrameError.self) { try P2PFrameCodec.decodeLine(Array(line.dropLast())) }
+        #expect(throws: FrameError.self) { try P2PFrameCodec.decode(Array(line.dropLast())) }
         var clean = payload
         clean.senderNickname = "alice"
-        #expect(try P2PFrameCodec.decodeLine(Array(P2PFrameCodec.encode(clean).dropLast())) == clean)
+        #expect(try P2PFrameCodec.decode(Array(P2PFrameCodec.encode(clean).dropLast())) == clean)
     }
 }

@@ -34,7 +34,7 @@ import Testing
                 let reference = try JSONDecoder().decode(P2PPayload.self, from: P2PFrameCodec.encode(original))
                 #expect(decoded == reference)
                 #expect(decoded == original)
-                #expect(try P2PFrameCodec.decodeLine(Array(fast.dropLast())) == original)
+                #expect(try P2PFrameCodec.decode(Array(fast.dropLast())) == original)
             }
         }
     }
@@ -44,7 +44,7 @@ import Testing
         message.content = "hi"
         #expect(!ControlFrame.isControl(message))
         // JSONEncoder's key order varies between calls: compare what reads back.
-        #expect(try P2PFrameCodec.decodeLine(Array(ControlFrame.encode(message).dropLast())) == message)
+        #expect(try P2PFrameCodec.decode(Array(ControlFrame.encode(message).dropLast())) == message)
         #expect(String(decoding: ControlFrame.encode(message), as: UTF8.self).contains(#""content":"hi""#))
         var ping = payload(.ping, nickname: "alice")
         ping.targetNumber = NodeNumber(rawValue: 7)

@@ -31,8 +31,8 @@ import TestSupport
         #expect(kinds == [.beacon, .leave])
         var types: Set<String> = []
         for frame in blocks where !frame.contains(#""proto":"lanchat""#) {
-            let payload = try P2PFrameCodec.decodeLine(Array(frame.utf8))
-            #expect(Array(frame.utf8).count <= P2PFrameCodec.maxLineLength)
+            let payload = try P2PFrameCodec.decode(Array(frame.utf8))
+            #expect(Array(frame.utf8).count <= P2PFrameCodec.maxFrameLength)
             #expect(payload.version == P2PPayload.protocolVersion, "\(payload.type)")
             if payload.type.isDirect { #expect(payload.targetNumber != nil, "\(payload.type)") }
             types.insert(payload.type.name)
@@ -44,7 +44,7 @@ import TestSupport
         let verifier = Ed25519MessageAuthenticator(key: try IdentityKey(seed: Array(repeating: 7, count: 32)))
         var checked = 0
         for frame in try examples() where !frame.contains(#""proto":"lanchat""#) {
-            let payload = try P2PFrameCodec.decodeLine(Array(frame.utf8))
+            let payload = try P2PFrameCodec.decode(Array(frame.utf8))
             for message in [payload] + (payload.messages ?? []) where message.type == .publicMessage {
                 #expect(verifier.verify(message) == .valid, "\(message.messageId)")
                 checked += 1
@@ -54,7 +54,7 @@ import TestSupport
     }
 
     @Test func answersNameWhatTheyAnswer() throws {
-        let frames = try examples().filter { !$0.contains(#""proto":"lanchat""#) }.map { try P2PFrameCodec.decodeLine(Array($0.utf8)) }
+        let frames = try examples().filter { !$0.contains(#""proto":"lanchat""#) }.map { try P2PFrameCodec.decode(Array($0.utf8)) }
         let ids = Set(frames.map(\.messageId))
         for frame in frames where [.ack, .pong, .historyReply, .dmAccept, .dmDecline].contains(frame.type) {
             let refId = try #require(frame.refId, "\(frame.type)")

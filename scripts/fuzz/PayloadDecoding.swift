@@ -2,12 +2,13 @@ import ChatCore
 import ChatWire
 import Foundation
 
-/// Fuzz target: everything a received line goes through before the chat
+/// Fuzz target: everything a received frame goes through before the chat
 /// models see it.
 ///
-/// The input is one line. It is decoded with `P2PFrameCodec.decodeLine`
-/// (a `FrameError` is fine; anything else is a crash), and also fed through
-/// a codec in two pieces. A frame that decodes must survive
+/// The input is one frame, the plaintext of one record as a link opens it
+/// (the records themselves: record-decoding). It is decoded with
+/// `P2PFrameCodec.decode` (a `FrameError` is fine; anything else is a
+/// crash). A frame that decodes must survive
 /// encode → decode unchanged, carry names that pass `NodeName`, and give a
 /// `Message` (or a `TextValidationError`) whose text obeys the 240-character
 /// rule. The same bytes as text go through `MessageText`, `NodeName` and
@@ -20,14 +21,13 @@ public func payloadDecodingFuzzTarget(_ start: UnsafePointer<UInt8>?, _ count: I
 
     let decoded: P2PPayload?
     do {
-        decoded = try P2PFrameCodec.decodeLine(bytes, using: sharedDecoder)
+        decoded = try P2PFrameCodec.decode(bytes, using: sharedDecoder)
     } catch {
         decoded = nil
     }
-    checkStreamDecoding(bytes, agreesWith: decoded)
     guard let payload = decoded else { return 0 }
 
-    let again = try? P2PFrameCodec.decodeLine(P2PFrameCodec.encode(payload).dropLast(), using: sharedDecoder)
+    let again = try? P2PFrameCodec.decode(P2PFrameCodec.encode(payload).dropLast(), using: sharedDecoder)
     fuzzCheck(again == payload, "frame changed through encode and decode")
     fuzzCheck((try? NodeName.validated(payload.senderNickname)) != nil, "accepted a bad senderNickname")
     if let stage = payload.senderStage {
@@ -50,25 +50,6 @@ public func payloadDecodingFuzzTarget(_ start: UnsafePointer<UInt8>?, _ count: I
 /// One decoder for every run (making one per input costs more than using
 /// it).
 private let sharedDecoder = JSONDecoder()
-
-/// The same line through a codec, split in two at a point the input
-/// chooses: same frame, or an error.
-private func checkStreamDecoding(_ bytes: [UInt8], agreesWith decoded: P2PPayload?) {
-    guard !bytes.contains(0x0A) else { return }
-    var codec = P2PFrameCodec()
-    let split = bytes.isEmpty ? 0 : Int(bytes[bytes.count / 2]) % (bytes.count + 1)
-    do {
-        try codec.append(bytes[..<split])
-        let early = try codec.decode()
-        fuzzCheck(early == nil, "a frame before its newline")
-        try codec.append(bytes[split...] + [0x0A])
-        let frame = try codec.decode()
-        // An empty line (or a lone "\r") is skipped, not a frame.
-        fuzzCheck(frame == decoded, "streamed decoding disagrees")
-    } catch {
-        fuzzCheck(decoded == nil, "streamed decoding refused a valid line: \(error)")
-    }
-}
 
 /// The text rules and terminal sanitising on arbitrary text.
 private func checkText(_ text: String) {

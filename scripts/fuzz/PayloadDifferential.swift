@@ -1,4 +1,4 @@
-@testable import ChatCore
+import ChatCore
 @testable import ChatWire
 import Foundation
 
@@ -8,8 +8,8 @@ import Foundation
 /// an answer, a frame or a `FrameError`; whenever it answers, the JSONDecoder
 /// path (`decodeWithJSONDecoder`, which also refuses repeated keys) must give
 /// the same answer: both accept the same frame, or both refuse with the same
-/// error. And `decodeLine` gives the fast answer when there is one, else the
-/// slow one. Built with ChatCore's `-enable-testing`, for the two internals.
+/// error. And `decode` gives the fast answer when there is one, else the
+/// slow one. Built with ChatWire's `-enable-testing`, for the two internals.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func payloadDifferentialFuzzTarget(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     let bytes = start.map { Array(UnsafeBufferPointer(start: $0, count: count)) } ?? []
@@ -23,8 +23,8 @@ public func payloadDifferentialFuzzTarget(_ start: UnsafePointer<UInt8>?, _ coun
     if let fast {
         fuzzCheck(fast == slow, "fast path says \(fast), JSONDecoder path says \(slow)")
     }
-    let line = Result { () throws(FrameError) in try P2PFrameCodec.decodeLine(bytes, using: sharedDecoder) }
-    fuzzCheck(line == (fast ?? slow), "decodeLine says \(line)")
+    let decoded = Result { () throws(FrameError) in try P2PFrameCodec.decode(bytes, using: sharedDecoder) }
+    fuzzCheck(decoded == (fast ?? slow), "decode says \(decoded)")
     return 0
 }
 

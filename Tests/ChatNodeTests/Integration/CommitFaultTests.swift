@@ -163,7 +163,7 @@ import TestSupport
         request.limit = 200
         var line = P2PFrameCodec.encode(request)
         if line.last == UInt8(ascii: "\n") { line.removeLast() }
-        #expect(try P2PFrameCodec.decodeLine(line).catchUp == CatchUpCursor(epoch: "5b0f8f1e", seq: 1200))
+        #expect(try P2PFrameCodec.decode(line).catchUp == CatchUpCursor(epoch: "5b0f8f1e", seq: 1200))
     }
 
     @Test func aHistoryReplyNobodyAskedForIsRefused() async throws {
