@@ -18,9 +18,10 @@ public enum ChatLimits {
     /// Message ids each room remembers for dropping duplicates, beyond the
     /// ones in its buffer (echoes and replays arrive late).
     public static let recentIDMemory = 1024
-    /// Most bytes in one frame's line before its "\n", enforced as bytes
-    /// arrive, before they are buffered.
-    public static let maxLineBytes = 64 * 1024
+    /// Most bytes in one frame's JSON. On a link the record layer's bound
+    /// is tighter (65519, checked from a record's header before its body
+    /// is buffered); the overlay's frames carry payloads within this one.
+    public static let maxFrameBytes = 64 * 1024
     /// Bytes of stored messages one other peer may author (text, names and
     /// signature plus 64 a row; DMs and public alike) before its new ones
     /// are refused, so one peer cannot fill the disk for everyone. With a
@@ -41,7 +42,7 @@ public enum ChatLimits {
         LimitRow("maxNameCharacters", maxNameCharacters, "characters", "a nickname or stage name"),
         LimitRow("maxNameBytes", maxNameBytes, "bytes", "a nickname or stage name as UTF-8"),
         LimitRow("recentIDMemory", recentIDMemory, "ids", "message ids each room remembers to drop duplicates"),
-        LimitRow("maxLineBytes", maxLineBytes, "bytes", "one frame's line before its newline"),
+        LimitRow("maxFrameBytes", maxFrameBytes, "bytes", "one frame's JSON (on a link, a record holds at most 65519)"),
         LimitRow("storedBytesPerPeer", storedBytesPerPeer, "bytes", "stored messages one other peer authored (no history cap)"),
         LimitRow("peerShareOfHistoryCap", peerShareOfHistoryCap, "1/n", "each peer's default share of a `--max-history` cap"),
         LimitRow("outboxFirstRetry", outboxFirstRetry, "an unacknowledged DM's first retry; doubles per attempt"),

@@ -1,15 +1,16 @@
-/// One frame on a peer link: a single JSON object on a single line.
+/// One frame on a peer link: a single JSON object, the plaintext of one
+/// record (ChatWire's `P2PFrameCodec` reads and writes it).
 ///
 /// Field names are the seed's (`type`, `messageId`, `senderNumber`,
 /// `senderNickname`, `senderStage`, `content`, `timestamp`, `targetNumber`);
 /// the rest are optional extensions used by some types. Example:
 ///
-///     {"version":1,"type":"publicMessage","messageId":"0190f3c2-7a1b-7c3d-8e4f-5a6b7c8d9e0f",
+///     {"version":2,"type":"publicMessage","messageId":"0190f3c2-7a1b-7c3d-8e4f-5a6b7c8d9e0f",
 ///      "senderNumber":4711,"senderNickname":"alice","senderStage":"ios",
 ///      "content":"hi all","timestamp":1732147200000}
 ///
-/// Limits enforced when decoding (see `P2PFrameCodec`): the line is at most
-/// `P2PFrameCodec.maxFrameLength` bytes of UTF-8; `senderNumber` and
+/// Limits enforced when decoding (see `P2PFrameCodec`): the frame is at
+/// most `ChatLimits.maxFrameBytes` bytes of UTF-8; `senderNumber` and
 /// `targetNumber` are in 1...2^53-1; `timestamp` is milliseconds since 1970
 /// between 2000 and 9999. Chat text rules (240 characters) are the chat
 /// models' job, since they apply on send too.

@@ -13,7 +13,7 @@ import Foundation
 ///      "ids":["01934c04-c001-7c3d-8e4f-5a6b7c8d9e0f"]}
 ///
 /// Caps, checked when decoding: the frame is at most
-/// `ChatLimits.maxLineBytes`; `ids` 1...`maxIDs`; `peers` at most
+/// `ChatLimits.maxFrameBytes`; `ids` 1...`maxIDs`; `peers` at most
 /// `maxPeers`; `ttl` 0...`maxTTL`; `hops` 1...255; a gossip `message` is a
 /// `publicMessage` with no nested `messages`; a `card` is base64 of
 /// exactly `cardBytes`, an `envelope` of 1...`maxEnvelopeBytes` (lengths
@@ -23,7 +23,7 @@ public enum OverlayFrameCodec {
     public static let maxPeers = 8
     public static let maxTTL = 16
     /// A sealed envelope's bytes: its base64 (4/3) and the frame's other
-    /// fields stay under `ChatLimits.maxLineBytes`.
+    /// fields stay under `ChatLimits.maxFrameBytes`.
     public static let maxEnvelopeBytes = 46 * 1024
     /// A recipient card: static key (32), identity (32), signature (64).
     public static let cardBytes = 128
@@ -79,7 +79,7 @@ public enum OverlayFrameCodec {
 
     /// Decodes one frame; a named error for anything malformed or over a cap.
     public static func decode(_ bytes: [UInt8]) throws(OverlayFrameError) -> (Header, OverlayFrame) {
-        guard bytes.count <= ChatLimits.maxLineBytes else { throw .tooLong(limit: ChatLimits.maxLineBytes) }
+        guard bytes.count <= ChatLimits.maxFrameBytes else { throw .tooLong(limit: ChatLimits.maxFrameBytes) }
         // As for every frame: a reader in another language would keep the
         // other copy of a repeated key, and see another message.
         if let key = P2PFrameCodec.firstDuplicateKey(in: bytes) { throw .duplicateKey(String(key.prefix(64))) }

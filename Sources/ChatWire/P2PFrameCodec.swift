@@ -12,9 +12,9 @@ import Foundation
 ///     {"version":2,"type":"ping","messageId":"…","senderNumber":7,
 ///      "senderNickname":"bob","content":"","timestamp":1732147200000}
 public enum P2PFrameCodec {
-    /// The most bytes a frame may take (`ChatLimits.maxLineBytes`); the
+    /// The most bytes a frame may take (`ChatLimits.maxFrameBytes`); the
     /// record layer keeps what a link carries below it.
-    public static let maxFrameLength = ChatLimits.maxLineBytes
+    public static let maxFrameLength = ChatLimits.maxFrameBytes
 
     /// Decodes one frame (a record's plaintext) into a payload. The links'
     /// type: a caller in another module gets this compiled for it, where

@@ -72,8 +72,8 @@ import Testing
         #expect(throws: OverlayFrameError.invalid(field: "ids")) {
             try OverlayFrameCodec.decode(OverlayFrameCodec.encode(.graft([]), header: Self.header))
         }
-        #expect(throws: OverlayFrameError.tooLong(limit: ChatLimits.maxLineBytes)) {
-            try OverlayFrameCodec.decode(Array(repeating: UInt8(ascii: " "), count: ChatLimits.maxLineBytes + 1))
+        #expect(throws: OverlayFrameError.tooLong(limit: ChatLimits.maxFrameBytes)) {
+            try OverlayFrameCodec.decode(Array(repeating: UInt8(ascii: " "), count: ChatLimits.maxFrameBytes + 1))
         }
     }
 
