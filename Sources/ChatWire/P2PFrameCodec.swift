@@ -74,9 +74,9 @@ public enum P2PFrameCodec {
     /// "\n" before sealing (`P2PService.sealPending`); it is kept for the
     /// one frame sent bare, the refusal a protocol v1 node reads as a line.
     public static func encode(_ payload: P2PPayload) -> Data {
-        if var line = P2PFrameEncoder.encode(payload) {
-            line.append(0x0A)
-            return Data(line)
+        if var json = P2PFrameEncoder.encode(payload) {
+            json.append(0x0A)
+            return Data(json)
         }
         // Encoding a value of this shape cannot fail: no floats, no
         // non-string keys.
