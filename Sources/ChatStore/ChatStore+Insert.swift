@@ -95,7 +95,7 @@ extension ChatStore {
         // Room made before the insert said these rooms' unread counts
         // without this commit's rows.
         for (room, summary) in rooms where result.unread[room] != nil { result.unread[room] = summary.unreadCount }
-        try addUsage(usage, firstSeen: changes.now ?? Self.wallClockMillis())
+        try addUsage(usage, firstSeen: changes.now ?? Timestamp.millis(from: clock.now()))
         result.added = added
         if path == nil { try trim(rooms.keys, adding: messages, added: added) }
         guard !added.isEmpty else { return result }
@@ -109,6 +109,4 @@ extension ChatStore {
         if let fair { try makeFairRoom(target: reclaim, for: fair, incoming: 0, before: firstSeq, into: &result) }
         return result
     }
-
-    static func wallClockMillis() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
 }

@@ -28,6 +28,10 @@ public actor ChatStore {
     /// A file's WAL checkpoints, off the commit path (nil in memory).
     nonisolated let checkpointer: WALCheckpointer?
     let logger: ChatLogger
+    /// Wall time for a commit that brings none (`StoreChanges.now`): an
+    /// author's first-seen time. Injected, so a test's store reads its
+    /// manual clock.
+    let clock: any ChatClock
     /// Random, made when the file is created: peers catching up from this
     /// store tell a new store (a wiped or in-memory one) from the old one.
     public nonisolated let epoch: String
@@ -57,8 +61,9 @@ public actor ChatStore {
     /// Opens (creating if needed) the history at `path` and brings its
     /// schema up to date. `nil` keeps it in memory, gone when closed.
     /// The parent directory must exist.
-    public init(path: String?, localNumber: NodeNumber, logger: ChatLogger = .disabled) throws(StoreError) {
-        try self.init(path: path, localNumber: localNumber, durability: .full, logger: logger)
+    public init(path: String?, localNumber: NodeNumber, logger: ChatLogger = .disabled,
+                clock: any ChatClock = SystemClock()) throws(StoreError) {
+        try self.init(path: path, localNumber: localNumber, durability: .full, logger: logger, clock: clock)
     }
 
     /// `maxBytes` caps the files (`--max-history`): the database file
@@ -69,9 +74,10 @@ public actor ChatStore {
     /// (`DiskReserve`). Nil: neither.
     public init(
         path: String?, localNumber: NodeNumber, durability: StoreDurability, maxBytes: Int? = nil,
-        diskReserve: DiskReserve? = nil, logger: ChatLogger = .disabled
+        diskReserve: DiskReserve? = nil, logger: ChatLogger = .disabled, clock: any ChatClock = SystemClock()
     ) throws(StoreError) {
         self.path = path
+        self.clock = clock
         executor = StoreExecutor(label: "lanchat.store", inMemory: path == nil)
         self.localNumber = localNumber
         self.logger = logger.labeled("store")

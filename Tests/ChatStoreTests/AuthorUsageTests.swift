@@ -13,6 +13,19 @@ import TestSupport
         return usage
     }
 
+    /// A commit that names no time takes an author's first-seen time from
+    /// the store's clock, not the wall clock.
+    @Test func firstSeenComesFromTheStoresClock() async throws {
+        let clock = ManualClock(now: Date(timeIntervalSince1970: 1_800_000_000))
+        let store = try ChatStore(path: nil, localNumber: Fixtures.me, clock: clock)
+        try await store.insert(contentsOf: Fixtures.numbered(2))
+        clock.advance(by: .seconds(60))
+        try await store.insert(Fixtures.message(at: Fixtures.base, idBits: 700, from: Fixtures.carol))
+        let standing = try await store.standing(of: [Fixtures.bob, Fixtures.carol])
+        #expect(standing[Fixtures.bob]?.firstSeen == 1_800_000_000_000)
+        #expect(standing[Fixtures.carol]?.firstSeen == 1_800_000_060_000)
+    }
+
     @Test func insertsCountPerAuthorOnceAndSurviveAReopen() async throws {
         try await Fixtures.withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("history.sqlite").path
