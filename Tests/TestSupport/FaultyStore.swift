@@ -4,7 +4,8 @@ import ChatStore
 /// A `ChatStoring` that wraps a real `ChatStore` and makes commits fail on
 /// demand: the Nth commit, every commit while the "disk is full", or at
 /// random with a seeded generator; and can make every commit slow (a slow
-/// fsync). Reads always pass through. A failed commit writes nothing, as
+/// fsync, waited out on the injected clock: a test on a `ManualClock`
+/// advances it). Reads always pass through. A failed commit writes nothing, as
 /// SQLite's rollback does.
 public actor FaultyStore: ChatStoring {
     public let inner: ChatStore
@@ -15,6 +16,7 @@ public actor FaultyStore: ChatStoring {
     private var failureRate = 0.0
     private var random = SeededRandom(seed: 1)
     private var delay = Duration.zero
+    private let clock: any ChatClock
     public private(set) var commits = 0
     /// Key ledger transactions that reached the store (each one an fsync on a file).
     public private(set) var keyCommits = 0
@@ -32,8 +34,9 @@ public actor FaultyStore: ChatStoring {
         case stored(Int)
     }
 
-    public init(_ inner: ChatStore) {
+    public init(_ inner: ChatStore, clock: any ChatClock = SystemClock()) {
         self.inner = inner
+        self.clock = clock
         epoch = inner.epoch
     }
 
@@ -49,7 +52,7 @@ public actor FaultyStore: ChatStoring {
         random = SeededRandom(seed: seed)
     }
 
-    /// Every commit takes at least this long (a slow disk).
+    /// Every commit takes at least this long on the store's clock (a slow disk).
     public func setCommitDelay(_ delay: Duration) { self.delay = delay }
 
     public func commit(_ changes: StoreChanges) async throws(StoreError) -> StoreCommitResult {
@@ -61,7 +64,7 @@ public actor FaultyStore: ChatStoring {
             throw .io(path: "history.sqlite", code: 13, message: "database or disk is full")
         }
         journal.append(.commit(changes.messages.count, failed: false))
-        if delay > .zero { try? await Task.sleep(for: delay) }
+        if delay > .zero { try? await clock.sleep(for: delay) }
         let result = try await inner.commit(changes)
         journal.append(.stored(changes.messages.count))
         return result
