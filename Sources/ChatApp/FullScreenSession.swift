@@ -13,7 +13,8 @@ public actor FullScreenSession: FrontEnd {
     var executor: CommandExecutor
     var state: ScreenState
     var terminal: TerminalScreen?
-    var decoder = KeyDecoder()
+    /// Keys from the terminal's bytes; a lone Escape settles on `clock`.
+    var input = KeyInput()
     /// What the terminal shows now; nil forces a full redraw.
     var shown: ScreenGrid?
     var back = ScreenGrid(width: 0, height: 0)
@@ -139,8 +140,28 @@ public actor FullScreenSession: FrontEnd {
         let resizes = terminal.resizes()
         let resizeTask = Task { for await _ in resizes { await self.resized() } }
         defer { resizeTask.cancel() }
-        for await chunk in TerminalInput.chunks() {
-            let keys = chunk.isEmpty ? decoder.flush() : decoder.decode(chunk)
+        // Bytes and the pauses that settle a lone ESC, in one stream: the
+        // pause waits on the injected clock, not in the reading thread.
+        let (events, sink) = AsyncStream.makeStream(of: KeyInputEvent.self)
+        let reader = Task {
+            for await chunk in TerminalInput.chunks() where !chunk.isEmpty { sink.yield(.bytes(chunk)) }
+            sink.finish()
+        }
+        defer { reader.cancel() }
+        for await event in events {
+            let keys: [ScreenKey]
+            switch event {
+            case .bytes(let bytes):
+                keys = input.read(bytes, at: clock.uptime())
+                if let due = input.pauseDue {
+                    Task { [clock] in
+                        try? await clock.sleep(until: due)
+                        sink.yield(.pause)
+                    }
+                }
+            case .pause:
+                keys = input.paused(at: clock.uptime())
+            }
             for key in keys {
                 // Ctrl-L repaints every cell from a cleared screen, whatever
                 // the terminal shows now (a diff would trust it).
@@ -250,4 +271,11 @@ public actor FullScreenSession: FrontEnd {
         lastBell = clock.uptime()
         terminal.write("\u{07}")
     }
+}
+
+/// What the full screen's input loop reads.
+enum KeyInputEvent: Sendable {
+    case bytes([UInt8])
+    /// The clock reached a pause's due time (`KeyInput.pauseDue`).
+    case pause
 }

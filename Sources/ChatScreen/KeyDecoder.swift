@@ -5,7 +5,8 @@
 ///
 /// Like a frame decoder: bytes that may start a longer sequence stay
 /// buffered until the rest arrives; `flush()` turns a lone ESC (a real
-/// Escape press) into a key when no more bytes came.
+/// Escape press) into a key when no more bytes came (`KeyInput` says when,
+/// on the front end's clock).
 public struct KeyDecoder: Sendable {
     private var buffer: [UInt8] = []
     /// Inside a bracketed paste: its bytes so far (capped at `maxPaste`).
@@ -79,6 +80,11 @@ public struct KeyDecoder: Sendable {
         buffer.removeAll(keepingCapacity: true)
         return keys
     }
+
+    /// Bytes are held that a pause would settle: a lone ESC (the Escape
+    /// key) or the start of a sequence that never finished (dropped). A
+    /// paste waits for its end marker however long it takes.
+    public var waitsForPause: Bool { paste == nil && !buffer.isEmpty }
 
     /// A lone ESC left in the buffer once input paused: the Escape key.
     /// A paste stays open across pauses (a slow link may stall mid-paste,
