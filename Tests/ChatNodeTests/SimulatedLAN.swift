@@ -59,15 +59,22 @@ final class SimulatedLAN: Sendable {
     /// if it is still waiting then.
     @discardableResult
     func perform<T: Sendable>(_ what: String, _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await executor.run { [self] in settle(what, operation) }.get()
+    }
+
+    /// `perform`'s body, on the simulation's thread: starts `operation`
+    /// there and runs until nothing can run. Steps made of many operations
+    /// call this in one `executor.run`, so the test's task does not wait
+    /// for the (busy) cooperative pool between them.
+    private func settle<T: Sendable>(_ what: String, _ operation: @escaping @Sendable () async throws -> T) -> Result<T, any Error> {
         let outcome = Mutex<Result<T, any Error>?>(nil)
         Task(executorPreference: executor) {
             let result: Result<T, any Error>
             do { result = .success(try await operation()) } catch { result = .failure(error) }
             outcome.withLock { $0 = result }
         }
-        _ = await executor.run { [executor] in executor.runUntilIdle() }
-        guard let result = outcome.withLock({ $0 }) else { throw Stalled(what: what) }
-        return try result.get()
+        executor.runUntilIdle()
+        return outcome.withLock { $0 } ?? .failure(Stalled(what: what))
     }
 
     /// Moves the clock by `duration`, firing on the way every timer and
@@ -116,7 +123,7 @@ final class SimulatedLAN: Sendable {
         let store = try store ?? ChatStore(path: nil, localNumber: identity.number)
         let transport = network.transport(for: identity, incarnation: incarnation)
         let member = try await perform("start \(n)") { [clock] in
-            let faults = FaultyStore(store)
+            let faults = FaultyStore(store, clock: clock)
             let node = ChatNode(identity: identity, transport: transport, store: faults, clock: clock)
             // Made inside the simulation: the log's reading task runs there too.
             let log = EventLog(node.events)
@@ -164,16 +171,36 @@ final class SimulatedLAN: Sendable {
     /// Ids of every public message node `n` stored, in store order
     /// (duplicates would show twice).
     func storedPublic(_ n: Int) async throws -> [MessageID] {
-        let store = self[n].store
-        return try await perform("read store \(n)") {
-            var ids: [MessageID] = []
-            var cursor: HistoryCursor?
-            while true {
-                let page = try await store.page(.publicRoom, after: cursor, limit: 1000)
-                ids += page.map(\.id)
-                guard page.count == 1000, let last = page.last else { return ids }
-                cursor = HistoryCursor(last)
+        try await storedPublic(n...n)[n]!
+    }
+
+    /// `storedPublic` of each node in `nodes`, read in one settle.
+    func storedPublic(_ nodes: ClosedRange<Int>) async throws -> [Int: [MessageID]] {
+        let stores = nodes.map { ($0, self[$0].store) }
+        return try await perform("read stores \(nodes)") {
+            var stored: [Int: [MessageID]] = [:]
+            for (n, store) in stores {
+                var ids: [MessageID] = []
+                var cursor: HistoryCursor?
+                while true {
+                    let page = try await store.page(.publicRoom, after: cursor, limit: 1000)
+                    ids += page.map(\.id)
+                    guard page.count == 1000, let last = page.last else { break }
+                    cursor = HistoryCursor(last)
+                }
+                stored[n] = ids
             }
+            return stored
+        }
+    }
+
+    /// How many peers each of nodes 1...count links to now.
+    func peerCounts(_ count: Int) async throws -> [Int] {
+        let nodes = (1...count).map { self[$0].node }
+        return try await perform("peers") {
+            var counts: [Int] = []
+            for node in nodes { counts.append(await node.peers().count) }
+            return counts
         }
     }
 
@@ -189,6 +216,29 @@ final class SimulatedLAN: Sendable {
         let id = try await perform("send from \(n)") { try await node.sendPublic(text).id }
         sentTexts.withLock { $0[id] = text }
         return id
+    }
+
+    /// Each of `messages` (sender, text) in turn: sent, then the clock
+    /// moved by `gap`, as `sendPublic` and `advance` one after the other
+    /// would, in one run of the simulation's thread.
+    func sendPublic(_ messages: [(from: Int, text: String)], gap: Duration) async throws -> [MessageID] {
+        let nodes = messages.map { self[$0.from].node }
+        let ids = try await executor.run { [self] () -> Result<[MessageID], any Error> in
+            var ids: [MessageID] = []
+            for (node, message) in zip(nodes, messages) {
+                let text = message.text
+                switch settle("send from \(message.from)", { try await node.sendPublic(text).id }) {
+                case .success(let id): ids.append(id)
+                case .failure(let error): return .failure(error)
+                }
+                _ = runLoop(until: clock.uptime() + gap, stopWhenQuiet: false)
+            }
+            return .success(ids)
+        }.get()
+        sentTexts.withLock { texts in
+            for (id, message) in zip(ids, messages) { texts[id] = message.text }
+        }
+        return ids
     }
 
     /// The texts of `ids` that `sendPublic` sent, for a failure message.

@@ -16,10 +16,7 @@ import TestSupport
         let lan = try await Self.mesh(50, seed: 50)
         var sent: [MessageID] = []
         for round in 1...2 {
-            for n in 1...50 {
-                sent.append(try await lan.sendPublic(from: n, "round \(round) from n\(n)"))
-                await lan.advance(by: .milliseconds(3))
-            }
+            sent += try await lan.sendPublic((1...50).map { ($0, "round \(round) from n\($0)") }, gap: .milliseconds(3))
         }
         #expect(await lan.runUntilQuiet(), "seed \(lan.seed)")
         try await expectEveryNodeHoldsOnce(sent, on: lan, nodes: 1...50)
@@ -86,10 +83,7 @@ import TestSupport
         let lan = try await Self.mesh(20, seed: 99)
         var sent: [MessageID] = []
         func chat(_ senders: [Int], _ label: String) async throws {
-            for n in senders {
-                sent.append(try await lan.sendPublic(from: n, "\(label) from n\(n)"))
-                await lan.advance(by: .milliseconds(2))
-            }
+            sent += try await lan.sendPublic(senders.map { ($0, "\(label) from n\($0)") }, gap: .milliseconds(2))
         }
         try await chat(Array(1...20), "before")
         // Node 7 crashes with its own last message and others' still in flight.
@@ -123,10 +117,8 @@ import TestSupport
         let lan = SimulatedLAN(seed: seed, keepingTrace: keepingTrace)
         try await lan.startNodes(count)
         await lan.advance(by: .seconds(1))
-        for n in 1...count {
-            let node = lan[n].node
-            let peers = try await lan.perform("peers") { await node.peers().count }
-            #expect(peers == count - 1, "node \(n) links to \(peers) peers (seed \(seed))")
+        for (index, peers) in try await lan.peerCounts(count).enumerated() {
+            #expect(peers == count - 1, "node \(index + 1) links to \(peers) peers (seed \(seed))")
         }
         lan.network.faults = rough
         return lan
@@ -139,11 +131,7 @@ import TestSupport
         let lan = try await mesh(count, seed: seed, keepingTrace: keepingTrace)
         await lan.partition([1...(count / 2), (count / 2 + 1)...count])
         await lan.advance(by: .milliseconds(100))
-        var sent: [MessageID] = []
-        for n in 1...count {
-            sent.append(try await lan.sendPublic(from: n, "apart, from n\(n)"))
-            await lan.advance(by: .milliseconds(3))
-        }
+        let sent = try await lan.sendPublic((1...count).map { ($0, "apart, from n\($0)") }, gap: .milliseconds(3))
         await lan.advance(by: .seconds(2))
         for n in [1, count] {
             let side = n == 1 ? 1...(count / 2) : (count / 2 + 1)...count
@@ -159,8 +147,9 @@ import TestSupport
     /// reported it at most once (this run of the node).
     func expectEveryNodeHoldsOnce(_ sent: [MessageID], on lan: SimulatedLAN, nodes: ClosedRange<Int>) async throws {
         let expected = Set(sent)
+        let storedBy = try await lan.storedPublic(nodes)
         for n in nodes {
-            let stored = try await lan.storedPublic(n)
+            let stored = storedBy[n]!
             #expect(stored.count == Set(stored).count, "node \(n) stored a message twice (seed \(lan.seed))")
             let missing = expected.subtracting(stored)
             #expect(missing.isEmpty, "node \(n) misses \(missing.count) of \(sent.count): \(lan.texts(of: missing.prefix(5))) (seed \(lan.seed))")
