@@ -10,8 +10,9 @@ import Foundation
 ///
 /// The decisions are values: `CatchUpState` (whom to ask, what a reply
 /// means, which peer is next, through `CatchUpRound`) and `CatchUpServing`
-/// (what a peer may ask of us). This file only carries them to the store,
-/// the transport and the clock, and back.
+/// (what a peer may ask of us). A reply is planned with its step by the
+/// pure core (NodeCore+CatchUp.swift). This file only carries them to the
+/// store, the transport and the clock, and back.
 extension ChatNode {
     // Page sizes, budgets and timeouts: NodeLimits.
 

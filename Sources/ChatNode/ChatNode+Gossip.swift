@@ -7,11 +7,10 @@ import ChatCore
 /// message relayed in a catch-up reply, it is its author's only if its
 /// signature verifies (`admitLive`, before anything changes it), it is
 /// never taken as this node's own, and an id already stored is a
-/// duplicate, whoever relays it.
+/// duplicate, whoever relays it. Planned in NodeCore+Gossip.swift.
 extension ChatNode {
     /// Whether `payload` came relayed rather than from its author's link.
     static func isRelayedPublic(_ payload: P2PPayload, from peer: NodeNumber) -> Bool {
         payload.type == .publicMessage && payload.senderNumber != peer
     }
-
 }

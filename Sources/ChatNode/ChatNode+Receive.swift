@@ -1,10 +1,9 @@
 import ChatCore
 
-/// Planning the receive path: frame -> duplicate check (against the store,
-/// looked up for the whole step) -> router (on the step's copy) -> rows to
-/// commit and effects for after the commit.
+/// The receive path's effects once a step is committed: acknowledgements,
+/// the node's own frame ids, and chat events as the front end sees them
+/// (the path is planned in NodeCore+Receive.swift).
 extension ChatNode {
-
     /// Acknowledges a stored DM-kind frame.
     func acknowledge(_ payload: P2PPayload, to peer: NodeNumber) async {
         guard payload.type.carriesChatText else { return }

@@ -1,7 +1,9 @@
 import ChatCore
 
-/// One step: take, look up, plan, commit, apply; overlapped with its
-/// neighbours (see ChatNode+Pipeline.swift).
+/// One step: take, look up, plan (the pure core: `NodeCore.plan`), commit,
+/// adopt (`NodeCore.adopt`), apply; overlapped with its neighbours (see
+/// ChatNode+Pipeline.swift). The actor only carries the plan to the store
+/// and back.
 ///
 /// While step N's commit runs on the store's thread, the frames that came
 /// in while N was planned are planned as step N+1 on N's copy of the
@@ -160,11 +162,11 @@ extension ChatNode {
         switch outcome {
         case .success(let result):
             storeHealthy()
-            core.adopt(scratch, plan: plan, added: result.added.count, outside: outside)
+            core.adopt(consume scratch, plan: plan, added: result.added.count, outside: outside)
             if next != nil {
                 for change in outside { _ = change.apply(to: &next!.scratch) }
             }
-            let applied = AppliedStep(effects: plan.effects + forgetAgedOut(result, next: &next), added: result.added)
+            let applied = AppliedStep(effects: plan.effects + core.forgetAgedOut(result, next: &next), added: result.added)
             guard next != nil else {
                 await perform(applied)
                 return (nil, nil, nil)

@@ -99,4 +99,30 @@ extension NodeCore {
         let conversations = chats.conversations.values.filter { isConversation($0.state) }.map { RoomID.direct($0.peer) }
         return AgeingOrder(conversations: Set(conversations), verified: verified, rank: rank)
     }
+
+    // MARK: Adoption
+
+    /// A commit aged pool messages out: the rooms' memory follows the
+    /// file (the messages leave the rooms' buffers, unread counts are the
+    /// store's), on the adopted router and on the copy the next step was
+    /// planned on. Returns the unread counts to say, after the step's own
+    /// reports (which were planned before the ageing). Counted (`agedOut`).
+    mutating func forgetAgedOut(_ result: StoreCommitResult, next: inout PlannedStep?) -> [NodeEffect] {
+        guard !result.agedOut.isEmpty else { return [] }
+        var corrections: [NodeEffect] = []
+        for (room, ids) in result.agedOut {
+            counters.agedOut += ids.count
+            let forgotten = Set(ids)
+            let before = router.unreadCount(in: room)
+            router.forget(forgotten, in: room, unreadCount: result.unread[room])
+            let after = router.unreadCount(in: room)
+            // The next step's copy counts its own messages on top: it moves
+            // by as much as this step's count did.
+            if let planned = next?.scratch.unreadCount(in: room) {
+                next?.scratch.forget(forgotten, in: room, unreadCount: planned + after - before)
+            }
+            if after != before { corrections.append(.emit(.unread(room, count: after))) }
+        }
+        return corrections
+    }
 }
