@@ -30,11 +30,12 @@ enum NodeCoreFixture {
 
     /// A step's input as the carrier hands it over: `frames` from `peer`,
     /// looked up (`stored`: the ids the store holds).
-    static func input(_ frames: [P2PPayload], from peer: NodeNumber = bob, stored: Set<MessageID> = []) -> StepInput {
+    static func input(_ frames: [P2PPayload], from peer: NodeNumber = bob, stored: Set<MessageID> = [],
+                      commands: [PendingCommand] = []) -> StepInput {
         let ids = frames.flatMap { [$0.messageId] + ($0.messages ?? []).map(\.messageId) }
         let authors = Set(frames.flatMap { [$0.senderNumber] + ($0.messages ?? []).map(\.senderNumber) })
             .subtracting([alice.number])
-        return StepInput(frames: frames.map { ($0, peer) }, commands: [], now: now, ids: ids, stored: stored,
+        return StepInput(frames: frames.map { ($0, peer) }, commands: commands, now: now, ids: ids, stored: stored,
                          authors: Array(authors), notices: [])
     }
 
