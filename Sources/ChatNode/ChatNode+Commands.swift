@@ -63,31 +63,14 @@ extension ChatNode {
         let previous = activeRoom
         activeRoom = room
         _ = try? await store.markAllRead(room)
-        let events = changeRouter { router in
-            if let previous, previous != room { Self.deactivate(previous, in: &router) }
-            switch room {
-            case .publicRoom: return router.publicChat.activate()
-            case .direct(let peer): return router.directChat.activate(peer)
-            }
-        }
-        events.forEach(report)
+        changeRouter(.activate(room, previous: previous)).forEach(report)
     }
 
     /// No room is being read (the reader looks at the room list).
     public func deactivate() {
         guard let room = activeRoom else { return }
         activeRoom = nil
-        changeRouter { router in
-            Self.deactivate(room, in: &router)
-            return []
-        }
-    }
-
-    static func deactivate(_ room: RoomID, in router: inout MessageRouter) {
-        switch room {
-        case .publicRoom: router.publicChat.deactivate()
-        case .direct(let peer): router.directChat.deactivate(peer)
-        }
+        changeRouter(.deactivate(room))
     }
 
     /// Resolves a room name: "public", "dm:<number>", or a peer's name.
@@ -153,12 +136,8 @@ extension ChatNode {
             updated.nickname = try NodeName.validated(nickname)
             if let stage { updated.stage = try stage.map { name throws(NameValidationError) in try NodeName.validated(name) } }
         } catch { throw .invalidName(error) }
-        let renamed = updated
-        changeRouter { router in
-            router.identity = renamed
-            return []
-        }
-        names.publish(directory: directory, identity: renamed)
+        changeRouter(.rename(updated))
+        names.publish(directory: directory, identity: updated)
         await transport.updateIdentity(updated)
     }
 

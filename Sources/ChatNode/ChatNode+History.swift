@@ -46,21 +46,7 @@ extension ChatNode {
     /// The store's unread count, for `/unread`, `/read` and badges to agree.
     func syncUnread(_ room: RoomID, to unread: Int) {
         // Through changeRouter, so a commit in flight does not undo it.
-        let events = changeRouter { router in
-            switch room {
-            case .publicRoom:
-                guard router.publicChat.unreadCount != unread else { return [] }
-                router.publicChat.restore([], unreadCount: unread)
-            case .direct(let peer):
-                guard let conversation = router.directChat.conversation(with: peer), conversation.log.unreadCount != unread else { return [] }
-                if unread == 0 {
-                    _ = router.directChat.markRead(peer)
-                } else {
-                    router.directChat.restore(peer: peer, peerNickname: conversation.peerNickname, state: conversation.state, unreadCount: unread)
-                }
-            }
-            return [.unreadChanged(room, count: unread)]
-        }
+        let events = changeRouter(.syncUnread(room, count: unread))
         if !events.isEmpty { emit(.unread(room, count: unread)) }
     }
 

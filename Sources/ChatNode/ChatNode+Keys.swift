@@ -107,6 +107,7 @@ extension ChatNode {
             trust[peer.number] = keyContinuity.ledger.trust(key: key, nickname: peer.nickname)
         }
         trustBook.publish(trust)
+        core.ledgerTrust = trust
     }
 
     static func number(of key: String) -> NodeNumber? {

@@ -89,9 +89,9 @@ extension ChatNode {
                 }
                 guard let input = await takeInput() else { break }
                 // Router changes made while this step awaits (signing, the
-                // commit) are replayed on its copy before it is adopted.
-                routerReplay = []
-                step = await plan(input, on: router)
+                // commit) are taken on its copy before it is adopted.
+                core.stepInFlight()
+                step = carry(core.plan(input))
             }
             // Consumed: a copy left here would share the rooms' buffers with the
             // adopted router, and settling would copy each room per step.
@@ -147,15 +147,6 @@ extension ChatNode {
             break
         }
         return false
-    }
-
-    /// Changes the router outside a step (activate, mark read, rename).
-    /// If a step is committing meanwhile, the change is replayed on its
-    /// copy before the copy is adopted, so it is not lost.
-    @discardableResult
-    func changeRouter(_ change: @escaping @Sendable (inout MessageRouter) -> [ChatEvent]) -> [ChatEvent] {
-        routerReplay?.append(change)
-        return change(&router)
     }
 
     /// A clock far ahead must not pin a message below everything else:

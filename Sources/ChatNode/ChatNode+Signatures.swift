@@ -102,33 +102,6 @@ extension ChatNode {
         return admitted
     }
 
-    /// Whether one entry of a history reply may be stored, judged before
-    /// anything (timestamp clamping) changes it; `stored` holds the ids we
-    /// already have. Refused and counted (in `counted`, the step's own
-    /// counts, added to the node's when the step is applied): a public message claiming this
-    /// node as author that we do not hold (no one else can write ours; the
-    /// ones we hold come back inside the catch-up window and are harmless),
-    /// and one whose signature fails, unsigned included. Other types pass,
-    /// for the caller's own validity check.
-    func admitRelayed(_ frame: P2PPayload, from peer: NodeNumber, stored: Set<MessageID>,
-                      counting counted: inout NodeCounters) -> Bool {
-        guard frame.type == .publicMessage else { return true }
-        if frame.senderNumber == identity.number {
-            if stored.contains(frame.messageId) { return true }
-            counted.relayedClaimingSelf += 1
-            logger.debug("refused relayed \(frame.messageId) from \(peer): claims to be ours")
-            return false
-        }
-        guard let authenticator else { return true }
-        let verdict = authenticator.verify(frame)
-        guard verdict.isValid else {
-            counted.signatureRefusals[verdict.rawValue, default: 0] += 1
-            logger.debug("refused relayed \(frame.messageId) from \(peer): \(verdict)")
-            return false
-        }
-        return true
-    }
-
     /// The frame a stored public message is relayed as, with its author's
     /// signature and key.
     static func relayPayload(for message: Message) -> P2PPayload {

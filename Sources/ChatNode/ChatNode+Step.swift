@@ -1,7 +1,9 @@
 import ChatCore
 
-/// One step: take, look up, plan, commit, apply; overlapped with its
-/// neighbours (see ChatNode+Pipeline.swift).
+/// One step: take, look up, plan (the pure core: `NodeCore.plan`), commit,
+/// adopt (`NodeCore.adopt`), apply; overlapped with its neighbours (see
+/// ChatNode+Pipeline.swift). The actor only carries the plan to the store
+/// and back.
 ///
 /// While step N's commit runs on the store's thread, the frames that came
 /// in while N was planned are planned as step N+1 on N's copy of the
@@ -110,44 +112,6 @@ extension ChatNode {
         input.notices = []
     }
 
-    /// Plans `input` on a copy of `base`; `prior` is the plan `base` comes
-    /// from when that plan's commit has not returned yet.
-    func plan(_ input: StepInput, on base: MessageRouter, after prior: NodePlan? = nil) async -> PlannedStep {
-        var scratch = base
-        var plan = NodePlan()
-        var stored = input.stored
-        var usage = input.usage
-        if let prior {
-            // As if `prior` were committed (its lookup came before that commit).
-            for message in prior.changes.messages { stored.insert(message.id) }
-            for author in input.authors {
-                guard let end = prior.authorUsage[author] else { continue }
-                let start = prior.startUsage[author] ?? StorageUsage()
-                let had = usage[author] ?? StorageUsage()
-                usage[author] = StorageUsage(messages: had.messages + end.messages - start.messages,
-                                             bytes: had.bytes + end.bytes - start.bytes)
-            }
-            plan.queuedBefore = prior.queued
-            plan.catchUpAnsweredBefore = Set(prior.catchUpPages.map(\.peer))
-        }
-        plan.authorUsage = usage
-        plan.startUsage = usage
-        plan.standing = prior?.standing(after: input.standing) ?? input.standing
-        plan.changes.poolBudget = options.unknownPoolBytes
-        plan.changes.now = input.now
-        for (payload, peer) in input.frames {
-            planReceive(payload, from: peer, stored: stored, now: input.now, on: &scratch, into: &plan)
-        }
-        planCommands(input.commands, now: input.now, on: &scratch, into: &plan)
-        plan.changes.ageingOrder = ageingOrder(
-            for: plan.changes.messages, pooled: plan.changes.pooled, on: scratch, classes: plan.trust)
-        // Planning changed nothing outside `plan` and `scratch`. The plan now
-        // heads for the store: the replies it merges arrived, so their
-        // timeouts stop here, not when the commit returns (no await between).
-        catchUp.pagesPlanned(plan.catchUpPages)
-        return PlannedStep(plan: plan, scratch: scratch, input: input)
-    }
-
     /// Commits `step`. Meanwhile: performs the effects of the step before
     /// it (`earlier`, committed), plans the next step on top of this one,
     /// and takes the input of the one after (looked up once this commit
@@ -164,9 +128,9 @@ extension ChatNode {
         // Keys seen and not yet written go first if this step stores from them.
         await flushKeys(before: plan.changes.messages)
         var input = step.input
-        var scratch = step.scratch
+        let scratch = step.scratch
         _ = consume step  // the adopted copy must not share its rooms' buffers (settle)
-        if routerReplay == nil { routerReplay = [] }
+        core.stepInFlight()
         // Looked up before this step's commit is queued (after it, the lookup would wait for it).
         let following: StepInput?
         if let prefetched { following = await finish(prefetched) } else { following = await takeInput(following: true) }
@@ -187,29 +151,22 @@ extension ChatNode {
             // Refusals found while this step was taken, after the step before's events.
             emitNotices(&input)
             if let following {
-                next = await self.plan(following, on: scratch, after: plan)
+                next = carry(core.assuming(scratch).plan(following, after: plan))
                 ahead = await prefetch(after: committing)
             }
             outcome = await committing.value
         }
         // Router changes made on the actor since this step's copy was taken
         // (a room activated) apply to the copies too, before adoption.
-        let replay = routerReplay ?? []
-        routerReplay = next == nil ? nil : []
+        let outside = core.takeChangesInFlight(stillInFlight: next != nil)
         switch outcome {
         case .success(let result):
             storeHealthy()
-            counters.add(plan.counted)
-            counters.stored += result.added.count
-            for change in replay { _ = change(&scratch) }
-            router = consume scratch
-            // Rooms take the step's messages into their buffers (copied once
-            // if the next step's copy still shares them).
-            router.settle()
+            core.adopt(consume scratch, plan: plan, added: result.added.count, outside: outside)
             if next != nil {
-                for change in replay { _ = change(&next!.scratch) }
+                for change in outside { _ = change.apply(to: &next!.scratch) }
             }
-            let applied = AppliedStep(effects: plan.effects + forgetAgedOut(result, next: &next), added: result.added)
+            let applied = AppliedStep(effects: plan.effects + core.forgetAgedOut(result, next: &next), added: result.added)
             guard next != nil else {
                 await perform(applied)
                 return (nil, nil, nil)
@@ -226,11 +183,30 @@ extension ChatNode {
             // Commands refused while planning were answered then; the rest wait.
             input.commands = dropped.plan.commands
             await lookUp(&input)
-            routerReplay = []
+            core.stepInFlight()
             // `ahead` was looked up after this commit failed: right for a
-            // step planned on top of the re-planned one.
-            return (await self.plan(input, on: router), nil, ahead)
+            // step planned on top of the re-planned one. Its file frames
+            // were handed over when it was first planned.
+            return (carry(core.plan(input), filesHandedOver: true), nil, ahead)
         }
+    }
+
+    /// A step just planned (by the pure core): the core notes it heads for
+    /// the store, and what the plan hands over at once is handed over.
+    /// `filesHandedOver`: planned again after the step under it failed,
+    /// its file frames already went to `FileTransfers`.
+    func carry(_ step: consuming PlannedStep, filesHandedOver: Bool = false) -> PlannedStep {
+        core.planned(step.plan)
+        for notice in step.plan.notices {
+            switch notice {
+            case .refused(let command, let error):
+                command.resume(.failure(error))
+            case .file(let frame, let peer, let dmState):
+                if !filesHandedOver { fileNotices?.yield(.frame(frame, from: peer, dmState: dmState)) }
+            }
+        }
+        step.plan.notices = []
+        return step
     }
 
     /// Performs a committed step's effects, in order.

@@ -20,31 +20,24 @@ public actor ChatNode {
     let clock: any ChatClock
     let logger: ChatLogger
     let options: NodeOptions
-    var router: MessageRouter
+    /// What a step's plan reads and its adoption changes, as a value
+    /// (NodeCore.swift): the actor only carries plans to the store and back.
+    var core: NodeCore
     /// Ids of this node's public messages, taken when one is drafted
     /// (before its step; see `sendPublic`), strictly increasing.
     var publicMessageIDs = MessageIDGenerator()
-    var directory = PeerDirectory() {
-        didSet { names.publish(directory: directory, identity: identity) }
-    }
     /// `directory` and `identity` as front ends read names from them.
     let names: NameBook
-    var activeRoom: RoomID?
-    var outbox = Outbox()
-    var counters = NodeCounters()
     /// When we last heard from each peer (ms), and when its link went down:
     /// the catch-up cursor goes back to the last contact.
     var lastHeard: [NodeNumber: Int64] = [:]
     var linkLostAt: [NodeNumber: Int64] = [:]
-    /// Catch-up as we ask it (requests, cursors, the round) and as we
-    /// answer it (budgets): values the node only carries (ChatNode+CatchUp.swift).
-    var catchUp = CatchUpState()
+    /// Catch-up as we answer it (budgets): a value the node only carries
+    /// (ChatNode+CatchUp.swift); as we ask it, `core.catchUp`.
     var catchUpServing = CatchUpServing()
     /// Ids for the node's own link and delivery frames (acks, catch-up):
     /// strictly increasing, like the chat models' ids.
     var messageIDs = MessageIDGenerator()
-    /// Peers told (once per run) that they reached their storage quota.
-    var quotaReported = Set<NodeNumber>()
     /// The key ledger and what it held or said this run (ChatNode+Keys.swift).
     var keyContinuity = KeyContinuity()
     /// Peers' trust as front ends read it without waiting (ChatNode+Keys.swift).
@@ -64,8 +57,6 @@ public actor ChatNode {
     var tellingTransport = false
     /// Commands waiting for the next step.
     var commands: [PendingCommand] = []
-    /// Router changes made while a step commits, replayed on its copy.
-    var routerReplay: [@Sendable (inout MessageRouter) -> [ChatEvent]]?
     /// Set while the store refuses writes (said once, see ChatNode+StoreHealth.swift).
     var storeFailure: StoreError?
     /// When the store last refused a write, on the node's clock.
@@ -104,7 +95,7 @@ public actor ChatNode {
         self.logger = logger
         self.authenticator = authenticator
         self.options = options
-        router = MessageRouter(identity: identity)
+        core = NodeCore(identity: identity, options: options, authenticator: authenticator, logger: logger)
         number = identity.number
         names = NameBook(identity: identity)
     }

@@ -9,6 +9,9 @@ struct NodePlan {
     var effects: [NodeEffect] = []
     /// Commands answered only after the commit (their outcome is in `effects`).
     var commands: [PendingCommand] = []
+    /// Handed over as soon as the step is planned, whatever its commit
+    /// (`PlanNotice`): the planner itself performs nothing.
+    var notices: [PlanNotice] = []
     /// Outgoing DMs this plan queues, per peer (a decline in the same
     /// step fails them too).
     var queued: [NodeNumber: [MessageID]] = [:]
@@ -76,6 +79,15 @@ struct NodePlan {
 struct TrustKey: Hashable {
     let author: NodeNumber
     let direct: Bool
+}
+
+/// What a plan hands over at once, commit or not: nothing here is chat
+/// state the commit could fail to store.
+enum PlanNotice {
+    /// A command refused while planning: answered now, and it plans nothing.
+    case refused(PendingCommand, NodeError)
+    /// A file-transfer frame: `FileTransfers` keeps its own state.
+    case file(P2PPayload, from: NodeNumber, dmState: DMState)
 }
 
 /// Something the node does after a commit.

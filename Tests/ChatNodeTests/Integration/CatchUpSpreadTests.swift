@@ -14,6 +14,13 @@ import TestSupport
         let alice = try await TestNode(try TestSigner("alice"), on: network)
         let bob = try await TestNode(signer, on: network)
         try await alice.waitForPeers(1)
+        // Alice's first catch-up of bob (asked on linking) is over before bob
+        // writes: else its reply may bring "seen live" ahead of the live frame
+        // (and spread it, rightly), as it did on a loaded machine.
+        try #require(await waitUntil("first catch-up of bob done") {
+            let catchUp = await alice.node.core.catchUp
+            return catchUp.cursors[bob.identity.number] != nil && catchUp.outstanding[bob.identity.number] == nil
+        })
         let before = try await bob.node.sendPublic("seen live")
         _ = try await alice.waitForMessage("seen live")
         await network.cut(alice.identity.number, bob.identity.number)

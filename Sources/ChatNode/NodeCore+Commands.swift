@@ -3,7 +3,7 @@ import ChatCore
 /// Planning the user's commands (send, DM, accept, decline) on the step's
 /// copy of the router. A refused command is answered at once and plans
 /// nothing; the others are answered after the commit.
-extension ChatNode {
+extension NodeCore {
     /// Plans the step's commands in their order, except that its public
     /// sends take their places in the order of their ids: each was signed
     /// in its caller's task, so concurrent sends can arrive out of the
@@ -51,7 +51,7 @@ extension ChatNode {
             }
             plan.commands.append(command)
         } catch {
-            command.resume(.failure(error))
+            plan.notices.append(.refused(command, error))
         }
     }
 
