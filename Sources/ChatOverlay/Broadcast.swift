@@ -34,11 +34,15 @@ public struct Broadcast: Sendable {
     var graftBudgets: [NodeNumber: TokenBucket] = [:]
     /// Score notes for the membership, drained by `Overlay`.
     var notes: [(NodeNumber, PeerNote)] = []
+    var authors: AuthorBudgets
+    /// Gossiped messages dropped past their author's budget.
+    public internal(set) var overBudget = 0
 
     public init(config: OverlayConfig = OverlayConfig()) {
         self.config = config
         seen = RecentIDs(capacity: config.recentIDs)
         cacheOrder = BoundedBuffer(capacity: config.cachedMessages)
+        authors = AuthorBudgets(burst: config.authorBurst, perSecond: config.authorPerSecond, capacity: config.authorsTracked)
     }
 
     public var neighbors: Set<NodeNumber> { eager.union(lazy) }
@@ -127,10 +131,24 @@ public struct Broadcast: Sendable {
             }
             return out
         }
+        let author = gossip.message.senderNumber
+        // Past its author's budget: dropped before the (costly) signature
+        // check, not stored, not relayed, not marked seen (a GRAFT may
+        // fetch it later). Not awaited either: the relay that announced it
+        // kept its promise, this node declined it. Only the author pushing
+        // its own flood is scored down; a relay passes on no more of it
+        // than its own budget lets through.
+        guard authors.allows(author, now: now) else {
+            overBudget += 1
+            missing.removeValue(forKey: gossip.id)
+            if author == peer { notes.append((peer, .overBudget)) }
+            return out
+        }
         guard gossip.hops >= 1, gossip.hops <= 255, verify(gossip.message) else {
             notes.append((peer, .invalidMessage))
             return out
         }
+        _ = authors.charge(author, now: now)
         seen.insert(gossip.id)
         var next = gossip
         next.hops = min(255, gossip.hops + 1)
