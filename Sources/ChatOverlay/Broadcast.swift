@@ -35,6 +35,8 @@ public struct Broadcast: Sendable {
     /// Score notes for the membership, drained by `Overlay`.
     var notes: [(NodeNumber, PeerNote)] = []
     var authors: AuthorBudgets
+    /// When each neighbour's last broken promise was noted.
+    var lastBroken: [NodeNumber: Duration] = [:]
     /// Gossiped messages dropped past their author's budget.
     public internal(set) var overBudget = 0
 
@@ -83,6 +85,7 @@ public struct Broadcast: Sendable {
         pendingIHave.removeValue(forKey: peer)
         ihaveBudgets.removeValue(forKey: peer)
         graftBudgets.removeValue(forKey: peer)
+        lastBroken.removeValue(forKey: peer)
     }
 
     /// This node's own message: delivered (by the caller) and pushed.
@@ -219,7 +222,7 @@ public struct Broadcast: Sendable {
         var grafts: [NodeNumber: [MessageID]] = [:]
         for id in missing.keys.sorted() {
             guard var entry = missing[id], entry.deadline <= now else { continue }
-            if let promised = entry.grafted { notes.append((promised, .brokenPromise)) }
+            if let promised = entry.grafted { notePromiseBroken(by: promised, now: now) }
             entry.announcers.removeAll { !isNeighbor($0) }
             guard !entry.announcers.isEmpty else {
                 missing.removeValue(forKey: id)
@@ -242,6 +245,17 @@ public struct Broadcast: Sendable {
             }
         }
         return out
+    }
+
+    /// At most one broken promise per peer a second, however many ids it
+    /// left unanswered: under a flood an honest relay's cache
+    /// (`cachedMessages`) turns over before a late GRAFT arrives, and a
+    /// note for every id held good relays off (a sybil flood cut lan-test's
+    /// honest nodes apart that way). A censor still sinks in seconds.
+    private mutating func notePromiseBroken(by peer: NodeNumber, now: Duration) {
+        if let last = lastBroken[peer], now - last < .seconds(1) { return }
+        lastBroken[peer] = now
+        notes.append((peer, .brokenPromise))
     }
 
     private mutating func keep(_ gossip: GossipMessage) {

@@ -16,8 +16,8 @@ class FloodScenario:
     # The overlay's per-author budget for gossiped public messages
     # (OverlayConfig.authorBurst, authorPerSecond): on the overlay the flood
     # reaches the receiver only by gossip, so at most this much of it.
-    AUTHOR_BURST = 1000
-    AUTHOR_PER_SECOND = 100
+    AUTHOR_BURST = 200
+    AUTHOR_PER_SECOND = 50
     OVERLAY_THIN = 200     # fewer flood msgs than this at the receiver on the overlay: nothing tested
 
     def scenario_flood(self):
