@@ -14,7 +14,7 @@ import TestSupport
 @Suite(.realTime) struct OnDemandPromotionTests {
     @Test func aLinkOnDemandJoinsTheOverlayWhenTheViewEmpties() async throws {
         let port = TestNetwork.discoveryPort()
-        let nodes = try await DirectReachLinkTests.started(7, base: 7_700, configuration: DirectReachLinkTests.configuration(port: port),
+        let nodes = try await DirectReachLinkTests.started(7, base: 7_900, configuration: DirectReachLinkTests.configuration(port: port),
                                                            connected: false)
         defer { Task { for node in nodes { await node.service.stop() } } }
         let alice = nodes[0]
