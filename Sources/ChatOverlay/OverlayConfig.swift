@@ -79,8 +79,8 @@ public struct OverlayConfig: Sendable, Hashable {
     /// on), whoever relays them: a burst, then per second; authors tracked.
     /// Past it a message is dropped unverified, and an author that pushes
     /// its own messages past it is scored down (`AuthorBudgets`).
-    public var authorBurst = 200.0
-    public var authorPerSecond = 50.0
+    public var authorBurst = 1_000.0
+    public var authorPerSecond = 100.0
     public var authorsTracked = 1_024
 
     /// Score below which an active peer is dropped and held off for `cooldown`.

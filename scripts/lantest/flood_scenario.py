@@ -16,8 +16,8 @@ class FloodScenario:
     # The overlay's per-author budget for gossiped public messages
     # (OverlayConfig.authorBurst, authorPerSecond): on the overlay the flood
     # reaches the receiver only by gossip, so at most this much of it.
-    AUTHOR_BURST = 200
-    AUTHOR_PER_SECOND = 50
+    AUTHOR_BURST = 1000
+    AUTHOR_PER_SECOND = 100
     # On the overlay the flooder, pushing past its budget, is soon scored
     # down and held off by its neighbours, so little more than the burst
     # arrives: fewer than half of it means the flood never reached the receiver.
