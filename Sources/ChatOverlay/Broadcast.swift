@@ -34,11 +34,17 @@ public struct Broadcast: Sendable {
     var graftBudgets: [NodeNumber: TokenBucket] = [:]
     /// Score notes for the membership, drained by `Overlay`.
     var notes: [(NodeNumber, PeerNote)] = []
+    var authors: AuthorBudgets
+    /// When each neighbour's last broken promise was noted.
+    var lastBroken: [NodeNumber: Duration] = [:]
+    /// Gossiped messages dropped past their author's budget.
+    public internal(set) var overBudget = 0
 
     public init(config: OverlayConfig = OverlayConfig()) {
         self.config = config
         seen = RecentIDs(capacity: config.recentIDs)
         cacheOrder = BoundedBuffer(capacity: config.cachedMessages)
+        authors = AuthorBudgets(burst: config.authorBurst, perSecond: config.authorPerSecond, capacity: config.authorsTracked)
     }
 
     public var neighbors: Set<NodeNumber> { eager.union(lazy) }
@@ -79,6 +85,7 @@ public struct Broadcast: Sendable {
         pendingIHave.removeValue(forKey: peer)
         ihaveBudgets.removeValue(forKey: peer)
         graftBudgets.removeValue(forKey: peer)
+        lastBroken.removeValue(forKey: peer)
     }
 
     /// This node's own message: delivered (by the caller) and pushed.
@@ -127,10 +134,24 @@ public struct Broadcast: Sendable {
             }
             return out
         }
+        let author = gossip.message.senderNumber
+        // Past its author's budget: dropped before the (costly) signature
+        // check, not stored, not relayed, not marked seen (a GRAFT may
+        // fetch it later). Not awaited either: the relay that announced it
+        // kept its promise, this node declined it. Only the author pushing
+        // its own flood is scored down; a relay passes on no more of it
+        // than its own budget lets through.
+        guard authors.allows(author, now: now) else {
+            overBudget += 1
+            missing.removeValue(forKey: gossip.id)
+            if author == peer { notes.append((peer, .overBudget)) }
+            return out
+        }
         guard gossip.hops >= 1, gossip.hops <= 255, verify(gossip.message) else {
             notes.append((peer, .invalidMessage))
             return out
         }
+        _ = authors.charge(author, now: now)
         seen.insert(gossip.id)
         var next = gossip
         next.hops = min(255, gossip.hops + 1)
@@ -201,7 +222,7 @@ public struct Broadcast: Sendable {
         var grafts: [NodeNumber: [MessageID]] = [:]
         for id in missing.keys.sorted() {
             guard var entry = missing[id], entry.deadline <= now else { continue }
-            if let promised = entry.grafted { notes.append((promised, .brokenPromise)) }
+            if let promised = entry.grafted { notePromiseBroken(by: promised, now: now) }
             entry.announcers.removeAll { !isNeighbor($0) }
             guard !entry.announcers.isEmpty else {
                 missing.removeValue(forKey: id)
@@ -224,6 +245,17 @@ public struct Broadcast: Sendable {
             }
         }
         return out
+    }
+
+    /// At most one broken promise per peer a second, however many ids it
+    /// left unanswered: under a flood an honest relay's cache
+    /// (`cachedMessages`) turns over before a late GRAFT arrives, and a
+    /// note for every id held good relays off (a sybil flood cut lan-test's
+    /// honest nodes apart that way). A censor still sinks in seconds.
+    private mutating func notePromiseBroken(by peer: NodeNumber, now: Duration) {
+        if let last = lastBroken[peer], now - last < .seconds(1) { return }
+        lastBroken[peer] = now
+        notes.append((peer, .brokenPromise))
     }
 
     private mutating func keep(_ gossip: GossipMessage) {

@@ -21,7 +21,8 @@ extension Membership {
                 fillRefusals = 0
             } else if active.removeValue(forKey: peer) != nil {
                 out.append(.close(peer))
-                heldOff[peer] = now + config.cooldown
+                declined[peer] = now + config.cooldown
+                if active.isEmpty, !isFullMesh { joined = false }
                 refusedFill(now: now)
                 fill(now: now, &out)
             }
@@ -30,7 +31,7 @@ extension Membership {
                 scores.removeValue(forKey: peer)
                 out.append(.close(peer))
                 addPassive(peer)
-                if isFullMesh { heldOff[peer] = now + config.cooldown }
+                if isFullMesh { declined[peer] = now + config.cooldown }
                 fill(now: now, &out)
             }
         case .shuffle(let origin, let ttl, let peers):
@@ -44,7 +45,12 @@ extension Membership {
     }
 
     private mutating func handleJoin(from peer: NodeNumber, now: Duration, _ out: inout [OverlayAction]) {
-        guard active[peer] == nil, !isHeldOff(peer, now: now) else { return }
+        guard active[peer] == nil else { return }
+        guard !isHeldOff(peer, now: now) else {
+            // Said, not left to the grace: the joiner asks someone else now.
+            out.append(.send(.neighborReply(accepted: false), to: peer))
+            return
+        }
         let repeated = lastJoin[peer].map { now - $0 < config.joinCooldown } ?? false
         lastJoin[peer] = now
         guard admit(peer, inbound: true, now: now, &out) else {
@@ -61,7 +67,7 @@ extension Membership {
 
     private mutating func handleForwardJoin(_ newNode: NodeNumber, ttl: Int, from peer: NodeNumber, now: Duration,
                                             _ out: inout [OverlayAction]) {
-        guard newNode != me, !isHeldOff(newNode, now: now), walked[newNode] == nil else { return }
+        guard newNode != me, !isUndialable(newNode, now: now), walked[newNode] == nil else { return }
         walked[newNode] = now
         remember(newNode, now: now)
         let ttl = max(0, min(ttl, config.activeRandomWalk))

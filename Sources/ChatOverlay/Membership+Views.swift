@@ -11,14 +11,27 @@ extension Membership {
         known[peer] = now
     }
 
+    /// Scored down: neither dialled nor admitted.
     func isHeldOff(_ peer: NodeNumber, now: Duration) -> Bool {
         guard let until = heldOff[peer] else { return false }
         return now < until
     }
 
+    /// Said no lately: not dialled (admitted if it asks).
+    func isDeclined(_ peer: NodeNumber, now: Duration) -> Bool {
+        guard let until = declined[peer] else { return false }
+        return now < until
+    }
+
+    /// Not to be dialled now: held off or declined.
+    func isUndialable(_ peer: NodeNumber, now: Duration) -> Bool {
+        isHeldOff(peer, now: now) || isDeclined(peer, now: now)
+    }
+
     mutating func expire(now: Duration) {
         known = known.filter { now - $0.value <= config.knownPeerLifetime || active[$0.key] != nil }
         heldOff = heldOff.filter { now < $0.value }
+        declined = declined.filter { now < $0.value }
         walked = walked.filter { now - $0.value < config.joinCooldown }
         lastJoin = lastJoin.filter { now - $0.value < config.joinCooldown }
     }
@@ -35,7 +48,7 @@ extension Membership {
             }
         } else if !isFullMesh, count < config.fullMeshExit {
             isFullMesh = true
-            for peer in known.keys.sorted() where active[peer] == nil && dialing[peer] == nil && !isHeldOff(peer, now: now) {
+            for peer in known.keys.sorted() where active[peer] == nil && dialing[peer] == nil && !isUndialable(peer, now: now) {
                 dial(peer, .neighbor(highPriority: false, inbound: false), now: now, &out)
             }
         }
@@ -109,7 +122,7 @@ extension Membership {
         let pending = dialing.values.reduce(0) { $0 + ($1.purpose == .join ? 0 : 1) }
         var wanted = target - active.count - pending
         guard wanted > 0 else { return }
-        let usable = passive.filter { dialing[$0] == nil && !isHeldOff($0, now: now) }
+        let usable = passive.filter { dialing[$0] == nil && !isUndialable($0, now: now) }
         // A passive peer whose link is already up (it linked before this
         // node went partial, or dialled us and said nothing yet) comes
         // first: the "dial" is answered at once on that link, so the view

@@ -49,8 +49,14 @@ public struct Membership: Sendable {
     /// Inbound links that have not yet said what they are for.
     var awaiting: [NodeNumber: Duration] = [:]
     var known: [NodeNumber: Duration] = [:]
-    /// Peers not to dial or admit until the time given.
+    /// Peers scored down (a bad signature, a flood, a broken promise, a
+    /// laggard): neither dialled nor admitted until the time given.
     var heldOff: [NodeNumber: Duration] = [:]
+    /// Peers that said no (a refused NEIGHBOR, a DISCONNECT in a full
+    /// mesh): not dialled again until the time given, but admitted if they
+    /// ask. Holding them off instead cut small groups in two: each side
+    /// refused the other's request for the whole cooldown.
+    var declined: [NodeNumber: Duration] = [:]
     var budgets: [NodeNumber: TokenBucket] = [:]
     var scores: [NodeNumber: Double] = [:]
     var lastJoin: [NodeNumber: Duration] = [:]
@@ -93,13 +99,14 @@ public struct Membership: Sendable {
         remember(peer, now: now)
         updateMode(now: now, &out)
         guard !isHeldOff(peer, now: now) else { return out }
+        let dialable = !isDeclined(peer, now: now)
         if isFullMesh {
-            if active[peer] == nil, dialing[peer] == nil {
+            if active[peer] == nil, dialing[peer] == nil, dialable {
                 dial(peer, .neighbor(highPriority: false, inbound: false), now: now, &out)
             }
         } else {
             if active[peer] == nil { addPassive(peer) }
-            if !joined, !dialing.values.contains(where: { $0.purpose == .join }) {
+            if !joined, dialable, !dialing.values.contains(where: { $0.purpose == .join }) {
                 dial(peer, .join, now: now, &out)
             }
         }
@@ -176,7 +183,7 @@ public struct Membership: Sendable {
         }
         if isFullMesh { return out }
         if !joined, !dialing.values.contains(where: { $0.purpose == .join }) {
-            if let contact = rng.pick(passive.filter { !isHeldOff($0, now: now) }) {
+            if let contact = rng.pick(passive.filter { !isUndialable($0, now: now) }) {
                 dial(contact, .join, now: now, &out)
             }
         }

@@ -75,6 +75,14 @@ public struct OverlayConfig: Sendable, Hashable {
     public var graftBurst = 256.0
     public var graftPerSecond = 128.0
 
+    /// Gossiped public messages taken from one author (stored and relayed
+    /// on), whoever relays them: a burst, then per second; authors tracked.
+    /// Past it a message is dropped unverified, and an author that pushes
+    /// its own messages past it is scored down (`AuthorBudgets`).
+    public var authorBurst = 1_000.0
+    public var authorPerSecond = 100.0
+    public var authorsTracked = 1_024
+
     /// Score below which an active peer is dropped and held off for `cooldown`.
     public var dropScore = -20.0
     /// A peer that delivers nothing first while the median active peer

@@ -205,7 +205,8 @@ extension P2PService {
             return
         }
         // Overlay frames are the shell's (they carry no stage: not names to note).
-        if case .unknown(let name) = payload.type, link.speaksOverlay, overlayLinks != nil, name.hasPrefix("overlay") {
+        if case .unknown(let name) = payload.type, overlayLinks != nil, name.hasPrefix("overlay"),
+           link.speaksOverlay || promoteOnArrival(link, peer.number) {
             receiveOverlay(line, from: peer.number, on: link)
             return
         }

@@ -208,6 +208,7 @@ extension P2PService {
             stats.duplicateLinks += 1
             moveUnsentFrames(from: previous, to: link)
             retire(previous, for: link)
+            overlayLinkReplaced(previous, by: link, peer.number)
             if previous.peer != peer { emit(.peerUpdated(peer)) }
         } else {
             logger.info("linked to \(peer.nickname)#\(peer.number.shortTag) (\(peer.number)) at \(peer.address)")

@@ -63,9 +63,14 @@ extension P2PService {
     /// A link became the peer's established one (not a replacement).
     func overlayLinkUp(_ link: PeerLink, _ number: NodeNumber) {
         guard overlayLinks != nil else { return }
-        overlayLinks!.wanted[number] = nil
-        // On demand: not the membership's to count, shuffle or drop.
-        if link.onDemand { return directLinkUp(link, number) }
+        let wanted = overlayLinks!.wanted.removeValue(forKey: number) != nil
+        if link.onDemand {
+            // The peer's dial on demand crossed our overlay dial and won:
+            // the link is taken as the overlay's if the view needs it.
+            if wanted, promotesOnDemand(number) { return promote(link, number) }
+            // On demand: not the membership's to count, shuffle or drop.
+            return directLinkUp(link, number)
+        }
         if link.speaksOverlay {
             overlayLinks!.markOverlay(number)
             runOverlay { $0.linkUp(number, now: $1) }
@@ -77,6 +82,22 @@ extension P2PService {
             // Linked as without the overlay; not a candidate for its views.
             overlayLinks!.markLegacy(number)
             runOverlay { $0.linkDown(number, now: $1) }
+        }
+    }
+
+    /// `link` took the place of `previous` to the same peer (the two ends
+    /// keep the same one). Both ends see the same pair, so both settle the
+    /// same way: a link on demand replacing an overlay link is promoted (the
+    /// overlay's link is not lost to a DM), an overlay link replacing one
+    /// on demand is the overlay's from now on.
+    func overlayLinkReplaced(_ previous: PeerLink, by link: PeerLink, _ number: NodeNumber) {
+        guard overlayLinks != nil, previous.onDemand != link.onDemand else { return }
+        if link.onDemand {
+            link.onDemand = false
+            link.speaksOverlay = previous.speaksOverlay
+        } else {
+            overlayLinks!.direct.linkDown(number)
+            overlayLinkUp(link, number)
         }
     }
 
@@ -105,6 +126,39 @@ extension P2PService {
         let now = self.now
         overlayLinks!.wanted = overlayLinks!.wanted.filter { $0.value > now }
         runOverlay { $0.tick(now: $1) }
+    }
+
+    /// Whether a link on demand to `peer` is taken as an overlay link when
+    /// the membership asks for one: only while the active view is empty. A
+    /// node that comes back to peers holding DMs for it finds their dials on
+    /// demand first, and would otherwise stay outside the overlay (no
+    /// gossip, no catch-up) for as long as those links last; a node with
+    /// neighbours leaves such links to the DMs, as the views were chosen.
+    func promotesOnDemand(_ peer: NodeNumber) -> Bool {
+        guard let state = overlayLinks, !state.isFullMesh else { return false }
+        return state.overlay.membership.active.isEmpty
+    }
+
+    /// Takes on-demand `link` as the overlay's, in place (PROTOCOL.md,
+    /// "Overlay", direct reach): its first overlay frame tells the peer,
+    /// which promotes its end when that frame arrives (`promoteOnArrival`).
+    /// An on-demand link's peer announced `overlay` (`admitsOnDemand`).
+    func promote(_ link: PeerLink, _ number: NodeNumber) {
+        logger.debug("overlay: the link on demand to \(number) becomes an overlay link")
+        link.onDemand = false
+        link.speaksOverlay = true
+        overlayLinks!.direct.linkDown(number)
+        overlayLinkUp(link, number)
+    }
+
+    /// An overlay frame on a link this end holds on demand: the peer
+    /// promoted it. Promoted here too, so its frames are taken; the
+    /// membership then answers the JOIN or NEIGHBOR as on any new link
+    /// (and closes the link if it keeps none, as for any inbound link).
+    func promoteOnArrival(_ link: PeerLink, _ number: NodeNumber) -> Bool {
+        guard overlayLinks != nil, link.onDemand, !link.isClosed else { return false }
+        promote(link, number)
+        return true
     }
 
     /// An overlay frame on `link` (its peer announced the capability).
@@ -215,6 +269,13 @@ extension P2PService {
     private func overlayDial(_ peer: NodeNumber) -> [OverlayAction] {
         let now = self.now
         if let link = established[peer] {
+            if link.onDemand, promotesOnDemand(peer) {
+                link.onDemand = false
+                link.speaksOverlay = true
+                overlayLinks!.direct.linkDown(peer)
+                overlayLinks!.markOverlay(peer)
+                logger.debug("overlay: the link on demand to \(peer) becomes an overlay link")
+            }
             return link.speaksOverlay ? overlayLinks!.overlay.linkUp(peer, now: now) : overlayLinks!.overlay.linkDown(peer, now: now)
         }
         guard announcements[peer] != nil, !overlayLinks!.legacy.contains(peer) else {

@@ -202,6 +202,7 @@ public actor P2PService: PeerTransport {
         counters.answersSuppressed = newcomerAnswers.suppressed
         counters.overlayPartial = overlayIsPartial ? 1 : 0
         counters.overlayActivePeers = overlayLinks?.overlay.membership.active.count ?? 0
+        counters.gossipOverBudget = overlayLinks?.overlay.broadcast.overBudget ?? 0
         return counters
     }
 

@@ -112,6 +112,9 @@ public struct TransportCounters: Hashable, Sendable, Codable {
     public var gossipPublished = 0
     public var gossipDelivered = 0
     public var gossipRefused = 0
+    /// Gossiped public messages dropped past their author's budget
+    /// (`OverlayConfig.authorBurst`, `authorPerSecond`).
+    public var gossipOverBudget = 0
     /// Not counts but the overlay as it stands: 1 while it runs above its
     /// threshold (bounded links, gossip), and its active view's size.
     public var overlayPartial = 0
