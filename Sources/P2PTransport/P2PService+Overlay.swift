@@ -187,6 +187,7 @@ extension P2PService {
             left -= 1
             for next in carryOut(action, deliver: deliver) { queue.append(next) }
         }
+        replanWake()  // a step may set a deadline sooner than the timer's
     }
 
     private func carryOut(_ action: OverlayAction, deliver: Bool) -> [OverlayAction] {

@@ -1,0 +1,115 @@
+import ChatCore
+
+extension P2PService {
+    /// The service's one timer task and when it wakes next.
+    struct ServiceTimer {
+        var task: Task<Void, Never>?
+        /// When the task wakes next (nil: no timer running).
+        var due: Duration?
+        /// When events between ticks last made a full plan: at most one a
+        /// busy tick (`replanWake`).
+        var replannedAt: Duration?
+        /// A tick or a batch of readiness reports runs: what it changes is
+        /// planned once, at its end.
+        var inTurn = false
+    }
+
+    /// No sleep is longer, whatever the deadlines say: a safety net for a
+    /// deadline the plan does not know of.
+    static let longestSleep: Duration = .seconds(5)
+
+    /// Starts the timer to wake at `due`, replacing any running one (a
+    /// cancelled sleep ends at once, and a woken one that was replaced
+    /// finds itself cancelled in `timerFired`). Every timer of the
+    /// transport waits here, on the injected clock: with a manual clock
+    /// the service ticks only when a test advances it.
+    func armTimer(at due: Duration) {
+        timer.task?.cancel()
+        timer.due = due
+        let clock = self.clock
+        timer.task = Task { [weak self] in
+            var due = due
+            while true {
+                do { try await clock.sleep(until: due) } catch { return }
+                guard let self, let next = await self.timerFired() else { return }
+                due = next
+            }
+        }
+    }
+
+    func stopTimer() {
+        timer.task?.cancel()
+        timer.task = nil
+        timer.due = nil
+    }
+
+    /// The timer woke: runs `tick`, then says when it is next due (nil:
+    /// this task was replaced or the service stopped).
+    private func timerFired() -> Duration? {
+        guard !Task.isCancelled, lifecycle == .running, !frozen else { return nil }
+        stats.timerWakes += 1
+        timer.inTurn = true
+        tick()
+        timer.inTurn = false
+        let next = nextWake()
+        timer.due = next
+        return next
+    }
+
+    /// Events between two wake-ups (frames, a send, an overlay step) may
+    /// make something due before the planned wake-up: then the timer moves
+    /// up. While a busy tick is near, nothing to do; while events stream
+    /// in, a full plan at most once a busy tick, and the timer a busy tick
+    /// away meanwhile (its tick plans in full). A pong just after the
+    /// timer's ping is one event, not a stream.
+    func replanWake() {
+        guard lifecycle == .running, !frozen, !timer.inTurn, let due = timer.due else { return }
+        let now = self.now
+        let soon = now + configuration.tickInterval
+        guard due > soon else { return }
+        if let last = timer.replannedAt, now - last < configuration.tickInterval {
+            armTimer(at: soon)
+            return
+        }
+        timer.replannedAt = now
+        let wake = nextWake()
+        if wake < due { armTimer(at: wake) }
+    }
+
+    /// When the timer must run next: the earliest of every deadline the
+    /// service holds (`WakePlan`).
+    func nextWake() -> Duration {
+        var plan = WakePlan(now: now, busy: configuration.tickInterval, longest: Self.longestSleep)
+        guard !hasShortDeadlines else {
+            plan.needsBusyTicks()
+            return plan.wake
+        }
+        if configuration.broadcastAddresses != [] { plan.due(nextBeaconAt) }
+        plan.due(announcements.nextExpiry(timeout: announcementTimeout))
+        plan.due(overlayNextTick)
+        plan.due(newcomerAnswers.nextDue)
+        for (number, announcement) in announcements.entries where established[number] == nil {
+            plan.due(dialDue(number, announcement))
+        }
+        for index in staticPeers.indices where staticPeerWantsDial(index) {
+            plan.due(staticPeers[index].nextDialAt)
+        }
+        let timeouts = linkTimeouts
+        for link in links.values where !link.isClosed {
+            plan.due(link.lifecycle.nextDeadline(hasQueuedOutput: link.queuedByteCount > 0, timeouts: timeouts))
+        }
+        return plan.wake
+    }
+
+    var linkTimeouts: LinkLifecycle.Timeouts {
+        LinkLifecycle.Timeouts(handshake: configuration.handshakeTimeout, deadPeer: configuration.deadPeerTimeout,
+                               write: configuration.writeTimeout, keepalive: configuration.keepaliveInterval)
+    }
+
+    /// An announcement lives about three of the LAN's beacon intervals:
+    /// stretched as the schedule stretches them (the size as of the last turn).
+    var announcementTimeout: Duration {
+        let stretch = beaconSchedule.interval(knownNodes: knownNodesAtTurn) / configuration.beaconInterval
+        return configuration.deadPeerTimeout * max(stretch, 1)
+    }
+}
