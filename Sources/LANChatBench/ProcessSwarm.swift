@@ -63,7 +63,7 @@ enum ProcessSwarm {
 
         static let shownCounters = ["linksAccepted", "linksDialled", "dialFailures", "handshakeTimeout", "overlayCloses",
                                     "beaconsSent", "beaconsReceived", "beaconsSkipped", "answersBroadcast", "refusedAnnouncements",
-                                    "overlayFramesSent"]
+                                    "overlayFramesSent", "framesSent", "timerWakes"]
 
         func numbers(prefix: String) -> [String: Double] {
             let sorted = links.sorted()

@@ -54,6 +54,20 @@ struct LinkLifecycle: Sendable, Hashable {
         var deadPeer: Duration
         var write: Duration
         var keepalive: Duration
+        /// The longest this end stays silent, whatever the intervals say
+        /// (nil: no such bound): a stretched link's peer may not have
+        /// stretched its own dead-peer timeout.
+        var maxQuiet: Duration? = nil
+
+        /// Keepalives `factor` times as far apart and a dead peer `factor`
+        /// times as late, but never silent past two thirds of the
+        /// unstretched dead-peer timeout: a peer that did not stretch its
+        /// timeouts still hears from this end in time.
+        func stretched(by factor: Double) -> Timeouts {
+            let quiet = deadPeer * (2.0 / 3.0)
+            return Timeouts(handshake: handshake, deadPeer: deadPeer * factor, write: write,
+                            keepalive: max(keepalive, min(keepalive * factor, quiet)), maxQuiet: max(keepalive, quiet))
+        }
     }
 
     /// A ping sent to learn whether the link is alive, and its deadline.
@@ -167,7 +181,8 @@ struct LinkLifecycle: Sendable, Hashable {
     /// never past half the dead-peer timeout.
     func keepaliveInterval(_ timeouts: Timeouts) -> Duration {
         guard direction == .inbound else { return timeouts.keepalive }
-        return max(timeouts.keepalive, min(timeouts.keepalive * Self.acceptorKeepaliveFactor, timeouts.deadPeer / 2))
+        let interval = max(timeouts.keepalive, min(timeouts.keepalive * Self.acceptorKeepaliveFactor, timeouts.deadPeer / 2))
+        return timeouts.maxQuiet.map { min(interval, max($0, timeouts.keepalive)) } ?? interval
     }
 
     /// How much earlier than its interval a dialler's keepalive may go

@@ -34,18 +34,21 @@ extension P2PService {
     }
 
     /// Whether the overlay runs above its threshold (bounded links, gossip).
-    var overlayIsPartial: Bool { overlayLinks.map { !$0.isFullMesh } ?? false }
+    // These run per announcement on every tick and wake-up plan: they read
+    // the state in place (`guard let` copied all of it, most of an idle
+    // node's CPU with a hundred announcements).
+    var overlayIsPartial: Bool { overlayLinks?.isFullMesh == false }
 
     /// The dial rule's gate (`dialDue`): whether announced peer `number` may be dialled now.
     func overlayPermitsDial(_ number: NodeNumber) -> Bool {
-        guard let state = overlayLinks else { return true }
-        return state.permitsDial(number) || state.direct.isDialling(number, now: now)
+        guard overlayLinks != nil else { return true }
+        return overlayLinks!.permitsDial(number) || overlayLinks!.direct.isDialling(number, now: now)
     }
 
     /// Whether an overlay dial is waiting for `number` (dialled at once, whichever number is lower).
     func overlayWants(_ number: NodeNumber) -> Bool {
-        guard let state = overlayLinks else { return false }
-        return state.wanted[number] != nil || state.direct.isDialling(number, now: now)
+        guard overlayLinks != nil else { return false }
+        return overlayLinks!.wanted[number] != nil || overlayLinks!.direct.isDialling(number, now: now)
     }
 
     /// When the overlay next needs a tick, if it runs.

@@ -54,15 +54,17 @@ extension P2PService {
         tickOverlay()
         dialAnnouncedPeers()
         dialStaticPeers()
-        let timeouts = linkTimeouts
+        let base = linkTimeouts, stretched = overlayLinkTimeouts
         // One link's keepalive due takes along those nearly due: the
         // links' pings fall into step, one wake-up for all of them.
-        let early = links.values.contains {
-            !$0.isClosed && $0.lifecycle.decision(at: now, hasQueuedOutput: $0.queuedByteCount > 0, timeouts: timeouts) == .keepalive
+        let early = links.values.contains { link in
+            !link.isClosed && link.lifecycle.decision(at: now, hasQueuedOutput: link.queuedByteCount > 0,
+                                                      timeouts: timeouts(of: link, base: base, stretched: stretched)) == .keepalive
         }
         for link in links.values.sorted(by: { $0.id < $1.id }) where !link.isClosed {
             if link.isThrottled { resumeReading(link) }
             if link.isThrottled || waitsForNode(link) { link.lifecycle.notReading(at: now) }
+            let timeouts = timeouts(of: link, base: base, stretched: stretched)
             if !link.isClosed { checkDeadlines(of: link, at: now, timeouts: timeouts, early: early) }
         }
     }
@@ -124,7 +126,7 @@ extension P2PService {
             drop(link, .timedOut("handshake not finished within \(configuration.handshakeTimeout)"))
         case .peerSilent:
             stats.deadPeer += 1
-            drop(link, .timedOut("nothing received for \(configuration.deadPeerTimeout)"))
+            drop(link, .timedOut("nothing received for \(timeouts.deadPeer)"))
         case .writeStalled:
             stats.writeTimeout += 1
             drop(link, .timedOut("output stalled for \(configuration.writeTimeout)"))
