@@ -240,18 +240,6 @@ struct AnnouncementTable: Sendable {
         if entries[number]?.unlinkedSince == nil { entries[number]?.unlinkedSince = now }
     }
 
-    /// When `expire(at:timeout:)` next drops an entry if no beacon comes
-    /// meanwhile (the first instant past its timeout); nil if none would.
-    func nextExpiry(timeout: Duration) -> Duration? {
-        var earliest: Duration?
-        for entry in entries.values {
-            guard let unlinkedSince = entry.unlinkedSince else { continue }
-            let expiry = max(entry.lastSeen, unlinkedSince) + timeout + .nanoseconds(1)
-            earliest = min(earliest ?? expiry, expiry)
-        }
-        return earliest
-    }
-
     /// Drops unlinked entries without a beacon for `timeout` (counted from
     /// the link's loss if later); returns their numbers. A linked peer's
     /// entry stays while the link lasts: the link is the proof of life, and

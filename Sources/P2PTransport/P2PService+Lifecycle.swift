@@ -70,6 +70,7 @@ extension P2PService {
         })
         logger.info("listening on TCP \(port), discovery on UDP \(configuration.discoveryPort), beacons to \(targets.map(\.host)), instance \(instance)")
         nextBeaconAt = now
+        prepareTimer()
         tick()
         armTimer(at: nextWake())
     }

@@ -48,11 +48,13 @@ extension P2PService {
             refreshDefaultScope()
             beaconTurn(at: now)
         }
-        announcements.expire(at: now, timeout: announcementTimeout)
+        // The passes over the announcements only when the last plan found
+        // something due in them (or no longer holds).
+        if announcementPassNeeded(timer.expiryDue, at: now) { announcements.expire(at: now, timeout: announcementTimeout) }
         newcomerAnswers.forget { announcements[$0] == nil }
         sendDueAnswers()
         tickOverlay()
-        dialAnnouncedPeers()
+        if announcementPassNeeded(timer.dialsDue, at: now) { dialAnnouncedPeers() }
         dialStaticPeers()
         let base = linkTimeouts, stretched = overlayLinkTimeouts
         // One link's keepalive due takes along those nearly due: the
@@ -160,20 +162,21 @@ extension P2PService {
            announcements.isCrowded(at: now, window: configuration.tickInterval * 4) {
             return
         }
-        // Runs per tick and per new beacon: the common case (everyone
-        // linked, or not due yet) must cost a pass over the table only.
-        // Keys first: a linked peer's entry is not even copied.
+        // Runs per new beacon, and per tick when the last plan found a dial
+        // due: the common case (everyone linked, or not due yet) must cost a
+        // pass over the table only (its entries, not a lookup each: a
+        // lookup copied the table).
         var due: [(number: NodeNumber, endpoint: IPv4Endpoint, fallback: Bool, proven: Bool, heard: Int)] = []
-        func consider(_ number: NodeNumber) {
-            guard established[number] == nil, let announcement = announcements[number], now >= announcement.nextDialAt,
+        func consider(_ number: NodeNumber, _ announcement: Announcement) {
+            guard established[number] == nil, now >= announcement.nextDialAt,
                   let dueAt = dialDue(number, announcement), now >= dueAt else { return }
             let fallback = !LinkArbiter.shouldDialOnDiscovery(local: identity.number, remote: number)
             due.append((number, announcement.endpoint, fallback, announcement.hasLinked, announcement.heardCount))
         }
         if let only {
-            consider(only)
+            if let announcement = announcements[only] { consider(only, announcement) }
         } else {
-            for number in announcements.entries.keys { consider(number) }
+            for (number, announcement) in announcements.entries { consider(number, announcement) }
         }
         guard !due.isEmpty else { return }
         let limits = configuration.limits

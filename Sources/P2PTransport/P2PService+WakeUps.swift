@@ -1,7 +1,13 @@
 import ChatCore
 
 extension P2PService {
-    /// The service's one timer task and when it wakes next.
+    /// The service's one timer task, when it wakes next, and what the last
+    /// full plan found (read by `tick`, so an idle tick skips passes over
+    /// the announcements that have nothing due).
+    ///
+    /// The values read from the configuration and the overlay are copied
+    /// here once: reading a method of a stored struct of the actor copies
+    /// the whole struct first, and the plan runs at every wake-up.
     struct ServiceTimer {
         var task: Task<Void, Never>?
         /// When the task wakes next (nil: no timer running).
@@ -12,6 +18,18 @@ extension P2PService {
         /// A tick or a batch of readiness reports runs: what it changes is
         /// planned once, at its end.
         var inTurn = false
+        /// `P2PConfiguration.tickInterval`.
+        var busy: Duration = .milliseconds(50)
+        /// Whether beacons go out at all (a broadcast address is set).
+        var beacons = true
+        /// When the overlay's next step is due, as of its last step.
+        var overlayDue: Duration?
+        /// The earliest announced peer's dial and announcement expiry the
+        /// last full plan found (nil: none), and whether that plan still
+        /// holds (no event since it was skipped).
+        var dialsDue: Duration?
+        var expiryDue: Duration?
+        var deadlinesKnown = false
     }
 
     /// No sleep is longer, whatever the deadlines say: a safety net for a
@@ -37,6 +55,13 @@ extension P2PService {
         }
     }
 
+    /// Reads what the plan keeps from the configuration and the overlay, at start.
+    func prepareTimer() {
+        timer.busy = configuration.tickInterval
+        timer.beacons = configuration.broadcastAddresses != []
+        timer.overlayDue = overlayNextTick
+    }
+
     func stopTimer() {
         timer.task?.cancel()
         timer.task = nil
@@ -56,6 +81,15 @@ extension P2PService {
         return next
     }
 
+    /// The overlay took a step (`P2PService+Overlay.swift`): its next is
+    /// read once here, and the timer moves up if that is sooner.
+    func overlayStepped() {
+        timer.overlayDue = overlayNextTick
+        // It may have asked for dials the tick's pass makes.
+        timer.deadlinesKnown = false
+        replanWake()
+    }
+
     /// Events between two wake-ups (frames, a send, an overlay step) may
     /// make something due before the planned wake-up: then the timer moves
     /// up. While a busy tick is near, nothing to do; while events stream
@@ -65,9 +99,13 @@ extension P2PService {
     func replanWake() {
         guard lifecycle == .running, !frozen, !timer.inTurn, let due = timer.due else { return }
         let now = self.now
-        let soon = now + configuration.tickInterval
-        guard due > soon else { return }
-        if let last = timer.replannedAt, now - last < configuration.tickInterval {
+        let soon = now + timer.busy
+        guard due > soon else {
+            timer.deadlinesKnown = false
+            return
+        }
+        if let last = timer.replannedAt, now - last < timer.busy {
+            timer.deadlinesKnown = false
             armTimer(at: soon)
             return
         }
@@ -79,18 +117,29 @@ extension P2PService {
     /// When the timer must run next: the earliest of every deadline the
     /// service holds (`WakePlan`).
     func nextWake() -> Duration {
-        var plan = WakePlan(now: now, busy: configuration.tickInterval, longest: Self.longestSleep)
+        let now = self.now
+        var plan = WakePlan(now: now, busy: timer.busy, longest: Self.longestSleep)
+        timer.deadlinesKnown = false
         guard !hasShortDeadlines else {
             plan.needsBusyTicks()
             return plan.wake
         }
-        if configuration.broadcastAddresses != [] { plan.due(nextBeaconAt) }
-        plan.due(announcements.nextExpiry(timeout: announcementTimeout))
-        plan.due(overlayNextTick)
+        if timer.beacons { plan.due(nextBeaconAt) }
+        plan.due(timer.overlayDue)
         plan.due(newcomerAnswers.nextDue)
+        // One pass over the announcements: dials and expiries.
+        let expiry = announcementTimeout
+        var dials = WakePlan(now: now, busy: timer.busy, longest: Self.longestSleep)
+        var expiries = dials
         for (number, announcement) in announcements.entries where established[number] == nil {
-            plan.due(dialDue(number, announcement))
+            dials.due(dialDue(number, announcement))
+            if let since = announcement.unlinkedSince {
+                expiries.due(max(announcement.lastSeen, since) + expiry + .nanoseconds(1))
+            }
         }
+        (timer.dialsDue, timer.expiryDue, timer.deadlinesKnown) = (dials.earliest, expiries.earliest, true)
+        plan.due(dials.earliest)
+        plan.due(expiries.earliest)
         for index in staticPeers.indices where staticPeerWantsDial(index) {
             plan.due(staticPeers[index].nextDialAt)
         }
@@ -100,6 +149,13 @@ extension P2PService {
             plan.due(link.lifecycle.nextDeadline(hasQueuedOutput: link.queuedByteCount > 0, timeouts: timeouts))
         }
         return plan.wake
+    }
+
+    /// Whether the tick's pass over the announcements for `due` (their
+    /// dials or expiries, as of the last full plan) can find anything.
+    func announcementPassNeeded(_ due: Duration?, at now: Duration) -> Bool {
+        guard timer.deadlinesKnown else { return true }
+        return due.map { now >= $0 } ?? false
     }
 
     var linkTimeouts: LinkLifecycle.Timeouts {

@@ -134,4 +134,55 @@ import TestSupport
             #expect(pair.mine.decision(at: clock.uptime(), hasQueuedOutput: false, timeouts: Self.timeouts) != .peerSilent)
         }
     }
+
+    /// Overlay links above the threshold: keepalives twice as far apart
+    /// and a dead peer twice as late, but neither end silent for two
+    /// thirds of the unstretched dead-peer timeout, so a peer that did not
+    /// stretch (it still runs a full mesh) never counts this end dead.
+    @Test func stretchedLinksPingLessButNeverPastWhatAnUnstretchedPeerWaits() {
+        let stretched = Self.timeouts.stretched(by: P2PService.overlayLinkStretch)
+        #expect(stretched.keepalive == .seconds(4))
+        #expect(stretched.deadPeer == .seconds(12))
+        let dialler = Self.established(.outbound)
+        let acceptor = Self.established(.inbound)
+        #expect(dialler.keepaliveInterval(stretched) == .seconds(4))
+        #expect(acceptor.keepaliveInterval(stretched) == .seconds(4), "not 1.5 times: capped by the peer's patience")
+        #expect(acceptor.keepaliveInterval(Self.timeouts) == .seconds(3), "unstretched as before")
+        // The command line's tightest: beacons every second, dead after 3 s.
+        let tight = LinkLifecycle.Timeouts(handshake: .seconds(3), deadPeer: .seconds(3), write: .seconds(5), keepalive: .seconds(1))
+        let tightStretched = tight.stretched(by: P2PService.overlayLinkStretch)
+        for link in [dialler, acceptor] {
+            #expect(link.keepaliveInterval(tightStretched) <= .seconds(2))
+            #expect(link.keepaliveInterval(tightStretched) >= tight.keepalive)
+        }
+        // A stretch never shortens anything.
+        let wide = LinkLifecycle.Timeouts(handshake: .seconds(3), deadPeer: .seconds(2), write: .seconds(5), keepalive: .seconds(2))
+        #expect(wide.stretched(by: 2).keepalive == .seconds(2))
+        // An unstretched dialler streaming data (so it never pings) to a
+        // stretched acceptor that has nothing to say: the acceptor's own
+        // pings come at most 4 s apart, well inside the dialler's 6 s.
+        var streaming = dialler
+        var quiet = acceptor
+        var lastPing = Duration.seconds(100)
+        var now = Duration.seconds(100)
+        while now < .seconds(160) {
+            now += .milliseconds(50)
+            streaming.sent(at: now)
+            quiet.received(at: now)
+            if quiet.decision(at: now, hasQueuedOutput: false, timeouts: stretched) == .keepalive {
+                #expect(now - lastPing <= .seconds(4))
+                lastPing = now
+                quiet.sent(at: now)
+                streaming.received(at: now)
+            }
+            #expect(streaming.decision(at: now, hasQueuedOutput: false, timeouts: Self.timeouts) != .peerSilent)
+        }
+        #expect(lastPing > .seconds(155), "the acceptor kept pinging")
+    }
+
+    static func established(_ direction: LinkDirection) -> LinkLifecycle {
+        var link = LinkLifecycle(phase: .handshaking, openedAt: .seconds(100), direction: direction)
+        link.establish()
+        return link
+    }
 }
