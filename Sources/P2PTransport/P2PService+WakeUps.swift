@@ -93,25 +93,40 @@ extension P2PService {
     /// Events between two wake-ups (frames, a send, an overlay step) may
     /// make something due before the planned wake-up: then the timer moves
     /// up. While a busy tick is near, nothing to do; while events stream
-    /// in, a full plan at most once a busy tick, and the timer a busy tick
-    /// away meanwhile (its tick plans in full). A pong just after the
-    /// timer's ping is one event, not a stream.
+    /// in, a full plan at most once a busy tick, and in between a quick
+    /// one (`quickWake`).
     func replanWake() {
         guard lifecycle == .running, !frozen, !timer.inTurn, let due = timer.due else { return }
         let now = self.now
-        let soon = now + timer.busy
-        guard due > soon else {
+        guard due > now + timer.busy else {
             timer.deadlinesKnown = false
             return
         }
+        let wake: Duration
         if let last = timer.replannedAt, now - last < timer.busy {
-            timer.deadlinesKnown = false
-            armTimer(at: soon)
-            return
+            wake = quickWake()
+        } else {
+            timer.replannedAt = now
+            wake = nextWake()
         }
-        timer.replannedAt = now
-        let wake = nextWake()
         if wake < due { armTimer(at: wake) }
+    }
+
+    /// What events can bring forward, without the passes over the
+    /// announcements and links: a short deadline begun, the overlay's next
+    /// step, an answer, the beacon, and the last full plan's announcement
+    /// deadlines (which the next tick then looks at again). A link's own
+    /// deadlines only move later with its traffic.
+    private func quickWake() -> Duration {
+        var plan = WakePlan(now: now, busy: timer.busy, longest: Self.longestSleep)
+        timer.deadlinesKnown = false
+        if hasShortDeadlines { plan.needsBusyTicks() }
+        if timer.beacons { plan.due(nextBeaconAt) }
+        plan.due(timer.overlayDue)
+        plan.due(newcomerAnswers.nextDue)
+        plan.due(timer.dialsDue)
+        plan.due(timer.expiryDue.map { $0 + announcementTimeout / 8 })
+        return plan.wake
     }
 
     /// When the timer must run next: the earliest of every deadline the
@@ -139,7 +154,10 @@ extension P2PService {
         }
         (timer.dialsDue, timer.expiryDue, timer.deadlinesKnown) = (dials.earliest, expiries.earliest, true)
         plan.due(dials.earliest)
-        plan.due(expiries.earliest)
+        // Forgetting a silent peer may wait an eighth of its timeout: the
+        // expiries of many peers then share a wake-up (or ride on another:
+        // the tick expires whatever is due), not one each.
+        plan.due(expiries.earliest.map { $0 + expiry / 8 })
         for index in staticPeers.indices where staticPeerWantsDial(index) {
             plan.due(staticPeers[index].nextDialAt)
         }
