@@ -3,9 +3,9 @@ import Foundation
 /// Holds the next launch of a swarm while the nodes already running use
 /// more than `cores` (their CPU time from /proc, measured every half
 /// second): a launch into saturated cores is heard by every node, and its
-/// handshakes then time out. Waits at most 10 s per launch, so a swarm
+/// handshakes then time out. Waits at most 2 s per launch, so a swarm
 /// that never calms down is still launched (the figure says how long it
-/// waited).
+/// waited). Off by default (`ProcessSwarm.launchCores`).
 struct LaunchPacer {
     let cores: Double
     /// Seconds spent waiting, in all.
@@ -28,7 +28,7 @@ struct LaunchPacer {
                 busy = max(0, cpu - lastCPU) / elapsed
                 (lastCPU, lastAt) = (cpu, now)
             }
-            if busy <= cores || Measure.seconds(now - started) > 10 { break }
+            if busy <= cores || Measure.seconds(now - started) > 2 { break }
             try await Task.sleep(for: .milliseconds(100))
         }
         let end = ContinuousClock.now

@@ -94,11 +94,13 @@ enum ProcessSwarm {
     }
 
     /// Launching waits while the nodes already running use more than this
-    /// many cores (`LANCHAT_BENCH_LAUNCH_CORES`; 0: no wait): at 1,000
-    /// nodes each start burst is heard by all of them, and launching into
-    /// saturated cores only made handshakes time out (issue 29's first run).
+    /// many cores (`LANCHAT_BENCH_LAUNCH_CORES`; 0, the default: no wait).
+    /// Tried at 1.5 on 27 November: 300 nodes took 155 s to launch (132 s
+    /// waiting) and formed no better than launched at 20 a second, and past
+    /// ~500 nodes their idle cost alone is over the bound, so every launch
+    /// waited its cap.
     static var launchCores: Double {
-        ProcessInfo.processInfo.environment["LANCHAT_BENCH_LAUNCH_CORES"].flatMap(Double.init) ?? 1.5
+        ProcessInfo.processInfo.environment["LANCHAT_BENCH_LAUNCH_CORES"].flatMap(Double.init) ?? 0
     }
 
     static func measure(size: Int, fullMesh: Bool, quick: Bool) async throws -> Figures {
