@@ -13,6 +13,8 @@ enum ProcessSwarm {
         var size = 0
         var fullMesh = false
         var launchSeconds = 0.0
+        /// Seconds launching waited for the nodes' CPU (`LaunchPacer`).
+        var launchWaits = 0.0
         /// From the first launch, and from the last node's ready, to formed (nil: never).
         var formedFromLaunch: Double?
         var formedFromReady: Double?
@@ -40,8 +42,8 @@ enum ProcessSwarm {
         var active: [Int] = []
 
         var summary: String {
-            let formed = formedFromLaunch.map { String(format: "formed %.1f s from first launch (%.1f s after last ready, launched over %.1f s)", $0, formedFromReady ?? .nan, launchSeconds) }
-                ?? String(format: "NOT formed (%d components) after launching over %.1f s", components, launchSeconds)
+            let formed = formedFromLaunch.map { String(format: "formed %.1f s from first launch (%.1f s after last ready, launched over %.1f s, %.0f s of it waiting for CPU)", $0, formedFromReady ?? .nan, launchSeconds, launchWaits) }
+                ?? String(format: "NOT formed (%d components) after launching over %.1f s (%.0f s waiting for CPU)", components, launchSeconds, launchWaits)
             let sorted = links.sorted()
             let linkText = sorted.isEmpty ? "-" : "\(sorted.first!)/\(sorted[sorted.count / 2])/\(sorted.last!)"
             return "\(size)\(fullMesh ? " full mesh" : ""): \(formed); links min/p50/max \(linkText); "
@@ -63,13 +65,14 @@ enum ProcessSwarm {
 
         static let shownCounters = ["linksAccepted", "linksDialled", "dialFailures", "handshakeTimeout", "overlayCloses",
                                     "beaconsSent", "beaconsReceived", "beaconsSkipped", "answersBroadcast", "refusedAnnouncements",
-                                    "overlayFramesSent"]
+                                    "overlayFramesSent", "framesSent", "timerWakes"]
 
         func numbers(prefix: String) -> [String: Double] {
             let sorted = links.sorted()
             return [
                 "\(prefix)size": Double(size), "\(prefix)formed_from_launch_s": formedFromLaunch ?? .infinity,
                 "\(prefix)formed_from_ready_s": formedFromReady ?? .infinity, "\(prefix)launch_s": launchSeconds,
+                "\(prefix)launch_wait_s": launchWaits,
                 "\(prefix)links_min": Double(sorted.first ?? 0), "\(prefix)links_p50": Double(sorted.isEmpty ? 0 : sorted[sorted.count / 2]),
                 "\(prefix)links_max": Double(sorted.last ?? 0), "\(prefix)idle_cores": idleCores,
                 "\(prefix)link_changes_idle": Double(linkEventsIdle), "\(prefix)start_cpu_s": startCPU,
@@ -83,11 +86,21 @@ enum ProcessSwarm {
         }
     }
 
-    /// Launches per second (`LANCHAT_BENCH_LAUNCH_RATE`): a node's start
-    /// costs tens of milliseconds of CPU, and each start burst is heard
-    /// by every node already running.
+    /// Launches per second at most (`LANCHAT_BENCH_LAUNCH_RATE`): a node's
+    /// start costs tens of milliseconds of CPU, and each start burst is
+    /// heard by every node already running.
     static var launchRate: Double {
         ProcessInfo.processInfo.environment["LANCHAT_BENCH_LAUNCH_RATE"].flatMap(Double.init) ?? 20
+    }
+
+    /// Launching waits while the nodes already running use more than this
+    /// many cores (`LANCHAT_BENCH_LAUNCH_CORES`; 0, the default: no wait).
+    /// Tried at 1.5 on 27 November: 300 nodes took 155 s to launch (132 s
+    /// waiting) and formed no better than launched at 20 a second, and past
+    /// ~500 nodes their idle cost alone is over the bound, so every launch
+    /// waited its cap.
+    static var launchCores: Double {
+        ProcessInfo.processInfo.environment["LANCHAT_BENCH_LAUNCH_CORES"].flatMap(Double.init) ?? 0
     }
 
     static func measure(size: Int, fullMesh: Bool, quick: Bool) async throws -> Figures {
@@ -102,11 +115,18 @@ enum ProcessSwarm {
         defer { stopAll(nodes) }
         let launch = ContinuousClock.now
         let gap = Duration.seconds(1 / launchRate)
+        var pacer = LaunchPacer(cores: launchCores)
+        var next = launch
         for index in 0..<size {
-            if index > 0 { try await Task.sleep(until: launch + gap * index) }
+            if index > 0 {
+                next = max(next + gap, ContinuousClock.now)
+                try await Task.sleep(until: next)
+                next = try await pacer.waitForRoom(nodes)
+            }
             nodes.append(try GossipChild(arguments: ["--json", "--in-memory", "--nick", "o\(index)", "--broadcast", "127.255.255.255",
                                                      "--discovery-port", "\(port)"], environment: environment))
         }
+        figures.launchWaits = pacer.waited
         figures.launchSeconds = Measure.seconds(ContinuousClock.now - launch)
         let timeout = 60.0 + Double(size) * (fullMesh ? 0.2 : 0.05)
         let formed = await waitUntilFormed(nodes, fullMesh: fullMesh, timeout: timeout)

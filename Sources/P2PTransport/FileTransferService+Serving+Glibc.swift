@@ -33,6 +33,9 @@ extension FileTransferService {
 
     public func stop() {
         let links = state.withLock { state -> [Int32] in
+            // Wakes the accept loop out of its poll (a hang-up); the loop
+            // closes the listener, after clearing it here under the lock.
+            if !state.stopped, state.listener >= 0 { _ = shutdown(state.listener, Int32(SHUT_RDWR)) }
             state.stopped = true
             state.interrupted.formUnion(state.links.keys)
             return Array(state.links.values)
@@ -41,12 +44,17 @@ extension FileTransferService {
         continuation.finish()
     }
 
-    /// Accepts until `stop`; the listener is polled so the thread notices.
+    /// Accepts until `stop`, which shuts the listener down to end the
+    /// wait: an idle node's thread sleeps, where a 250 ms poll woke it 4
+    /// times a second.
     private func acceptLoop(_ listener: Int32) {
-        defer { Glibc.close(listener) }
+        defer {
+            state.withLock { $0.listener = -1 }
+            Glibc.close(listener)
+        }
         while !state.withLock({ $0.stopped }) {
             var poller = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
-            guard poll(&poller, 1, 250) > 0 else { continue }
+            guard poll(&poller, 1, -1) > 0 else { continue }
             guard let accepted = try? Socket.accept(listener) else { continue }
             let admitted = state.withLock { state -> Bool in
                 let address = accepted.peer.address

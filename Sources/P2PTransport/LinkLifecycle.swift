@@ -4,7 +4,8 @@ import ChatCore
 /// times that matter, and what is due at a given moment. It reads no clock
 /// and touches no socket: the service tells it what happened and when
 /// (`connected`, `received`, ...), asks `decision(at:)` on every tick, and
-/// carries the decision out. Tests drive it on a manual clock.
+/// carries the decision out; `nextDeadline` says when the next tick is
+/// needed. Tests drive it on a manual clock.
 ///
 ///     connecting ──connected──> handshaking ──establish──> established ──retire──> retiring
 ///                                    └──hold──> held ──establish──┘
@@ -53,6 +54,20 @@ struct LinkLifecycle: Sendable, Hashable {
         var deadPeer: Duration
         var write: Duration
         var keepalive: Duration
+        /// The longest this end stays silent, whatever the intervals say
+        /// (nil: no such bound): a stretched link's peer may not have
+        /// stretched its own dead-peer timeout.
+        var maxQuiet: Duration? = nil
+
+        /// Keepalives `factor` times as far apart and a dead peer `factor`
+        /// times as late, but never silent past two thirds of the
+        /// unstretched dead-peer timeout: a peer that did not stretch its
+        /// timeouts still hears from this end in time.
+        func stretched(by factor: Double) -> Timeouts {
+            let quiet = deadPeer * (2.0 / 3.0)
+            return Timeouts(handshake: handshake, deadPeer: deadPeer * factor, write: write,
+                            keepalive: max(keepalive, min(keepalive * factor, quiet)), maxQuiet: max(keepalive, quiet))
+        }
     }
 
     /// A ping sent to learn whether the link is alive, and its deadline.
@@ -126,7 +141,8 @@ struct LinkLifecycle: Sendable, Hashable {
 
     /// Whether a deadline of this link is a fraction of a second away at
     /// most (a handshake, a probe, a retirement): the service then looks at
-    /// its timers every `tickInterval`.
+    /// its timers every `tickInterval`; otherwise it sleeps until
+    /// `nextDeadline`.
     var hasShortDeadline: Bool { phase != .established || probe != nil }
 
     mutating func received(at now: Duration) { lastReceivedAt = now }
@@ -165,11 +181,40 @@ struct LinkLifecycle: Sendable, Hashable {
     /// never past half the dead-peer timeout.
     func keepaliveInterval(_ timeouts: Timeouts) -> Duration {
         guard direction == .inbound else { return timeouts.keepalive }
-        return max(timeouts.keepalive, min(timeouts.keepalive * Self.acceptorKeepaliveFactor, timeouts.deadPeer / 2))
+        let interval = max(timeouts.keepalive, min(timeouts.keepalive * Self.acceptorKeepaliveFactor, timeouts.deadPeer / 2))
+        return timeouts.maxQuiet.map { min(interval, max($0, timeouts.keepalive)) } ?? interval
+    }
+
+    /// How much earlier than its interval a dialler's keepalive may go
+    /// along with another link's that is due (a fraction of the interval):
+    /// the links' pings fall into step within one interval, whatever their
+    /// phases (of two groups, one is always at least half an interval
+    /// quiet when the other is due), and then one wake-up sends them all
+    /// instead of one a link. Only the dialler's: the acceptor's pings
+    /// would cross the dialler's (4 frames an interval, not 2).
+    static let keepaliveSlack = 0.5
+
+    /// When `decision(at:)` next says something if nothing happens
+    /// meanwhile (no frame in or out, no probe): the earliest of the link's
+    /// deadlines. A deadline passed strictly (`>` in `decision`) is given
+    /// as the first instant past it, so a service that sleeps until then
+    /// acts on its first wake-up.
+    func nextDeadline(hasQueuedOutput: Bool, timeouts: Timeouts) -> Duration {
+        let past = Duration.nanoseconds(1)
+        if phase == .retiring, let retiredAt { return retiredAt + timeouts.handshake + past }
+        guard phase == .established else {
+            return min(handshakeProgressAt + timeouts.handshake, openedAt + timeouts.handshake * Self.handshakeCapFactor) + past
+        }
+        var next = min(lastReceivedAt + timeouts.deadPeer + past, lastSentAt + keepaliveInterval(timeouts))
+        if hasQueuedOutput { next = min(next, writeProgressAt + timeouts.write + past) }
+        if let probe { next = min(next, probe.deadline + past) }
+        return next
     }
 
     /// What is due at `now`, the most urgent first; nil if nothing.
-    func decision(at now: Duration, hasQueuedOutput: Bool, timeouts: Timeouts) -> Decision? {
+    /// `early`: another link's keepalive is due now, so a dialler's goes
+    /// along if it is within `keepaliveSlack` of its interval.
+    func decision(at now: Duration, hasQueuedOutput: Bool, timeouts: Timeouts, early: Bool = false) -> Decision? {
         if phase == .retiring, let retiredAt {
             return now - retiredAt > timeouts.handshake ? .retirementOver : nil
         }
@@ -181,7 +226,9 @@ struct LinkLifecycle: Sendable, Hashable {
         if now - lastReceivedAt > timeouts.deadPeer { return .peerSilent }
         if hasQueuedOutput, now - writeProgressAt > timeouts.write { return .writeStalled }
         if let probe, now > probe.deadline { return .probeUnanswered }
-        if now - lastSentAt >= keepaliveInterval(timeouts) { return .keepalive }
+        let keepalive = keepaliveInterval(timeouts)
+        let along = early && direction == .outbound
+        if now - lastSentAt >= (along ? keepalive * (1 - Self.keepaliveSlack) : keepalive) { return .keepalive }
         return nil
     }
 }

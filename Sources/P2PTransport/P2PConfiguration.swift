@@ -76,21 +76,14 @@ public struct P2PConfiguration: Sendable {
         overlay = config
     }
 
-    /// How often the service looks at its timers: a tenth of the shortest
-    /// interval, between 10 and 50 ms, so deadlines are met within ~10%.
+    /// How often the service looks at its timers while something with a
+    /// short deadline is under way (a handshake, a probe, a throttled link):
+    /// a tenth of the shortest interval, between 10 and 50 ms, so those
+    /// deadlines are met within ~10%. Otherwise it sleeps until the next
+    /// deadline (`WakePlan`).
     var tickInterval: Duration {
         let shortest = min(beaconInterval, keepaliveInterval, handshakeTimeout, deadPeerTimeout, writeTimeout)
         return min(max(shortest / 10, .milliseconds(10)), .milliseconds(50))
-    }
-
-    /// How often the service looks at its timers when nothing with a short
-    /// deadline is under way (every link established, every announced peer
-    /// linked): an eighth of the shortest interval, at most 250 ms, never
-    /// below `tickInterval`. Beacons, keepalives and dead-peer checks are
-    /// seconds apart; an idle node woke 20 times a second for them.
-    var idleTickInterval: Duration {
-        let shortest = min(beaconInterval, keepaliveInterval, handshakeTimeout, deadPeerTimeout, writeTimeout)
-        return max(tickInterval, min(shortest / 8, .milliseconds(250)))
     }
 
     /// How long a link suspected of belonging to a restarted peer (a beacon

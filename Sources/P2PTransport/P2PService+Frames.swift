@@ -66,6 +66,7 @@ extension P2PService {
     public func pauseReading(_ paused: Bool) {
         guard paused != readingPaused else { return }
         readingPaused = paused
+        replanWake()
         guard !paused else { return }
         for link in links.values where link.peer != nil && !link.isClosed && !link.isThrottled {
             loop?.arm(link.fd, read: true)

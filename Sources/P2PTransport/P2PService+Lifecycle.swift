@@ -68,23 +68,11 @@ extension P2PService {
                 await self.handle(batch)
             }
         })
-        // Every timer of the transport waits here, on the injected clock:
-        // with a manual clock the service ticks only when a test advances it.
-        // The next tick is due at a point of uptime, so time that passed
-        // while a tick ran (or a test advanced meanwhile) is not lost.
-        let clock = self.clock
-        let firstTick = now + configuration.tickInterval
-        background.append(Task { [weak self] in
-            var due = firstTick
-            while !Task.isCancelled {
-                do { try await clock.sleep(until: due) } catch { return }
-                guard let self else { return }
-                due = await self.tickAndPlan()
-            }
-        })
         logger.info("listening on TCP \(port), discovery on UDP \(configuration.discoveryPort), beacons to \(targets.map(\.host)), instance \(instance)")
         nextBeaconAt = now
+        prepareTimer()
         tick()
+        armTimer(at: nextWake())
     }
 
     /// Says leave (a datagram to every broadcast address, a leave frame on
@@ -121,6 +109,7 @@ extension P2PService {
         lifecycle = .stopped
         for task in background { task.cancel() }
         background.removeAll()
+        stopTimer()
         for link in links.values.sorted(by: { $0.id < $1.id }) {
             release(link, graceful: graceful && link.phase == .established)
         }
@@ -139,11 +128,14 @@ extension P2PService {
     /// One wake-up's readiness reports from the poll thread, in one actor
     /// turn (one hop per wake-up, not per descriptor).
     func handle(_ batch: [PollLoop.Report]) {
+        timer.inTurn = true
         for report in batch {
             guard lifecycle == .running, !frozen, let readiness = loop?.claim(report) else { continue }
             if readiness.readable { handle(readiness.token, writable: false) }
             if readiness.writable { handle(readiness.token, writable: true) }
         }
+        timer.inTurn = false
+        replanWake()
     }
 
     private func handle(_ token: Int, writable: Bool) {

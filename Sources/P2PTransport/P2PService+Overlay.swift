@@ -34,18 +34,30 @@ extension P2PService {
     }
 
     /// Whether the overlay runs above its threshold (bounded links, gossip).
-    var overlayIsPartial: Bool { overlayLinks.map { !$0.isFullMesh } ?? false }
+    // These run per announcement on every tick and wake-up plan: they read
+    // the state in place, through `inout` (`guard let`, or a method call
+    // on the stored property, copied all of it: most of an idle node's
+    // CPU with a hundred announcements).
+    var overlayIsPartial: Bool { overlayLinks?.isFullMesh == false }
 
     /// The dial rule's gate (`dialDue`): whether announced peer `number` may be dialled now.
     func overlayPermitsDial(_ number: NodeNumber) -> Bool {
-        guard let state = overlayLinks else { return true }
-        return state.permitsDial(number) || state.direct.isDialling(number, now: now)
+        Self.permitsDial(number, in: &overlayLinks, now: now)
     }
 
     /// Whether an overlay dial is waiting for `number` (dialled at once, whichever number is lower).
     func overlayWants(_ number: NodeNumber) -> Bool {
-        guard let state = overlayLinks else { return false }
-        return state.wanted[number] != nil || state.direct.isDialling(number, now: now)
+        Self.wants(number, in: &overlayLinks, now: now)
+    }
+
+    private static func permitsDial(_ number: NodeNumber, in state: inout OverlayLinks?, now: Duration) -> Bool {
+        guard case .some = state else { return true }
+        return state!.permitsDial(number) || state!.direct.isDialling(number, now: now)
+    }
+
+    private static func wants(_ number: NodeNumber, in state: inout OverlayLinks?, now: Duration) -> Bool {
+        guard case .some = state else { return false }
+        return state!.wanted[number] != nil || state!.direct.isDialling(number, now: now)
     }
 
     /// When the overlay next needs a tick, if it runs.
@@ -241,6 +253,7 @@ extension P2PService {
             left -= 1
             for next in carryOut(action, deliver: deliver) { queue.append(next) }
         }
+        overlayStepped()  // its next step may be due sooner than the timer
     }
 
     private func carryOut(_ action: OverlayAction, deliver: Bool) -> [OverlayAction] {

@@ -15,6 +15,7 @@ extension P2PService {
         frozen = true
         for task in background { task.cancel() }
         background.removeAll()
+        stopTimer()
     }
 
     /// Links in any phase, handshakes included.

@@ -2,40 +2,15 @@ import ChatCore
 import Foundation
 
 extension P2PService {
-    /// Runs `tick`, then says when (in the clock's uptime) the next is due:
-    /// `tickInterval` later while something with a short deadline is under
-    /// way, else `idleTickInterval`. A state that needs short ticks begins
-    /// between two ticks at most `idleTickInterval` before its first check,
-    /// which is small beside its deadline (a handshake has seconds).
-    func tickAndPlan() -> Duration {
-        tick()
-        let now = self.now
-        var plan = hasShortDeadlines ? configuration.tickInterval : configuration.idleTickInterval
-        if let overlay = overlayNextTick { plan = min(plan, max(overlay - now, .milliseconds(1))) }
-        // A delayed answer goes out on time, not up to a tick late.
-        if let due = newcomerAnswers.nextDue { plan = min(plan, max(due - now, .milliseconds(1))) }
-        return now + plan
-    }
-
     /// The start burst, a deferred or delayed answer, a claim being checked,
     /// paused reading, a link not yet (or no longer) plainly established,
-    /// a throttled link, an announced or static peer with no link (a dial
-    /// to make or retry).
+    /// a throttled link: the timer then runs every `tickInterval`
+    /// (`nextWake`). Anything else has a deadline of its own.
     var hasShortDeadlines: Bool {
         // The burst counts down with beacons; without broadcast there are none.
         let bursting = burstLeft > 0 && configuration.broadcastAddresses != []
         if bursting || answerDeferred || newcomerAnswers.nextDue != nil || !pendingClaims.isEmpty || readingPaused { return true }
-        if links.values.contains(where: { !$0.isClosed && ($0.lifecycle.hasShortDeadline || $0.isThrottled) }) { return true }
-        // A dial due before the next idle tick, as `dialAnnouncedPeers` and
-        // `dialStaticPeers` decide (a peer that never links, say a failing
-        // handshake, backs off for seconds and needs no short ticks).
-        let horizon = now + configuration.idleTickInterval
-        for (number, announcement) in announcements.entries where established[number] == nil {
-            if let due = dialDue(number, announcement), due <= horizon { return true }
-        }
-        return staticPeers.indices.contains { index in
-            staticPeers[index].nextDialAt <= horizon && staticPeerWantsDial(index)
-        }
+        return links.values.contains { !$0.isClosed && ($0.lifecycle.hasShortDeadline || $0.isThrottled) }
     }
 
     /// When an announced peer with no link is to be dialled, by the dial
@@ -65,7 +40,7 @@ extension P2PService {
         return true
     }
 
-    /// Runs every `tickInterval` or `idleTickInterval`: beacons, dials, link deadlines.
+    /// Runs when the timer wakes (`nextWake`): beacons, dials, link deadlines.
     func tick() {
         guard lifecycle == .running, !frozen else { return }
         let now = self.now
@@ -73,21 +48,26 @@ extension P2PService {
             refreshDefaultScope()
             beaconTurn(at: now)
         }
-        // An announcement lives about three of the LAN's beacon intervals:
-        // stretched as the schedule stretches them (the size as of the last turn).
-        let stretch = beaconSchedule.interval(knownNodes: knownNodesAtTurn) / configuration.beaconInterval
-        announcements.expire(at: now, timeout: configuration.deadPeerTimeout * max(stretch, 1))
+        // The passes over the announcements only when the last plan found
+        // something due in them (or no longer holds).
+        if announcementPassNeeded(timer.expiryDue, at: now) { announcements.expire(at: now, timeout: announcementTimeout) }
         newcomerAnswers.forget { announcements[$0] == nil }
         sendDueAnswers()
         tickOverlay()
-        dialAnnouncedPeers()
+        if announcementPassNeeded(timer.dialsDue, at: now) { dialAnnouncedPeers() }
         dialStaticPeers()
-        let timeouts = LinkLifecycle.Timeouts(handshake: configuration.handshakeTimeout, deadPeer: configuration.deadPeerTimeout,
-                                              write: configuration.writeTimeout, keepalive: configuration.keepaliveInterval)
+        let base = linkTimeouts, stretched = overlayLinkTimeouts
+        // One link's keepalive due takes along those nearly due: the
+        // links' pings fall into step, one wake-up for all of them.
+        let early = links.values.contains { link in
+            !link.isClosed && link.lifecycle.decision(at: now, hasQueuedOutput: link.queuedByteCount > 0,
+                                                      timeouts: timeouts(of: link, base: base, stretched: stretched)) == .keepalive
+        }
         for link in links.values.sorted(by: { $0.id < $1.id }) where !link.isClosed {
             if link.isThrottled { resumeReading(link) }
             if link.isThrottled || waitsForNode(link) { link.lifecycle.notReading(at: now) }
-            if !link.isClosed { checkDeadlines(of: link, at: now, timeouts: timeouts) }
+            let timeouts = timeouts(of: link, base: base, stretched: stretched)
+            if !link.isClosed { checkDeadlines(of: link, at: now, timeouts: timeouts, early: early) }
         }
     }
 
@@ -139,8 +119,8 @@ extension P2PService {
     }
 
     /// Carries out what the link's lifecycle says is due.
-    private func checkDeadlines(of link: PeerLink, at now: Duration, timeouts: LinkLifecycle.Timeouts) {
-        switch link.lifecycle.decision(at: now, hasQueuedOutput: link.queuedByteCount > 0, timeouts: timeouts) {
+    private func checkDeadlines(of link: PeerLink, at now: Duration, timeouts: LinkLifecycle.Timeouts, early: Bool) {
+        switch link.lifecycle.decision(at: now, hasQueuedOutput: link.queuedByteCount > 0, timeouts: timeouts, early: early) {
         case nil:
             break
         case .handshakeTimedOut:
@@ -148,7 +128,7 @@ extension P2PService {
             drop(link, .timedOut("handshake not finished within \(configuration.handshakeTimeout)"))
         case .peerSilent:
             stats.deadPeer += 1
-            drop(link, .timedOut("nothing received for \(configuration.deadPeerTimeout)"))
+            drop(link, .timedOut("nothing received for \(timeouts.deadPeer)"))
         case .writeStalled:
             stats.writeTimeout += 1
             drop(link, .timedOut("output stalled for \(configuration.writeTimeout)"))
@@ -182,20 +162,21 @@ extension P2PService {
            announcements.isCrowded(at: now, window: configuration.tickInterval * 4) {
             return
         }
-        // Runs per tick and per new beacon: the common case (everyone
-        // linked, or not due yet) must cost a pass over the table only.
-        // Keys first: a linked peer's entry is not even copied.
+        // Runs per new beacon, and per tick when the last plan found a dial
+        // due: the common case (everyone linked, or not due yet) must cost a
+        // pass over the table only (its entries, not a lookup each: a
+        // lookup copied the table).
         var due: [(number: NodeNumber, endpoint: IPv4Endpoint, fallback: Bool, proven: Bool, heard: Int)] = []
-        func consider(_ number: NodeNumber) {
-            guard established[number] == nil, let announcement = announcements[number], now >= announcement.nextDialAt,
+        func consider(_ number: NodeNumber, _ announcement: Announcement) {
+            guard established[number] == nil, now >= announcement.nextDialAt,
                   let dueAt = dialDue(number, announcement), now >= dueAt else { return }
             let fallback = !LinkArbiter.shouldDialOnDiscovery(local: identity.number, remote: number)
             due.append((number, announcement.endpoint, fallback, announcement.hasLinked, announcement.heardCount))
         }
         if let only {
-            consider(only)
+            if let announcement = announcements[only] { consider(only, announcement) }
         } else {
-            for number in announcements.entries.keys { consider(number) }
+            for (number, announcement) in announcements.entries { consider(number, announcement) }
         }
         guard !due.isEmpty else { return }
         let limits = configuration.limits

@@ -78,6 +78,8 @@ public actor P2PService: PeerTransport {
     var messageIDs = MessageIDGenerator()
     var nextToken = P2PService.firstLinkToken
     var background: [Task<Void, Never>] = []
+    /// The one timer: when it wakes next (`P2PService+WakeUps.swift`).
+    var timer = ServiceTimer()
     var burstLeft = P2PService.startBurst
     var nextBeaconAt: Duration = .zero
     /// When periodic beacons go out, and which are skipped as redundant.
@@ -264,6 +266,7 @@ public actor P2PService: PeerTransport {
         sendDiscovery(.beacon)
         let ping = ControlFrame.encode(control(.ping))
         for link in established.values { write(ping, to: link) }
+        replanWake()
     }
 
     func canSend(_ payload: P2PPayload) -> Bool {

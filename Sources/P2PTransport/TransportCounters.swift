@@ -22,6 +22,9 @@ public struct TransportCounters: Hashable, Sendable, Codable {
     /// newcomer was linked while the answer waited, or enough others had
     /// answered and this node dialled it instead (`NewcomerAnswers`).
     public var answersSuppressed = 0
+    /// Times the service's timer woke (`WakePlan`): an idle node wakes only
+    /// when something is due.
+    public var timerWakes = 0
 
     /// Frames whose `senderNumber` was not the link's identity; the link is cut.
     public var spoofed = 0

@@ -115,8 +115,8 @@ import TestSupport
         }
         #expect(!alice.log.contains(.peerLeft(bob.number, .timedOut)), "not at the timeout itself")
         #expect(await alice.service.connectedPeers().map(\.number) == [bob.number])
-        // The next tick (an established link ticks at the idle interval) drops him.
-        clock.advance(by: configuration.idleTickInterval)
+        // The timer wakes just past the timeout and drops him.
+        clock.advance(by: configuration.tickInterval)
         try await alice.log.first("the dead-peer check") { $0 == .peerLeft(bob.number, .timedOut) ? true : nil }
         #expect(await alice.service.counters().deadPeer == 1)
         await alice.service.stop()

@@ -5,18 +5,65 @@ import Testing
 import TestSupport
 
 /// The service looks at its timers every `tickInterval` while something
-/// with a short deadline is under way, and every `idleTickInterval` when
-/// nothing is: an idle node no longer wakes 20 times a second.
+/// with a short deadline is under way, and otherwise sleeps until the next
+/// deadline (`WakePlan`): an idle node no longer wakes 4 (before that 20)
+/// times a second.
 @Suite(.realTime) struct TickPlanTests {
-    @Test func theIdleIntervalFollowsTheTimers() {
+    @Test func theBusyIntervalFollowsTheTimers() {
         var configuration = P2PConfiguration()
         #expect(configuration.tickInterval == .milliseconds(50))
-        #expect(configuration.idleTickInterval == .milliseconds(250))
         configuration.beaconInterval = .milliseconds(200)
         #expect(configuration.tickInterval == .milliseconds(20))
-        #expect(configuration.idleTickInterval == .milliseconds(25))
         configuration.beaconInterval = .milliseconds(40)
-        #expect(configuration.idleTickInterval == configuration.tickInterval, "never below the busy interval")
+        #expect(configuration.tickInterval == .milliseconds(10))
+    }
+
+    /// Two linked services with the CLI's intervals (beacons and keepalives
+    /// every 2 s), on a manual clock stepped from one timer's deadline to
+    /// the next for a minute: each wakes for its beacon turns and the
+    /// dialler for its keepalives (the acceptor's pongs keep its own
+    /// quiet), about 30 and 60 times, where a 250 ms tick woke 240 times.
+    /// The link stays up all along.
+    @Test func anIdleLinkedPairWakesOnlyForBeaconsAndKeepalives() async throws {
+        var configuration = TestNetwork.configuration(discoveryPort: TestNetwork.discoveryPort())
+        configuration.beaconInterval = .seconds(2)
+        configuration.keepaliveInterval = .seconds(2)
+        configuration.deadPeerTimeout = .seconds(6)
+        configuration.handshakeTimeout = .seconds(3)
+        let clock = ManualClock()
+        let (first, second) = TestNetwork.orderedSeeds(from: 71, lowerFirst: true)
+        let alice = try await TestNode.started(first, "alice", configuration: configuration, clock: clock)
+        let bob = try await TestNode.started(second, "bob", configuration: configuration, clock: clock)
+        try await alice.log.first("alice links bob") { if case .peerJoined(let info) = $0, info.number == bob.number { true } else { nil } }
+        try await bob.log.first("bob links alice") { if case .peerJoined(let info) = $0, info.number == alice.number { true } else { nil } }
+        // Past the start bursts and the first turns.
+        try await Self.run(clock, for: .seconds(10))
+        let before = (await alice.service.counters().timerWakes, await bob.service.counters().timerWakes)
+        try await Self.run(clock, for: .seconds(60))
+        let wakes = (await alice.service.counters().timerWakes - before.0, await bob.service.counters().timerWakes - before.1)
+        #expect(wakes.0 <= 70 && wakes.1 <= 70, "wake-ups in a minute: alice \(wakes.0), bob \(wakes.1)")
+        #expect(wakes.0 >= 25 && wakes.1 >= 25, "the beacon turns alone are 30 a minute: alice \(wakes.0), bob \(wakes.1)")
+        #expect(!alice.log.contains(.peerLeft(bob.number, .timedOut)) && !bob.log.contains(.peerLeft(alice.number, .timedOut)))
+        #expect(await alice.service.connectedPeers().map(\.number) == [bob.number])
+        for node in [alice, bob] { await node.service.stop() }
+    }
+
+    /// Moves `clock` from one sleeper's deadline to the next for `span`,
+    /// letting both services' timers run and park again, and giving the
+    /// sockets a moment between steps (a wait, not an assertion) so pings
+    /// and pongs are read before time moves on.
+    static func run(_ clock: ManualClock, for span: Duration) async throws {
+        let end = clock.uptime() + span
+        while let next = clock.nextDeadline, next <= end {
+            if next > clock.uptime() {
+                try #require(await clock.advance(by: next - clock.uptime(), thenWaitFor: 2))
+            } else {
+                try #require(await clock.waitForSleepers(2))
+            }
+            _ = await waitUntil("the sockets' turn", within: .milliseconds(5)) { false }
+        }
+        clock.advance(by: end - clock.uptime())
+        try #require(await clock.waitForSleepers(2))
     }
 
     /// On a manual clock the service's one timer task sleeps until the
