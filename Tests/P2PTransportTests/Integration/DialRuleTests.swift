@@ -71,6 +71,9 @@ import TestSupport
         let raw = try RawPeer(connectingTo: await alice.service.listeningPort, seed: 7_390, "stalled")
         raw.sendRaw(try raw.message1())
         try #require(await waitUntil { await alice.service.linkCountForTesting(from: 0x7F00_0001) == 1 })
+        // Her message 2 proves message 1 was read at uptime 0.4 s (the
+        // handshake's deadline counts from it), before the clock moves on.
+        _ = try await raw.awaitMessage2()
         // Past the fallback delay: without the rule Alice would dial now.
         #expect(await clock.advance(by: .milliseconds(400) + tick, thenWaitFor: 1))
         #expect(await alice.service.pendingDialCountForTesting() == 0)
