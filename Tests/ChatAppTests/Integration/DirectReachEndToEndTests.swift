@@ -68,7 +68,7 @@ import TestSupport
     static func unlinked(in all: [Peer], besides used: Set<NodeNumber>) async throws -> Peer {
         var bob: Peer?
         let overlaid = Set(all.prefix(7).map(\.number))
-        let found = await waitUntil("links settled to the views, a node outside the first's", within: .seconds(40)) {
+        let found = await waitUntil("links settled to the views, a node outside the first's", within: .seconds(75)) {
             for peer in all.prefix(7) {
                 guard let overlay = await peer.service.overlayForTesting(), !overlay.isFullMesh,
                       await peer.service.connectedPeers().count { overlaid.contains($0.number) } <= 3 else { return false }
