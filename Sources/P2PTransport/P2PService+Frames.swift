@@ -102,7 +102,7 @@ extension P2PService {
                 }
                 guard let next else { return }
                 guard link.transport != nil else {
-                    link.lifecycle.handshakeProgressed(at: now)
+                    core.noteHandshakeProgress(link.id, at: now)
                     // A handshake message is never a failure here: `.success` above.
                     if case .success(let message) = next { handleHandshakeMessage(message, on: link) }
                     continue
@@ -132,15 +132,15 @@ extension P2PService {
                 rejectMalformed(error, on: link)
                 continue
             }
-            link.lifecycle.received(at: now)
-            switch link.phase {
-            case .connecting:
+            core.noteReceived(link.id, at: now)
+            switch phase(of: link) {
+            case nil, .connecting:
                 return // unreachable: reads are armed after the connect
             case .handshaking:
                 // Only a dialler gets here: the acceptor's first record
                 // says it accepted the link.
                 acceptanceArrived(on: link)
-                if link.phase == .established { handleFrame(payload, on: link, line: plaintext) }
+                if phase(of: link) == .established { handleFrame(payload, on: link, line: plaintext) }
             case .held:
                 // The dialler speaks only after the acceptor's first record.
                 stats.badHello += 1
@@ -175,7 +175,7 @@ extension P2PService {
     /// few times after (a peer with one bad frame is not worth a reconnect).
     private func rejectMalformed(_ error: FrameError, on link: PeerLink) {
         stats.malformed += 1
-        guard !link.lifecycle.isUnfinished else {
+        guard phase(of: link).map({ $0 == .established || $0 == .retiring }) ?? false else {
             stats.badHello += 1
             drop(link, .violation("first frame is malformed: \(error)"))
             return
@@ -226,7 +226,7 @@ extension P2PService {
         case .ping:
             write(ControlFrame.encode(control(.pong, refId: payload.messageId)), to: link)
         case .pong:
-            if link.lifecycle.pong(refId: payload.refId) {
+            if core.notePong(link.id, refId: payload.refId) {
                 // Alive: whoever else announced this number is refused.
                 pendingClaims[peer.number] = nil
                 stats.identityConflicts += 1

@@ -106,105 +106,29 @@ extension P2PService {
         }
         link.listenEndpoint = verified.hello.listenPort.map { IPv4Endpoint(address: link.remote.address, port: $0) }
         if let index = link.staticIndex { staticPeers[index].number = peer.number }
-        switch link.direction {
-        case .inbound: admitInbound(link, peer: peer)
-        case .outbound: if let reply { writeHandshakeMessage(reply, to: link) }
-        }
+        let listen = link.listenEndpoint ?? IPv4Endpoint(address: link.remote.address, port: 0)
+        // The acceptor's link rules decide now; the dialler's once accepted.
+        perform(core.handle(.peerVerified(link: link.id, number: peer.number, instance: peer.instanceId, listen: listen)))
+        if link.direction == .outbound, let reply { writeHandshakeMessage(reply, to: link) }
     }
 
     /// The acceptor's first record arrived on our dial: the link is
     /// accepted there; the link rules decide here too.
     func acceptanceArrived(on link: PeerLink) {
-        guard let peer = link.peer else { return }
-        admitOutbound(link, peer: peer)
+        perform(core.handle(.acceptanceArrived(link: link.id)))
     }
 
-    /// Accepts an inbound link: its first record (a ping) tells the dialler.
-    private func sendAcceptance(on link: PeerLink) {
-        write(ControlFrame.encode(control(.ping)), to: link)
-    }
-
-    /// What an established link to the same number means for a new link.
-    private enum Standing {
-        /// No established link, or the new one wins the tie-break.
-        case clear
-        /// The established link wins; the new one is a duplicate.
-        case duplicate
-        /// The established link belongs to another instance of the number.
-        case conflict(PeerLink)
-    }
-
-    private func standing(of peer: PeerInfo, candidate: LinkDirection) -> Standing {
-        guard let current = established[peer.number] else { return .clear }
-        guard current.peer?.instanceId == peer.instanceId else { return .conflict(current) }
-        let verdict = LinkArbiter.resolve(local: identity.number, remote: peer.number,
-                                          existing: current.direction, candidate: candidate)
-        return verdict == .keepExisting ? .duplicate : .clear
-    }
-
-    private func admitInbound(_ link: PeerLink, peer: PeerInfo) {
-        switch standing(of: peer, candidate: .inbound) {
-        case .conflict(let current):
-            // A new instance while the old link may be alive: hold the new
-            // link until a ping tells (see `startProbe`).
-            link.lifecycle.hold()
-            startProbe(current)
-            return
-        case .duplicate:
-            stats.duplicateLinks += 1
-            drop(link, .superseded("the link dialled by the lower number stays"))
-            return
-        case .clear:
-            break
-        }
-        if established[peer.number] == nil, let pending = pendingDial(to: peer, besides: link) {
-            stats.duplicateLinks += 1
-            if LinkArbiter.resolve(local: identity.number, remote: peer.number,
-                                   existing: .outbound, candidate: .inbound) == .keepExisting {
-                drop(link, .superseded("our own dial to \(peer.number) is the one that stays"))
-                return
-            }
-            drop(pending, .superseded("\(peer.number)'s dial is the one that stays"))
-        }
-        sendAcceptance(on: link)
-        if !link.isClosed { establish(link, peer: peer) }
-    }
-
-    private func admitOutbound(_ link: PeerLink, peer: PeerInfo) {
-        switch standing(of: peer, candidate: .outbound) {
-        case .conflict(let current):
-            drop(link, .superseded("\(peer.number) is linked from another instance"))
-            startProbe(current)
-        case .duplicate:
-            stats.duplicateLinks += 1
-            drop(link, .superseded("the link dialled by the lower number stays"))
-        case .clear:
-            establish(link, peer: peer)
-        }
-    }
-
-    /// Our own unfinished dial to the node that just dialled us, known by
-    /// the number we expect there or, for static dials whose number is not
-    /// known yet, by the address it listens on.
-    private func pendingDial(to peer: PeerInfo, besides link: PeerLink) -> PeerLink? {
-        links.values.first {
-            $0 !== link && $0.direction == .outbound && $0.lifecycle.isUnfinished
-                && ($0.peerNumber == peer.number || $0.remote.description == peer.address)
-        }
-    }
-
-    /// Makes `link` the peer's one link. Replacing a link to the same
+    /// Makes `link` the peer's one link, as the core decided
+    /// (`TransportAction.establish`). Replacing a link to the same
     /// instance is silent (the node already knows the peer).
-    private func establish(_ link: PeerLink, peer: PeerInfo) {
-        link.lifecycle.establish()
-        let previous = established[peer.number]
-        established[peer.number] = link
+    func establish(_ link: PeerLink, peer: PeerInfo) {
+        let previous = core.establish(link.id, at: now).flatMap { links[$0] }
         announcements.linked(peer.number)
         newcomerAnswers.linked(peer.number)
         for index in staticPeers.indices where staticPeers[index].number == peer.number {
             staticPeers[index].backoff.reset()
         }
-        if let previous, previous !== link {
+        if let previous {
             stats.duplicateLinks += 1
             moveUnsentFrames(from: previous, to: link)
             retire(previous, for: link)
@@ -243,8 +167,8 @@ extension P2PService {
     /// new link, which switches when the acceptor's first record arrives,
     /// after the acceptor switched. An earlier FIN would reach the dialler
     /// on its still current link and read as the peer leaving.
+    /// (The core retired it already: `TransportCore.establish`.)
     private func retire(_ link: PeerLink, for successor: PeerLink) {
-        link.lifecycle.retire(at: now)
         link.finOnDrain = successor.direction == .outbound
         flush(link)
     }
@@ -257,31 +181,25 @@ extension P2PService {
     func startProbe(_ link: PeerLink) {
         guard !link.isClosed else { return }
         let ping = control(.ping)
-        guard link.lifecycle.startProbe(ping: ping.messageId, deadline: now + configuration.restartProbeTimeout) else { return }
+        guard core.startProbe(link.id, ping: ping.messageId, at: now) else { return }
         write(ControlFrame.encode(ping), to: link)
     }
 
     /// The old link answered (or a link is up): the held links of another
     /// instance are refused.
     func refuseHeldLinks(for number: NodeNumber) {
-        for held in links.values where held.phase == .held && held.peer?.number == number {
-            drop(held, .superseded("\(number) is still linked from another instance"))
-        }
+        perform(core.refuseHeld(for: number))
     }
 
     /// The old link is gone: the newest held link from the new instance
     /// takes its place.
     func admitHeldLink(for number: NodeNumber) {
-        let held = links.values.filter { $0.phase == .held && $0.peer?.number == number }.sorted { $0.id < $1.id }
-        guard let newest = held.last, let peer = newest.peer else { return }
-        for older in held.dropLast() { drop(older, .superseded("a newer link from \(number) arrived")) }
-        sendAcceptance(on: newest)
-        if !newest.isClosed { establish(newest, peer: peer) }
+        perform(core.admitHeld(for: number))
     }
 
     /// Our own hello came back: a static peer address points at this node.
     private func markStaticSelfDials() {
-        for link in links.values where link.direction == .outbound && link.phase == .handshaking {
+        for link in links.values where link.direction == .outbound && phase(of: link) == .handshaking {
             guard let index = link.staticIndex, link.remote.port == port else { continue }
             staticPeers[index].isSelf = true
             logger.warning("static peer \(staticPeers[index].address) is this node itself; not dialling it")

@@ -18,6 +18,7 @@ extension P2PService {
             logger.info("the descriptor limit (ulimit -n \(DescriptorBudget.processLimit() ?? 0)) allows \(fitted.maxLinks) links, not \(configuration.limits.maxLinks)")
         }
         configuration.limits = fitted
+        core.limits = fitted
         var targets: [IPv4Endpoint] = []
         for text in configuration.broadcastAddresses ?? BroadcastScope.defaultAddresses() {
             guard let target = IPv4Endpoint(host: text.trimmingWhitespace(), port: configuration.discoveryPort) else {
@@ -94,7 +95,7 @@ extension P2PService {
         sendDiscovery(.leave)
         // A dialler counts its link as up once it has sent message 3: read
         // what waits on accepted links, so those peers are told leave too.
-        for link in links.values.sorted(by: { $0.id < $1.id }) where link.direction == .inbound && link.lifecycle.isUnfinished {
+        for link in links.values.sorted(by: { $0.id < $1.id }) where link.direction == .inbound && core[link.id]?.lifecycle.isUnfinished ?? false {
             readFrames(from: link)
         }
         let leave = ControlFrame.encode(control(.leave))
@@ -111,9 +112,9 @@ extension P2PService {
         background.removeAll()
         stopTimer()
         for link in links.values.sorted(by: { $0.id < $1.id }) {
-            release(link, graceful: graceful && link.phase == .established)
+            release(link, graceful: graceful && phase(of: link) == .established)
         }
-        established.removeAll()
+        core.closeAll()
         for fd in [listener, discovery] where fd >= 0 {
             loop?.remove(fd)
             Socket.close(fd)
@@ -151,7 +152,7 @@ extension P2PService {
             guard let link = links[token], !link.isClosed else { return }
             if !writable {
                 readFrames(from: link)
-            } else if link.phase == .connecting {
+            } else if phase(of: link) == .connecting {
                 finishConnect(link)
             } else {
                 flush(link)

@@ -9,7 +9,7 @@ extension P2PService {
     /// `staticIndex` marks a static peer's dial.
     func dial(_ endpoint: IPv4Endpoint, expecting: NodeNumber?, staticIndex: Int?) {
         guard let loop else { return }
-        guard links.count < configuration.limits.maxLinks else {
+        guard core.canOpenLink else {
             stats.deferredDials += 1
             scheduleRedial(number: expecting, staticIndex: staticIndex)
             return
@@ -23,9 +23,9 @@ extension P2PService {
             scheduleRedial(number: expecting, staticIndex: staticIndex)
             return
         }
-        let link = PeerLink(id: takeToken(), fd: connection.fd, direction: .outbound, remote: endpoint,
-                            phase: .connecting, openedAt: now, queueLimit: configuration.maxQueuedBytesPerLink,
-                            limits: configuration.limits)
+        let id = core.openDial(to: endpoint, expecting: expecting, at: now)
+        let link = PeerLink(id: id, fd: connection.fd, direction: .outbound, remote: endpoint,
+                            queueLimit: configuration.maxQueuedBytesPerLink, limits: configuration.limits)
         link.expectedNumber = expecting
         link.staticIndex = staticIndex
         link.onDemand = staticIndex == nil && expecting.map(diallingOnDemand) ?? false
@@ -48,7 +48,7 @@ extension P2PService {
             drop(link, .ioError(Socket.failure("connect \(link.remote)", error)))
             return
         }
-        link.lifecycle.connected()
+        core.noteConnected(link.id)
         beginHandshake(on: link)
         if !link.isClosed { loop?.arm(link.fd, read: true) }
     }
@@ -65,51 +65,24 @@ extension P2PService {
                 return
             }
             guard let (fd, remote) = accepted else { return }
-            if let refusal = admissionRefusal(from: remote) {
-                logger.debug("refused a connection from \(remote): \(refusal)")
-                Socket.close(fd)
-                continue
+            for action in core.handle(.connectionArrived(from: remote, at: now)) {
+                switch action {
+                case .accept(let id):
+                    let link = PeerLink(id: id, fd: fd, direction: .inbound, remote: remote,
+                                        queueLimit: configuration.maxQueuedBytesPerLink, limits: configuration.limits)
+                    links[link.id] = link
+                    stats.linksAccepted += 1
+                    loop.register(fd, token: link.id)
+                    loop.arm(fd, read: true)
+                    logger.debug("accepted a connection from \(remote)")
+                case .refuse(let refusal):
+                    logger.debug("refused a connection from \(remote): \(explain(refusal))")
+                    Socket.close(fd)
+                default:
+                    perform(action)
+                }
             }
-            let link = PeerLink(id: takeToken(), fd: fd, direction: .inbound, remote: remote,
-                                phase: .handshaking, openedAt: now, queueLimit: configuration.maxQueuedBytesPerLink,
-                                limits: configuration.limits)
-            links[link.id] = link
-            stats.linksAccepted += 1
-            loop.register(fd, token: link.id)
-            loop.arm(fd, read: true)
-            logger.debug("accepted a connection from \(remote)")
         }
-    }
-
-    /// Applies the connection limits (`PeerLimits`) to a new inbound
-    /// connection: why it must be closed at once, or nil to take it (after
-    /// closing the oldest unfinished handshake if the pending total is full).
-    private func admissionRefusal(from remote: IPv4Endpoint) -> String? {
-        let limits = configuration.limits
-        guard links.count < limits.maxLinks else {
-            stats.refusedLinkCap += 1
-            return "\(limits.maxLinks) links open"
-        }
-        guard connectionGate.admit(remote.address, at: now) else {
-            stats.refusedConnectionRate += 1
-            return "more than \(limits.connectionBurstPerAddress) connections, then \(limits.connectionsPerSecondPerAddress)/s, from \(remote.host)"
-        }
-        let pending = links.values.filter(\.isPending)
-        let perAddress = limits.maxPendingLinks(from: remote)
-        guard pending.count(where: { $0.remote.address == remote.address }) < perAddress else {
-            stats.refusedPendingPerAddress += 1
-            return "\(perAddress) connections from \(remote.host) have not finished their hello"
-        }
-        if pending.count >= limits.maxPendingLinks, let oldest = pending.min(by: { $0.id < $1.id }) {
-            stats.evictedPending += 1
-            drop(oldest, .timedOut("\(limits.maxPendingLinks) connections without a hello; the oldest makes room"))
-        }
-        return nil
-    }
-
-    private func takeToken() -> Int {
-        defer { nextToken += 1 }
-        return nextToken
     }
 
     // MARK: Output
@@ -121,7 +94,7 @@ extension P2PService {
     /// the caller flushes the link itself after queueing more (a batch).
     @discardableResult
     func write(_ frame: Data, to link: PeerLink, flushNow: Bool = true) -> Bool {
-        guard !link.isClosed, link.transport != nil, link.phase != .retiring else { return false }
+        guard !link.isClosed, link.transport != nil, core.phase(of: link.id) != .retiring else { return false }
         let wasIdle = link.queuedByteCount == 0
         guard link.queuedByteCount + frame.count <= configuration.maxQueuedBytesPerLink, link.unsealed.enqueue(frame) else {
             stats.queueOverflow += 1
@@ -129,13 +102,10 @@ extension P2PService {
             return false
         }
         stats.framesSent += 1
-        link.lifecycle.sent(at: now)
+        core.noteSent(link.id, at: now, wasIdle: wasIdle)
         // A busy queue is already waiting for writability; only an idle one
         // needs a push.
-        if wasIdle {
-            link.lifecycle.wroteProgress(at: now)
-            if flushNow { flush(link) }
-        }
+        if wasIdle, flushNow { flush(link) }
         return !link.isClosed
     }
 
@@ -146,19 +116,19 @@ extension P2PService {
             drop(link, .superseded("a handshake message of \(message.count) bytes did not fit"))
             return
         }
-        link.lifecycle.sent(at: now)
-        link.lifecycle.wroteProgress(at: now)
+        core.noteSent(link.id, at: now, wasIdle: true)
         flush(link)
     }
 
     /// Writes queued output until the socket would block, then asks the
     /// poll loop to say when it can take more.
     func flush(_ link: PeerLink) {
-        guard link.phase != .connecting else { return }
+        let phase = core.phase(of: link.id)
+        guard phase != .connecting else { return }
         while !link.isClosed {
             if link.output.isEmpty { sealPending(on: link) }
             guard let chunk = link.output.nextChunk else {
-                if link.phase == .retiring, link.finOnDrain {
+                if phase == .retiring, link.finOnDrain {
                     // All it had is written: FIN tells the peer this link is done.
                     link.finOnDrain = false
                     Socket.shutdownWrite(link.fd)
@@ -174,7 +144,7 @@ extension P2PService {
                 return
             case .success(let count?):
                 link.output.consume(count)
-                link.lifecycle.wroteProgress(at: now)
+                core.noteWroteProgress(link.id, at: now)
             case .failure(let error):
                 drop(link, .ioError(error))
             }
@@ -221,15 +191,14 @@ extension P2PService {
     /// wanted. Idempotent.
     func drop(_ link: PeerLink, _ cause: LinkDropCause) {
         guard !link.isClosed else { return }
-        if link.phase == .retiring {
+        let closed = release(link, graceful: false)
+        if closed?.entry.phase == .retiring {
             // Its successor carries the peer; this end is expected.
-            release(link, graceful: false)
             logger.debug("a replaced link to \(link.peerNumber.map(String.init(describing:)) ?? "?") closed (\(cause))")
             return
         }
         let number = link.peerNumber
-        let wasCurrent = number.map { established[$0] === link } ?? false
-        release(link, graceful: false)
+        let wasCurrent = closed?.wasEstablished ?? false
         let peerName = number.map { "\($0)" } ?? link.remote.description
         switch cause {
         case .superseded(let why): logger.debug("closed a link to \(peerName): \(why)")
@@ -241,7 +210,7 @@ extension P2PService {
 
         guard wasCurrent, let number else {
             // Never established (or already replaced): a failed dial backs off.
-            if link.direction == .outbound, link.lifecycle.isUnfinished {
+            if link.direction == .outbound, closed?.entry.lifecycle.isUnfinished ?? false {
                 if case .superseded = cause {} else { stats.dialFailures += 1 }
                 scheduleRedial(number: link.expectedNumber ?? link.peer?.number, staticIndex: link.staticIndex)
                 if let expected = link.expectedNumber ?? link.peer?.number, established[expected] == nil {
@@ -250,7 +219,6 @@ extension P2PService {
             }
             return
         }
-        established[number] = nil
         overlayLinkDown(link, number)
         // Another instance claimed the number while this link lived: with
         // the link gone, that claim is the best news of the peer.
@@ -279,10 +247,13 @@ extension P2PService {
 
     /// Removes `link` from the loop and the tables and closes its socket.
     /// `graceful`: FIN after queued output instead of a possible reset.
-    func release(_ link: PeerLink, graceful: Bool) {
-        guard !link.isClosed else { return }
+    /// Returns what the core knew of it (nil if already closed).
+    @discardableResult
+    func release(_ link: PeerLink, graceful: Bool) -> TransportCore.ClosedLink? {
+        guard !link.isClosed else { return nil }
         link.markClosed()
         links[link.id] = nil
+        let closed = core.close(link.id)
         loop?.remove(link.fd)
         if graceful {
             // What the socket takes now of what was queued (a leave frame).
@@ -300,6 +271,7 @@ extension P2PService {
             Socket.shutdownWrite(link.fd)
         }
         Socket.close(link.fd)
+        return closed
     }
 
     /// Backs off the next dial of an announced peer or a static peer.

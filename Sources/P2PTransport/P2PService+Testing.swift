@@ -20,11 +20,11 @@ extension P2PService {
 
     /// Links in any phase, handshakes included.
     /// Links open, not counting replaced ones on their way out (`retiring`).
-    func linkCountForTesting() -> Int { links.values.count { $0.phase != .retiring } }
+    func linkCountForTesting() -> Int { links.values.count { phase(of: $0) != .retiring } }
 
     /// The same, for links whose remote end is the IPv4 address `address`.
     func linkCountForTesting(from address: UInt32) -> Int {
-        links.values.count { $0.phase != .retiring && $0.remote.address == address }
+        links.values.count { phase(of: $0) != .retiring && $0.remote.address == address }
     }
 
     /// Whether beacons of `number` are current (it would be redialled).
@@ -53,7 +53,7 @@ extension P2PService {
 extension P2PService {
     /// Our dials that have not finished their handshake.
     func pendingDialCountForTesting() -> Int {
-        links.values.count { $0.direction == .outbound && $0.lifecycle.isUnfinished }
+        links.values.count { $0.direction == .outbound && core[$0.id]?.lifecycle.isUnfinished ?? false }
     }
 
     /// Announcements the table holds.

@@ -10,7 +10,7 @@ extension P2PService {
         // The burst counts down with beacons; without broadcast there are none.
         let bursting = burstLeft > 0 && configuration.broadcastAddresses != []
         if bursting || answerDeferred || newcomerAnswers.nextDue != nil || !pendingClaims.isEmpty || readingPaused { return true }
-        return links.values.contains { !$0.isClosed && ($0.lifecycle.hasShortDeadline || $0.isThrottled) }
+        return core.hasShortDeadlines || links.values.contains(where: \.isThrottled)
     }
 
     /// When an announced peer with no link is to be dialled, by the dial
@@ -56,19 +56,14 @@ extension P2PService {
         tickOverlay()
         if announcementPassNeeded(timer.dialsDue, at: now) { dialAnnouncedPeers() }
         dialStaticPeers()
-        let base = linkTimeouts, stretched = overlayLinkTimeouts
-        // One link's keepalive due takes along those nearly due: the
-        // links' pings fall into step, one wake-up for all of them.
-        let early = links.values.contains { link in
-            !link.isClosed && link.lifecycle.decision(at: now, hasQueuedOutput: link.queuedByteCount > 0,
-                                                      timeouts: timeouts(of: link, base: base, stretched: stretched)) == .keepalive
-        }
+        // Reading resumes where the budget refilled; silence while this
+        // side does not read is not the peer's. Then the core says what
+        // each link's deadlines call for.
         for link in links.values.sorted(by: { $0.id < $1.id }) where !link.isClosed {
             if link.isThrottled { resumeReading(link) }
-            if link.isThrottled || waitsForNode(link) { link.lifecycle.notReading(at: now) }
-            let timeouts = timeouts(of: link, base: base, stretched: stretched)
-            if !link.isClosed { checkDeadlines(of: link, at: now, timeouts: timeouts, early: early) }
+            if !link.isClosed, link.isThrottled || waitsForNode(link) { core.noteNotReading(link.id, at: now) }
         }
+        perform(core.handle(.timerFired(at: now, load: linkLoad)))
     }
 
     /// The beacon due at `now`: the start burst and a deferred answer always
@@ -94,7 +89,7 @@ extension P2PService {
             return
         }
         let turn = beaconSchedule.turn(at: now, knownNodes: knownNodesAtTurn,
-                                       canLinkMore: links.count < configuration.limits.maxLinks, boundedLinks: overlayIsPartial,
+                                       canLinkMore: core.canOpenLink, boundedLinks: overlayIsPartial,
                                        random: Double.random(in: 0..<1)) { established[$0] != nil }
         nextBeaconAt = turn.next
         if turn.send {
@@ -116,29 +111,6 @@ extension P2PService {
             count += 1
         }
         return count
-    }
-
-    /// Carries out what the link's lifecycle says is due.
-    private func checkDeadlines(of link: PeerLink, at now: Duration, timeouts: LinkLifecycle.Timeouts, early: Bool) {
-        switch link.lifecycle.decision(at: now, hasQueuedOutput: link.queuedByteCount > 0, timeouts: timeouts, early: early) {
-        case nil:
-            break
-        case .handshakeTimedOut:
-            stats.handshakeTimeout += 1
-            drop(link, .timedOut("handshake not finished within \(configuration.handshakeTimeout)"))
-        case .peerSilent:
-            stats.deadPeer += 1
-            drop(link, .timedOut("nothing received for \(timeouts.deadPeer)"))
-        case .writeStalled:
-            stats.writeTimeout += 1
-            drop(link, .timedOut("output stalled for \(configuration.writeTimeout)"))
-        case .probeUnanswered:
-            drop(link, .restarted)
-        case .keepalive:
-            write(ControlFrame.encode(control(.ping)), to: link)
-        case .retirementOver:
-            release(link, graceful: false)
-        }
     }
 
     /// Dials announced peers that have no link, per the dial rule: the lower
@@ -180,21 +152,8 @@ extension P2PService {
         }
         guard !due.isEmpty else { return }
         let limits = configuration.limits
-        var busy = Set<NodeNumber>()
-        var pendingTotal = 0
-        var pendingPerAddress: [UInt32: Int] = [:]
-        var handshakingFrom = Set<UInt32>()
-        for link in links.values {
-            if let number = link.peerNumber { busy.insert(number) }
-            guard link.lifecycle.isUnfinished else { continue }
-            if link.direction == .outbound {
-                pendingTotal += 1
-                pendingPerAddress[link.remote.address, default: 0] += 1
-            } else {
-                handshakingFrom.insert(link.remote.address)
-            }
-        }
-        var linkCount = links.count
+        // What the open links already hold of the budgets; each dial below adds to it.
+        var load = core.dialLoad
         // Proven numbers first, then the most often heard (a flood's
         // inventions are heard once), so the budgets go to the likely real.
         let ordered = due.sorted { a, b in
@@ -202,22 +161,22 @@ extension P2PService {
             if a.heard != b.heard { return a.heard > b.heard }
             return a.number < b.number
         }
-        for announcement in ordered where !busy.contains(announcement.number) {
+        for announcement in ordered where !load.busy.contains(announcement.number) {
             // The fallback dial is for a lower number that cannot reach us;
             // while a handshake from its address is under way it may be
             // that one (its number shows only at message 3), and a second
             // link would only be a duplicate.
-            if announcement.fallback, handshakingFrom.contains(announcement.endpoint.address) { continue }
+            if announcement.fallback, load.handshakingFrom.contains(announcement.endpoint.address) { continue }
             let address = announcement.endpoint.address
-            guard pendingTotal < limits.maxPendingDials, linkCount < limits.maxLinks,
-                  pendingPerAddress[address, default: 0] < limits.maxPendingDialsPerAddress,
+            guard load.pendingTotal < limits.maxPendingDials, load.linkCount < limits.maxLinks,
+                  load.pendingPerAddress[address, default: 0] < limits.maxPendingDialsPerAddress,
                   announcement.proven || unprovenDials.take(at: now) else {
                 if announcements.deferDial(announcement.number) { stats.deferredDials += 1 }
                 continue
             }
-            pendingTotal += 1
-            pendingPerAddress[address, default: 0] += 1
-            linkCount += 1
+            load.pendingTotal += 1
+            load.pendingPerAddress[address, default: 0] += 1
+            load.linkCount += 1
             dial(announcement.endpoint, expecting: announcement.number, staticIndex: nil)
         }
     }

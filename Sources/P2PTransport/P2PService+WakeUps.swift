@@ -161,11 +161,7 @@ extension P2PService {
         for index in staticPeers.indices where staticPeerWantsDial(index) {
             plan.due(staticPeers[index].nextDialAt)
         }
-        let base = linkTimeouts, stretched = overlayLinkTimeouts
-        for link in links.values where !link.isClosed {
-            let timeouts = timeouts(of: link, base: base, stretched: stretched)
-            plan.due(link.lifecycle.nextDeadline(hasQueuedOutput: link.queuedByteCount > 0, timeouts: timeouts))
-        }
+        core.planWake(&plan, load: linkLoad)
         return plan.wake
     }
 
@@ -176,11 +172,6 @@ extension P2PService {
         return due.map { now >= $0 } ?? false
     }
 
-    var linkTimeouts: LinkLifecycle.Timeouts {
-        LinkLifecycle.Timeouts(handshake: configuration.handshakeTimeout, deadPeer: configuration.deadPeerTimeout,
-                               write: configuration.writeTimeout, keepalive: configuration.keepaliveInterval)
-    }
-
     /// Above the overlay's threshold its links (a few chosen ones a node,
     /// on a large LAN) ping this many times less often and count a peer
     /// dead as many times later (`Timeouts.stretched`: 4 s and 12 s at the
@@ -188,18 +179,6 @@ extension P2PService {
     /// connection); only a silent cut takes longer to notice, and the
     /// overlay repairs around it.
     static let overlayLinkStretch = 2.0
-
-    /// The timeouts of `link`: `base` (`linkTimeouts`), or `stretched`
-    /// for an overlay link above the threshold.
-    func timeouts(of link: PeerLink, base: LinkLifecycle.Timeouts, stretched: LinkLifecycle.Timeouts?) -> LinkLifecycle.Timeouts {
-        guard let stretched, link.speaksOverlay, !link.onDemand else { return base }
-        return stretched
-    }
-
-    /// `linkTimeouts` stretched for overlay links, while above the threshold (nil: not).
-    var overlayLinkTimeouts: LinkLifecycle.Timeouts? {
-        overlayIsPartial ? linkTimeouts.stretched(by: Self.overlayLinkStretch) : nil
-    }
 
     /// An announcement lives about three of the LAN's beacon intervals:
     /// stretched as the schedule stretches them (the size as of the last turn).

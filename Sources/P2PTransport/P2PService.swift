@@ -65,18 +65,18 @@ public actor P2PService: PeerTransport {
     var linkDescriptors: Set<Int32> = []
     /// The node asked us to stop reading linked peers (see `pauseReading`).
     var readingPaused = false
-    /// The one established link per peer.
-    var established: [NodeNumber: PeerLink] = [:]
+    /// The link table's decisions: lifecycles, the established link per
+    /// peer, admission, tie-breaks, link deadlines (`TransportCore`).
+    var core: TransportCore
+    /// The one established link per peer (the core says which).
+    var established: EstablishedLinks { EstablishedLinks(ids: core.established, links: links) }
     var announcements: AnnouncementTable
-    /// Inbound connection attempts per source address.
-    var connectionGate: ConnectionGate
     /// Beacons from a new instance of a linked peer's number, waiting for
     /// the probe of the link (see `startProbe`): applied if the link turns
     /// out dead, forgotten if it answers.
     var pendingClaims: [NodeNumber: (beacon: DiscoveryBeacon, source: IPv4Endpoint)] = [:]
     var stats = TransportCounters()
     var messageIDs = MessageIDGenerator()
-    var nextToken = P2PService.firstLinkToken
     var background: [Task<Void, Never>] = []
     /// The one timer: when it wakes next (`P2PService+WakeUps.swift`).
     var timer = ServiceTimer()
@@ -174,8 +174,13 @@ public actor P2PService: PeerTransport {
                                   maxEntries: configuration.limits.maxAnnouncements,
                                   maxPerAddress: configuration.limits.maxAnnouncementsPerAddress)
         overlayLinks = configuration.overlay.map { OverlayLinks(me: key.nodeNumber, config: $0, now: clock.uptime()) }
-        connectionGate = ConnectionGate(burst: configuration.limits.connectionBurstPerAddress,
-                                        perSecond: configuration.limits.connectionsPerSecondPerAddress)
+        core = TransportCore(me: key.nodeNumber, limits: configuration.limits,
+                             timeouts: LinkLifecycle.Timeouts(handshake: configuration.handshakeTimeout,
+                                                              deadPeer: configuration.deadPeerTimeout,
+                                                              write: configuration.writeTimeout,
+                                                              keepalive: configuration.keepaliveInterval),
+                             restartProbeTimeout: configuration.restartProbeTimeout,
+                             overlayStretch: Self.overlayLinkStretch, firstID: Self.firstLinkToken)
     }
 
     deinit {

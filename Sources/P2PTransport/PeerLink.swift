@@ -6,8 +6,6 @@ import Foundation
 /// `P2PService` actor and never handed out, so a class (mutated in place)
 /// is safe without being Sendable.
 final class PeerLink {
-    typealias Phase = LinkLifecycle.Phase
-
     /// Malformed lines tolerated on an established link before it is cut.
     static let malformedLimit = 3
 
@@ -17,10 +15,8 @@ final class PeerLink {
     let direction: LinkDirection
     /// Dialled address, or the peer's address and ephemeral port if inbound.
     let remote: IPv4Endpoint
-    /// Phase, timestamps and deadlines (a pure value the service asks
-    /// what is due).
-    var lifecycle: LinkLifecycle
-    var phase: Phase { lifecycle.phase }
+    // Its phase, timestamps and deadlines are the core's
+    // (`TransportCore.LinkEntry`, same id).
     /// For discovery dials: the number the beacon announced.
     var expectedNumber: NodeNumber?
     /// For static dials: the index in the service's static peer list.
@@ -64,13 +60,11 @@ final class PeerLink {
     var onDemand = false
     private(set) var isClosed = false
 
-    init(id: Int, fd: Int32, direction: LinkDirection, remote: IPv4Endpoint, phase: Phase,
-         openedAt: Duration, queueLimit: Int, limits: PeerLimits) {
+    init(id: Int, fd: Int32, direction: LinkDirection, remote: IPv4Endpoint, queueLimit: Int, limits: PeerLimits) {
         self.id = id
         self.fd = fd
         self.direction = direction
         self.remote = remote
-        lifecycle = LinkLifecycle(phase: phase, openedAt: openedAt, direction: direction)
         output = OutboundQueue(limit: queueLimit)
         unsealed = OutboundQueue(limit: queueLimit)
         budget = TokenBucket(capacity: Double(limits.frameBurst), perSecond: limits.framesPerSecond)
@@ -82,9 +76,6 @@ final class PeerLink {
 
     /// Bytes queued for this peer, sealed or not.
     var queuedByteCount: Int { output.byteCount + unsealed.byteCount }
-
-    /// Inbound and without a finished handshake: counts against the pending limits.
-    var isPending: Bool { direction == .inbound && lifecycle.isUnfinished }
 
     /// A retiring link sends FIN once its sealed output is written (then
     /// this turns false again); see `P2PService.retire`.

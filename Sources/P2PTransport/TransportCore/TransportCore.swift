@@ -1,0 +1,182 @@
+import ChatCore
+
+/// The transport's decisions about links, as one pure value: the link
+/// table (per link: direction, address, peer number, `LinkLifecycle`),
+/// the one established link per peer, admission of new connections, the
+/// tie-breaks that keep one link per pair (`LinkArbiter`), the deadlines
+/// of every link and when the timer must wake for them.
+///
+/// It reads no clock and touches no socket: `P2PService`, its shell, feeds
+/// it inputs with the time (`handle(_:)`, `note...`) and carries out the
+/// `TransportAction`s it returns. Tests drive it on a manual clock
+/// (`TransportCore*Tests`).
+///
+/// The shell's `PeerLink` (descriptor, ciphers, queues) carries the same id
+/// as the core's `LinkEntry`; the two tables gain and lose a link together
+/// (`open`, `close`).
+struct TransportCore: Sendable {
+    /// One link as the core sees it.
+    struct LinkEntry: Sendable, Hashable {
+        /// The poll token; unique for the service's lifetime.
+        let id: Int
+        let direction: LinkDirection
+        /// Dialled address, or the peer's address and ephemeral port if inbound.
+        let remote: IPv4Endpoint
+        var lifecycle: LinkLifecycle
+        /// The number a dial expects, then the one the handshake proved.
+        var number: NodeNumber?
+        /// The peer's instance, once verified.
+        var instance: String?
+        /// Where the verified peer accepts links.
+        var listen: IPv4Endpoint?
+
+        var phase: LinkLifecycle.Phase { lifecycle.phase }
+        /// Inbound and without a finished handshake: counts against the pending limits.
+        var isPending: Bool { direction == .inbound && lifecycle.isUnfinished }
+    }
+
+    /// This node's number (the tie-breaks compare it).
+    let me: NodeNumber
+    /// Fitted to the descriptor limit at start (`DescriptorBudget`).
+    var limits: PeerLimits
+    /// The unstretched link timeouts (`P2PConfiguration`).
+    let timeouts: LinkLifecycle.Timeouts
+    /// How long a probe of a link waits for its pong.
+    let restartProbeTimeout: Duration
+    /// How many times later an overlay link above the threshold pings and
+    /// counts its peer dead (`LinkLoad.stretched`).
+    let overlayStretch: Double
+
+    // The tables below are written by the core's own methods only (in its
+    // extensions' files too, hence not `private(set)`); the shell reads them.
+    var links: [Int: LinkEntry] = [:]
+    /// The one established link per peer, by id.
+    var established: [NodeNumber: Int] = [:]
+    /// Inbound connection attempts per source address.
+    var connectionGate: ConnectionGate
+    private var nextID: Int
+
+    init(me: NodeNumber, limits: PeerLimits, timeouts: LinkLifecycle.Timeouts, restartProbeTimeout: Duration,
+         overlayStretch: Double = 2.0, firstID: Int = 1) {
+        self.me = me
+        self.limits = limits
+        self.timeouts = timeouts
+        self.restartProbeTimeout = restartProbeTimeout
+        self.overlayStretch = overlayStretch
+        nextID = firstID
+        connectionGate = ConnectionGate(burst: limits.connectionBurstPerAddress, perSecond: limits.connectionsPerSecondPerAddress)
+    }
+
+    subscript(id: Int) -> LinkEntry? { links[id] }
+
+    func phase(of id: Int) -> LinkLifecycle.Phase? { links[id]?.lifecycle.phase }
+
+    /// The established link of `number`, if any.
+    func establishedLink(of number: NodeNumber) -> Int? { established[number] }
+
+    var linkCount: Int { links.count }
+
+    /// Whether another link may open (`PeerLimits.maxLinks`).
+    var canOpenLink: Bool { links.count < limits.maxLinks }
+
+    // MARK: Opening and closing
+
+    /// A dial's connection was made (or is under way): its entry, `connecting`
+    /// until `connected`. Returns its id.
+    mutating func openDial(to remote: IPv4Endpoint, expecting: NodeNumber?, at now: Duration) -> Int {
+        let id = takeID()
+        var entry = LinkEntry(id: id, direction: .outbound, remote: remote,
+                              lifecycle: LinkLifecycle(phase: .connecting, openedAt: now, direction: .outbound))
+        entry.number = expecting
+        links[id] = entry
+        return id
+    }
+
+    /// An accepted connection's entry, handshaking. Returns its id.
+    /// (Admission decides whether to take it: `admit(from:at:)`.)
+    mutating func openInbound(from remote: IPv4Endpoint, at now: Duration) -> Int {
+        let id = takeID()
+        links[id] = LinkEntry(id: id, direction: .inbound, remote: remote,
+                              lifecycle: LinkLifecycle(phase: .handshaking, openedAt: now, direction: .inbound))
+        return id
+    }
+
+    /// What a closed link was, for the shell's report.
+    struct ClosedLink: Sendable, Hashable {
+        let entry: LinkEntry
+        /// It was its peer's established link (now no longer).
+        let wasEstablished: Bool
+    }
+
+    /// Forgets link `id`; nil if already gone. Every close ends here,
+    /// whoever decided it (a `.close` action is not applied until the shell
+    /// reports it so, as for a link the peer closed). A retiring link is
+    /// never its peer's established one.
+    @discardableResult
+    mutating func close(_ id: Int) -> ClosedLink? {
+        guard let entry = links.removeValue(forKey: id) else { return nil }
+        var current = false
+        if let number = entry.number, established[number] == id {
+            established[number] = nil
+            current = true
+        }
+        return ClosedLink(entry: entry, wasEstablished: current)
+    }
+
+    /// Forgets every link (the service stops).
+    mutating func closeAll() {
+        links.removeAll()
+        established.removeAll()
+    }
+
+    private mutating func takeID() -> Int {
+        defer { nextID += 1 }
+        return nextID
+    }
+
+    // MARK: Times the shell reports
+
+    /// The dial's connect finished; its handshake starts.
+    mutating func noteConnected(_ id: Int) { links[id]?.lifecycle.connected() }
+
+    /// A complete handshake message arrived.
+    mutating func noteHandshakeProgress(_ id: Int, at now: Duration) { links[id]?.lifecycle.handshakeProgressed(at: now) }
+
+    /// A frame arrived (decoded and paid for).
+    mutating func noteReceived(_ id: Int, at now: Duration) { links[id]?.lifecycle.received(at: now) }
+
+    /// This side is not reading the link (throttled, or the node holds
+    /// reading back): its silence is not the peer's.
+    mutating func noteNotReading(_ id: Int, at now: Duration) { links[id]?.lifecycle.notReading(at: now) }
+
+    /// Something was queued for the peer; `wasIdle`: the queue was empty, so
+    /// the write deadline starts now.
+    mutating func noteSent(_ id: Int, at now: Duration, wasIdle: Bool) {
+        links[id]?.lifecycle.sent(at: now)
+        if wasIdle { links[id]?.lifecycle.wroteProgress(at: now) }
+    }
+
+    /// The socket took some of the link's output.
+    mutating func noteWroteProgress(_ id: Int, at now: Duration) { links[id]?.lifecycle.wroteProgress(at: now) }
+
+    /// A probe's ping is on its way on link `id`; false if one already runs.
+    mutating func startProbe(_ id: Int, ping: MessageID, at now: Duration) -> Bool {
+        links[id]?.lifecycle.startProbe(ping: ping, deadline: now + restartProbeTimeout) ?? false
+    }
+
+    /// A pong arrived on link `id`: true if it answers the probe (the link
+    /// is alive and the rival instance's claim is refused).
+    mutating func notePong(_ id: Int, refId: MessageID?) -> Bool { links[id]?.lifecycle.pong(refId: refId) ?? false }
+
+    // MARK: Decisions
+
+    /// Decides what `input` calls for; the core's tables already reflect it.
+    mutating func handle(_ input: TransportInput) -> [TransportAction] {
+        switch input {
+        case .connectionArrived(let remote, let now): admit(from: remote, at: now)
+        case .peerVerified(let id, let number, let instance, let listen): verified(id, number: number, instance: instance, listen: listen)
+        case .acceptanceArrived(let id): acceptanceArrived(id)
+        case .timerFired(let now, let load): timerFired(at: now, load: load)
+        }
+    }
+}
