@@ -76,7 +76,9 @@ extension P2PService {
                     loop.arm(fd, read: true)
                     logger.debug("accepted a connection from \(remote)")
                 case .refuse(let refusal):
-                    logger.debug("refused a connection from \(remote): \(explain(refusal))")
+                    // Counted here, not inside the log line (built only when logged).
+                    let why = explain(refusal)
+                    logger.debug("refused a connection from \(remote): \(why)")
                     Socket.close(fd)
                 default:
                     perform(action)
