@@ -29,6 +29,10 @@ extension P2PService {
         case .probe(let id):
             guard let link = links[id] else { return }
             startProbe(link)
+        case .dial(let endpoint, let number):
+            dial(endpoint, expecting: number, staticIndex: nil)
+        case .deferDial(let number):
+            if announcements.deferDial(number) { stats.deferredDials += 1 }
         case .establish(let id):
             guard let link = links[id], let peer = link.peer else { return }
             // The acceptor's first record (a ping) tells the dialler it accepted.

@@ -138,47 +138,20 @@ extension P2PService {
         // due: the common case (everyone linked, or not due yet) must cost a
         // pass over the table only (its entries, not a lookup each: a
         // lookup copied the table).
-        var due: [(number: NodeNumber, endpoint: IPv4Endpoint, fallback: Bool, proven: Bool, heard: Int)] = []
+        var due: [TransportCore.DialCandidate] = []
         func consider(_ number: NodeNumber, _ announcement: Announcement) {
             guard established[number] == nil, now >= announcement.nextDialAt,
                   let dueAt = dialDue(number, announcement), now >= dueAt else { return }
-            let fallback = !LinkArbiter.shouldDialOnDiscovery(local: identity.number, remote: number)
-            due.append((number, announcement.endpoint, fallback, announcement.hasLinked, announcement.heardCount))
+            due.append(.init(number: number, endpoint: announcement.endpoint, proven: announcement.hasLinked,
+                             heard: announcement.heardCount))
         }
         if let only {
             if let announcement = announcements[only] { consider(only, announcement) }
         } else {
             for (number, announcement) in announcements.entries { consider(number, announcement) }
         }
-        guard !due.isEmpty else { return }
-        let limits = configuration.limits
-        // What the open links already hold of the budgets; each dial below adds to it.
-        var load = core.dialLoad
-        // Proven numbers first, then the most often heard (a flood's
-        // inventions are heard once), so the budgets go to the likely real.
-        let ordered = due.sorted { a, b in
-            if a.proven != b.proven { return a.proven }
-            if a.heard != b.heard { return a.heard > b.heard }
-            return a.number < b.number
-        }
-        for announcement in ordered where !load.busy.contains(announcement.number) {
-            // The fallback dial is for a lower number that cannot reach us;
-            // while a handshake from its address is under way it may be
-            // that one (its number shows only at message 3), and a second
-            // link would only be a duplicate.
-            if announcement.fallback, load.handshakingFrom.contains(announcement.endpoint.address) { continue }
-            let address = announcement.endpoint.address
-            guard load.pendingTotal < limits.maxPendingDials, load.linkCount < limits.maxLinks,
-                  load.pendingPerAddress[address, default: 0] < limits.maxPendingDialsPerAddress,
-                  announcement.proven || unprovenDials.take(at: now) else {
-                if announcements.deferDial(announcement.number) { stats.deferredDials += 1 }
-                continue
-            }
-            load.pendingTotal += 1
-            load.pendingPerAddress[address, default: 0] += 1
-            load.linkCount += 1
-            dial(announcement.endpoint, expecting: announcement.number, staticIndex: nil)
-        }
+        // The core spends the dial budgets (`TransportCore+Dials`).
+        if !due.isEmpty { perform(core.handle(.dialsDue(due, at: now))) }
     }
 
     /// Dials static peers that have no link, resolving names off the actor.

@@ -95,9 +95,6 @@ public actor P2PService: PeerTransport {
     var ownAddresses: Set<UInt32> = []
     /// Answers sent to a newcomer alone (`AnswerRoute`).
     var unicastAnswers = TokenBucket(capacity: AnswerRoute.unicastBurst, perSecond: AnswerRoute.unicastPerSecond)
-    /// Dials of announcements that never led to a handshake (`PeerLimits.unprovenDialBurst`).
-    lazy var unprovenDials = TokenBucket(capacity: Double(configuration.limits.unprovenDialBurst),
-                                         perSecond: configuration.limits.unprovenDialsPerSecond)
     var warnedTargets: Set<IPv4Endpoint> = []
     var warnedCollisions: Set<String> = []
     /// Addresses whose beacons lacked our group's tag, warned about once

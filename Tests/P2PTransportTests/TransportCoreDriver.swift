@@ -47,7 +47,8 @@ struct TransportCoreDriver {
         log += actions
         for action in actions {
             switch action {
-            case .accept, .refuse: break
+            case .accept, .refuse, .deferDial: break
+            case .dial: break // the test opens the dials it wants (`core.openDial`)
             case .close(let id, _), .release(let id): core.close(id)
             case .ping(let id): core.noteSent(id, at: now, wasIdle: !load.queued.contains(id))
             case .probe(let id):

@@ -19,6 +19,11 @@ enum TransportAction: Sendable, Hashable {
     /// its peer's number claims it (`P2PService.startProbe`). A pong keeps
     /// it; silence closes it as restarted (`.probeUnanswered`).
     case probe(Int)
+    /// Dial the announced peer `expecting` at its endpoint.
+    case dial(IPv4Endpoint, expecting: NodeNumber)
+    /// A due dial over a budget: it waits for a later pass
+    /// (`AnnouncementTable.deferDial`).
+    case deferDial(NodeNumber)
     /// Make link `id` its peer's one link (`P2PService.establish`); an
     /// inbound one is accepted first (its first record tells the dialler).
     case establish(Int)

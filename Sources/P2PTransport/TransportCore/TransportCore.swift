@@ -54,6 +54,8 @@ struct TransportCore: Sendable {
     var established: [NodeNumber: Int] = [:]
     /// Inbound connection attempts per source address.
     var connectionGate: ConnectionGate
+    /// Dials of announcements never proven by a handshake (`PeerLimits.unprovenDialBurst`).
+    var unprovenDials: TokenBucket
     private var nextID: Int
 
     init(me: NodeNumber, limits: PeerLimits, timeouts: LinkLifecycle.Timeouts, restartProbeTimeout: Duration,
@@ -65,6 +67,7 @@ struct TransportCore: Sendable {
         self.overlayStretch = overlayStretch
         nextID = firstID
         connectionGate = ConnectionGate(burst: limits.connectionBurstPerAddress, perSecond: limits.connectionsPerSecondPerAddress)
+        unprovenDials = TokenBucket(capacity: Double(limits.unprovenDialBurst), perSecond: limits.unprovenDialsPerSecond)
     }
 
     subscript(id: Int) -> LinkEntry? { links[id] }
@@ -176,6 +179,7 @@ struct TransportCore: Sendable {
         case .connectionArrived(let remote, let now): admit(from: remote, at: now)
         case .peerVerified(let id, let number, let instance, let listen): verified(id, number: number, instance: instance, listen: listen)
         case .acceptanceArrived(let id): acceptanceArrived(id)
+        case .dialsDue(let due, let now): planDials(due, at: now)
         case .timerFired(let now, let load): timerFired(at: now, load: load)
         }
     }

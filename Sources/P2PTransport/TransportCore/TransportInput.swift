@@ -12,6 +12,8 @@ enum TransportInput: Sendable, Hashable {
     case peerVerified(link: Int, number: NodeNumber, instance: String, listen: IPv4Endpoint)
     /// The acceptor's first record arrived on our dial `link`.
     case acceptanceArrived(link: Int)
+    /// Announced peers whose dial is due by the dial rule.
+    case dialsDue([TransportCore.DialCandidate], at: Duration)
     /// The timer woke at `now`; `load` is what the shell knows of its links.
     case timerFired(at: Duration, load: LinkLoad)
 }
