@@ -7,7 +7,10 @@ import Foundation
 /// TCP link to each, and moves `P2PPayload` frames over them (see
 /// PROTOCOL.md for the wire format and rules).
 ///
-/// All state lives in this actor. One poll thread reports socket readiness
+/// All state lives in this actor. The decisions about links (admission,
+/// tie-breaks, lifecycles and their deadlines, dial budgets) are its
+/// `core`, a pure `TransportCore` it feeds and obeys (`P2PService+Core`);
+/// the actor does the socket work. One poll thread reports socket readiness
 /// (`PollLoop`); the actor does the reads and writes itself, so nothing
 /// about a link is shared. A ticker task drives every timer (beacons,
 /// dials, handshake and dead-peer deadlines, keepalives, write deadlines)

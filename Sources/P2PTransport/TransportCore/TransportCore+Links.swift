@@ -26,7 +26,6 @@ extension TransportCore {
         guard var entry = links[id] else { return [] }
         entry.number = number
         entry.instance = instance
-        entry.listen = listen
         links[id] = entry
         guard entry.direction == .inbound else { return [] }
         switch standing(of: number, instance: instance, candidate: .inbound) {

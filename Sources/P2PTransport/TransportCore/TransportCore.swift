@@ -27,8 +27,6 @@ struct TransportCore: Sendable {
         var number: NodeNumber?
         /// The peer's instance, once verified.
         var instance: String?
-        /// Where the verified peer accepts links.
-        var listen: IPv4Endpoint?
 
         var phase: LinkLifecycle.Phase { lifecycle.phase }
         /// Inbound and without a finished handshake: counts against the pending limits.
