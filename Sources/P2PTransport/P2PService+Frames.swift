@@ -132,8 +132,7 @@ extension P2PService {
                 rejectMalformed(error, on: link)
                 continue
             }
-            core.noteReceived(link.id, at: now)
-            switch phase(of: link) {
+            switch core.noteReceived(link.id, at: now) {
             case nil, .connecting:
                 return // unreachable: reads are armed after the connect
             case .handshaking:

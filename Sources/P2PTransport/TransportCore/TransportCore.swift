@@ -143,8 +143,14 @@ struct TransportCore: Sendable {
     /// A complete handshake message arrived.
     mutating func noteHandshakeProgress(_ id: Int, at now: Duration) { links[id]?.lifecycle.handshakeProgressed(at: now) }
 
-    /// A frame arrived (decoded and paid for).
-    mutating func noteReceived(_ id: Int, at now: Duration) { links[id]?.lifecycle.received(at: now) }
+    /// A frame arrived (decoded and paid for). Returns the link's phase
+    /// (nil: gone), which the data path reads next: one lookup a frame.
+    @discardableResult
+    mutating func noteReceived(_ id: Int, at now: Duration) -> LinkLifecycle.Phase? {
+        guard let index = links.index(forKey: id) else { return nil }
+        links.values[index].lifecycle.received(at: now)
+        return links.values[index].lifecycle.phase
+    }
 
     /// This side is not reading the link (throttled, or the node holds
     /// reading back): its silence is not the peer's.
