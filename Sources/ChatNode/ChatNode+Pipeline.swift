@@ -87,7 +87,13 @@ extension ChatNode {
                     await handle(event)
                     continue
                 }
-                guard let input = await takeInput() else { break }
+                guard var input = await take(following: false) else { break }
+                if isLone(input) {
+                    // Nothing to overlap: lookup, plan and commit in one store turn.
+                    await commitAlone(input)
+                    continue
+                }
+                await lookUp(&input)
                 // Router changes made while this step awaits (signing, the
                 // commit) are taken on its copy before it is adopted.
                 core.stepInFlight()

@@ -30,7 +30,7 @@ extension ChatNode {
     }
 
     /// `takeInput` without the lookup.
-    private func take(following: Bool) async -> StepInput? {
+    func take(following: Bool) async -> StepInput? {
         if following, !inbox.isEmpty, !inbox.startsWithFrame { return nil }
         let received = inbox.takeReceived(limit: options.commitBatch)
         let taken = Array(commands.prefix(options.commitBatch))
@@ -210,7 +210,7 @@ extension ChatNode {
     }
 
     /// Performs a committed step's effects, in order.
-    private func perform(_ applied: AppliedStep) async {
+    func perform(_ applied: AppliedStep) async {
         if await performAll(applied.effects, added: applied.added) { await pumpOutbox() }
     }
 

@@ -1,0 +1,24 @@
+/// A step in one turn of the store.
+extension ChatStoring {
+    /// Looks up `ids` and `authors`, hands the answer to `plan`, and commits
+    /// the changes it returns, all in one turn on the store's executor: a
+    /// step with nothing to overlap (one message) crosses to the store once,
+    /// not twice (a file store's executor is a thread of its own, so each
+    /// crossing is a thread hand-off each way). `plan` runs on that
+    /// executor and must not touch the caller's state: it gets the lookup
+    /// (nil if unreadable, as `lookUp`'s callers take it; empty when there
+    /// is nothing to look up) and returns what it planned with the changes
+    /// to write. Empty changes write nothing. The commit is the
+    /// same one `commit` makes: all or nothing.
+    public func lookUpAndCommit<Planned: Sendable>(
+        ids: [MessageID], authors: [NodeNumber],
+        plan: @Sendable (StoreLookup?) -> (Planned, StoreChanges)
+    ) async -> (Planned, Result<StoreCommitResult, StoreError>) {
+        var found: StoreLookup? = StoreLookup()
+        if !ids.isEmpty || !authors.isEmpty { found = try? await lookUp(ids: ids, authors: authors) }
+        let (planned, changes) = plan(found)
+        // Acks, replies, answers: nothing to write.
+        if changes.isEmpty { return (planned, .success(StoreCommitResult())) }
+        do { return (planned, .success(try await commit(changes))) } catch { return (planned, .failure(error)) }
+    }
+}
