@@ -82,6 +82,19 @@ public actor ChatNode {
     private var ticker: Task<Void, Never>?
     private var tickerParking: CheckedContinuation<Void, Never>?
 
+    /// Whose serial executor the node runs on: its transport's, when the
+    /// transport is an actor (`P2PService`), else an empty actor of its own.
+    /// Sharing it, a frame the transport hands over resumes the node on
+    /// the same executor, after the transport's turn, on the same thread:
+    /// no hand-off between the transport and the node either way (events
+    /// in, sends out). The two never ran at once on a node's path anyway:
+    /// the node waits for the transport's sends, and the store and the
+    /// poll thread keep their own threads.
+    private nonisolated let executorOwner: any Actor
+
+    /// See `executorOwner`.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executorOwner.unownedExecutor }
+
     public init(
         identity: NodeIdentity, transport: any PeerTransport, store: any ChatStoring,
         clock: any ChatClock = SystemClock(), logger: ChatLogger = .disabled,
@@ -90,6 +103,7 @@ public actor ChatNode {
         events = EventChannel(capacity: NodeLimits.eventBuffer, byteBudget: NodeLimits.eventBufferBytes,
                               weigh: { $0.approximateBytes })
         self.transport = transport
+        executorOwner = (transport as? any Actor) ?? NodeHost()
         self.store = store
         self.clock = clock
         self.logger = logger
@@ -219,3 +233,7 @@ public actor ChatNode {
         }
     }
 }
+
+/// An empty actor whose default executor a node borrows when its
+/// transport is not an actor (the tests' in-memory transports).
+actor NodeHost {}

@@ -75,14 +75,23 @@ enum NetworkRows {
         let wallPerMessage = Measure.micros(ContinuousClock.now - warmAt) / Double(count)
         await cluster.stop()
         let base = try baselines.fanoutLatency(peers: latencyPeers, messages: count, bytes: frameBytes)
+        // The throughput path in the same run: one node (in-memory store,
+        // as here) taking a flood, CPU per message stored. A message alone
+        // pays every hand-off a flood shares; issue 28 asks for at most 3x.
+        let flood = try await LinkLoad.receive(count: quick ? 5_000 : 20_000, storePath: nil, timeout: .seconds(60))
+        let floodCPU = flood.received > 0 ? flood.nodeCPU / Double(flood.received) * 1e6 : .nan
+        let cpuPerNode = cpuPerMessage / Double(latencyPeers + 1)
         let p50 = Measure.percentile(samples, 0.5), p99 = Measure.percentile(samples, 0.99)
+        let fanoutRatio = p50 / base.p50, cpuRatio = cpuPerNode / floodCPU
         var row = BenchRow(
             key: "latency", figure: "public message from one node to 10 others (signed, encrypted links, in-memory stores, loopback), p50 / p99",
-            value: "\(Measure.ms(p50)) / \(Measure.ms(p99))",
-            baseline: "C fan-out to \(latencyPeers) sockets: \(Measure.ms(base.p50)) / \(Measure.ms(base.p99))",
-            target: "p50 < 0.5 ms, p99 < 2 ms", met: lost == 0 && p50 < 500 && p99 < 2000,
+            value: "\(Measure.ms(p50)) / \(Measure.ms(p99)) (\(String(format: "%.1f", fanoutRatio))x the fan-out p50); CPU a node a message \(String(format: "%.0f µs, %.1f", cpuPerNode, cpuRatio))x the flood's",
+            baseline: "C fan-out to \(latencyPeers) sockets: \(Measure.ms(base.p50)) / \(Measure.ms(base.p99)); one node taking a flood (in-memory store): \(String(format: "%.1f", floodCPU)) µs of CPU a message",
+            target: "p50 < 0.5 ms, p99 < 2 ms; p50 < 5x the fan-out's; CPU a node < 3x the flood's",
+            met: lost == 0 && p50 < 500 && p99 < 2000 && fanoutRatio < 5 && cpuRatio < 3,
             numbers: ["p50_us": p50, "p99_us": p99, "baseline_p50_us": base.p50, "baseline_p99_us": base.p99,
-                      "messages": Double(count), "lost": Double(lost)])
+                      "messages": Double(count), "lost": Double(lost), "p50_over_fanout": fanoutRatio,
+                      "cpu_per_node_us": cpuPerNode, "flood_cpu_per_message_us": floodCPU, "cpu_over_flood": cpuRatio])
         // What the signature costs each message on this machine: one sign at
         // the sender; a receiver does not verify a message live from its
         // author (the link's handshake proved the key), only before relaying.
