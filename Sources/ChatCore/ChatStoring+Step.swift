@@ -8,17 +8,26 @@ extension ChatStoring {
     /// executor and must not touch the caller's state: it gets the lookup
     /// (nil if unreadable, as `lookUp`'s callers take it; empty when there
     /// is nothing to look up) and returns what it planned with the changes
-    /// to write. Empty changes write nothing. The commit is the
-    /// same one `commit` makes: all or nothing.
+    /// to write, or nil to write nothing and hand the lookup back
+    /// (`.lookedUp`). Empty changes write nothing. The commit is the same
+    /// one `commit` makes: all or nothing.
     public func lookUpAndCommit<Planned: Sendable>(
         ids: [MessageID], authors: [NodeNumber],
-        plan: @Sendable (StoreLookup?) -> (Planned, StoreChanges)
-    ) async -> (Planned, Result<StoreCommitResult, StoreError>) {
+        plan: @Sendable (StoreLookup?) -> (Planned, StoreChanges)?
+    ) async -> StoreTurn<Planned> {
         var found: StoreLookup? = StoreLookup()
         if !ids.isEmpty || !authors.isEmpty { found = try? await lookUp(ids: ids, authors: authors) }
-        let (planned, changes) = plan(found)
+        guard let (planned, changes) = plan(found) else { return .lookedUp(found) }
         // Acks, replies, answers: nothing to write.
-        if changes.isEmpty { return (planned, .success(StoreCommitResult())) }
-        do { return (planned, .success(try await commit(changes))) } catch { return (planned, .failure(error)) }
+        if changes.isEmpty { return .committed(planned, .success(StoreCommitResult())) }
+        do { return .committed(planned, .success(try await commit(changes))) } catch { return .committed(planned, .failure(error)) }
     }
+}
+
+/// What one turn of the store did (`ChatStoring.lookUpAndCommit`).
+public enum StoreTurn<Planned: Sendable>: Sendable {
+    /// The planner declined: only the lookup was made (nil if unreadable).
+    case lookedUp(StoreLookup?)
+    /// Planned, and committed or not.
+    case committed(Planned, Result<StoreCommitResult, StoreError>)
 }

@@ -21,6 +21,7 @@ extension ChatNode {
     /// Takes one event from the transport; starts the drainer if idle.
     func enqueue(_ event: TransportEvent) async {
         inbox.append(event)
+        arrived.set(true)
         startDrainer()
         if !readingPaused, inbox.count >= NodeLimits.inboxHighWater {
             readingPaused = true
@@ -62,6 +63,7 @@ extension ChatNode {
         guard state == .running else { return .failure(.notRunning) }
         return await withCheckedContinuation { reply in
             commands.append(PendingCommand(command: command, reply: reply))
+            arrived.set(true)
             startDrainer()
         }
     }
@@ -90,10 +92,11 @@ extension ChatNode {
                 guard var input = await take(following: false) else { break }
                 if isLone(input) {
                     // Nothing to overlap: lookup, plan and commit in one store turn.
-                    await commitAlone(input)
-                    continue
+                    guard let looked = await commitAlone(input) else { continue }
+                    input = looked  // something arrived during its lookup: pipelined after all
+                } else {
+                    await lookUp(&input)
                 }
-                await lookUp(&input)
                 // Router changes made while this step awaits (signing, the
                 // commit) are taken on its copy before it is adopted.
                 core.stepInFlight()

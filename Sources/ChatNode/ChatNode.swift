@@ -76,6 +76,9 @@ public actor ChatNode {
     /// frames and peer changes go for them.
     public internal(set) var files: FileTransfers?
     var fileNotices: AsyncStream<FileNotice>.Continuation?
+    /// Set when a transport event or command is queued; a lone step's
+    /// planner, on the store's executor, reads it (ChatNode+LoneStep.swift).
+    nonisolated let arrived = ArrivalFlag()
     /// The task handling `inbox`, while it has work.
     var drainer: Task<Void, Never>?
     private var pump: Task<Void, Never>?
@@ -87,9 +90,9 @@ public actor ChatNode {
     /// Sharing it, a frame the transport hands over resumes the node on
     /// the same executor, after the transport's turn, on the same thread:
     /// no hand-off between the transport and the node either way (events
-    /// in, sends out). The two never ran at once on a node's path anyway:
-    /// the node waits for the transport's sends, and the store and the
-    /// poll thread keep their own threads.
+    /// in, sends out). The cost: the two no longer run at once (in a
+    /// flood, reading and planning take turns); the store and the poll
+    /// thread keep their own threads, so commits still overlap both.
     private nonisolated let executorOwner: any Actor
 
     /// See `executorOwner`.
