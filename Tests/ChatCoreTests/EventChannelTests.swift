@@ -76,13 +76,15 @@ import TestSupport
     @Test func cancellingAWaitingConsumerEndsItsIteration() async {
         let channel = EventChannel<Int>(capacity: 4)
         let started = Mutex(false)
+        let changed = ChangeSignal()
         let consumer = Task {
             var count = 0
             started.withLock { $0 = true }
+            changed.notify()
             for await _ in channel { count += 1 }
             return count
         }
-        #expect(await waitUntil { started.withLock { $0 } })
+        #expect(await changed.waitUntil("the consumer started") { started.withLock { $0 } })
         consumer.cancel()
         #expect(await consumer.value == 0, "ends without an element and without finish()")
     }

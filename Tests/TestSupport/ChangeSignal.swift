@@ -61,6 +61,21 @@ public final class ChangeSignal: Sendable {
         }
     }
 
+    /// Waits until `condition` holds, checking it at start and again at
+    /// each change (not on a poll); false once the wait's budget is used
+    /// up (`WaitBudget`: the standard deadline, or the wall-clock bound
+    /// named with `within:`) or the task is cancelled. Whoever changes
+    /// what `condition` reads calls `notify()`.
+    public func waitUntil(_ what: String = "condition", within timeout: Duration? = nil, _ condition: () -> Bool) async -> Bool {
+        var budget = WaitBudget(within: timeout)
+        while true {
+            let seen = generation
+            if condition() { return true }
+            if budget.isSpent() || Task.isCancelled { return false }
+            await wait(after: seen, for: budget.nextCheck)
+        }
+    }
+
     /// Resumes waiter `id`, or marks it so it does not park.
     private func wake(_ id: UInt64) {
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in

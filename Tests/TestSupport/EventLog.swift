@@ -75,13 +75,7 @@ public final class EventLog<Event: Sendable>: Sendable {
     /// events arrive (and when the deadline is checked), not polled.
     /// Returns whether it held in time; callers assert on the result.
     public func waitUntil(_ what: String = "condition", within timeout: Duration? = nil, _ condition: () -> Bool) async -> Bool {
-        var budget = WaitBudget(within: timeout)
-        while true {
-            let generation = changes.generation
-            if condition() { return true }
-            if budget.isSpent() || Task.isCancelled { return false }
-            await changes.wait(after: generation, for: budget.nextCheck)
-        }
+        await changes.waitUntil(what, within: timeout, condition)
     }
 }
 
