@@ -5,7 +5,19 @@ import Synchronization
 /// A clock tests move by hand: nothing happens until `advance` is called.
 /// Sleepers wake when an `advance` carries uptime to their deadline, in
 /// deadline order, so timers fire in a test exactly as the test says.
+///
+/// A test knows a woken timer has done its work once it sleeps again: the
+/// clock counts every sleep that parks (`armings`, only ever growing), so
+/// `advance(by:thenWaitFor:)` waits for the sleepers it woke to re-arm,
+/// not merely for some number of tasks to be asleep (a bystander's sleep
+/// would satisfy that before the woken timer ran).
 public final class ManualClock: ChatClock {
+    /// What one `advance` did: the sleepers it woke, and how many sleeps
+    /// had parked when it woke them (`waitForRearm(after:)`).
+    public struct Advance: Sendable {
+        public let woke: Int
+        public let armingsBefore: UInt64
+    }
     private struct Sleeper {
         let id: UInt64
         let deadline: Duration
@@ -16,6 +28,8 @@ public final class ManualClock: ChatClock {
         var uptime: Duration
         var sleepers: [Sleeper] = []
         var nextID: UInt64 = 0
+        /// Sleeps that parked so far (`armings`).
+        var armings: UInt64 = 0
     }
     private let state: Mutex<State>
     /// Notified whenever a task starts to sleep (`waitForSleepers`).
@@ -31,6 +45,10 @@ public final class ManualClock: ChatClock {
 
     /// How many tasks wait on this clock now.
     public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
+
+    /// How many sleeps have parked on this clock so far (a sleep already
+    /// due returns without parking and is not counted). Only grows.
+    public var armings: UInt64 { state.withLock { $0.armings } }
 
     /// The earliest deadline a task waits for, or nil if none waits: a
     /// simulation jumps straight to it instead of ticking through time.
@@ -66,6 +84,7 @@ public final class ManualClock: ChatClock {
                     // of 50 nodes keeps thousands of timers).
                     let index = state.sleepers.partitioningIndex { ($0.deadline, $0.id) > (due, id) }
                     state.sleepers.insert(Sleeper(id: id, deadline: due, continuation: continuation), at: index)
+                    state.armings += 1
                     return .wait
                 }
                 switch outcome {
@@ -84,40 +103,62 @@ public final class ManualClock: ChatClock {
     }
 
     /// Moves both wall time and uptime forward, and wakes every sleeper
-    /// whose deadline that reaches.
-    public func advance(by duration: Duration) {
-        let due = state.withLock { state -> [Sleeper] in
+    /// whose deadline that reaches. The result says how many it woke and
+    /// how many sleeps had parked by then, read in the same step as the
+    /// wake, so no re-arm can slip in before it (`waitForRearm(after:)`).
+    @discardableResult
+    public func advance(by duration: Duration) -> Advance {
+        let (due, armings) = state.withLock { state -> ([Sleeper], UInt64) in
             state.uptime += duration
             state.wall = state.wall.addingTimeInterval(duration.seconds)
             let uptime = state.uptime
             let count = state.sleepers.partitioningIndex { $0.deadline > uptime }
             let due = Array(state.sleepers[..<count])
             state.sleepers.removeFirst(count)
-            return due
+            return (due, state.armings)
         }
         for sleeper in due { sleeper.continuation.resume() }
+        return Advance(woke: due.count, armingsBefore: armings)
     }
 
-    /// Waits until at least `count` tasks sleep on this clock: after an
-    /// `advance`, the woken timers have done their work once they sleep
-    /// again. Resumes as tasks park (no polling); false if they do not
-    /// within the wait's deadline (`TestDeadline`, or `within:`, on the
-    /// wall clock).
+    /// Waits until at least `count` tasks sleep on this clock (a timer
+    /// started and parked). Resumes as tasks park (no polling); false if
+    /// they do not within the wait's deadline (`TestDeadline`, or
+    /// `within:`, on the wall clock). After an `advance`, wait with
+    /// `waitForRearm(after:)` instead: a count of sleepers cannot tell a
+    /// woken timer that re-armed from another task that sleeps on.
     public func waitForSleepers(_ count: Int, within timeout: Duration? = nil) async -> Bool {
+        await waitFor(within: timeout) { $0.sleepers.count >= count }
+    }
+
+    /// Waits until as many sleeps have parked since `advance` as it woke
+    /// sleepers: each timer it woke has run and armed its next sleep (or
+    /// another sleep parked for it: a timer replaced meanwhile). At once if
+    /// it woke none. False if they do not park in time.
+    public func waitForRearm(after advance: Advance, within timeout: Duration? = nil) async -> Bool {
+        let wanted = advance.armingsBefore + UInt64(advance.woke)
+        return await waitFor(within: timeout) { $0.armings >= wanted }
+    }
+
+    /// `advance(by:)`, then waits until the timers it woke have re-armed
+    /// (`waitForRearm(after:)`) and at least `sleepers` tasks sleep; false
+    /// if they do not in time.
+    public func advance(by duration: Duration, thenWaitFor sleepers: Int) async -> Bool {
+        let step = advance(by: duration)
+        guard await waitForRearm(after: step) else { return false }
+        return await waitForSleepers(sleepers)
+    }
+
+    /// Resumes as tasks park (the clock's `parked` signal) until
+    /// `condition` holds over the clock's state, or the budget runs out.
+    private func waitFor(within timeout: Duration?, _ condition: (State) -> Bool) async -> Bool {
         var budget = WaitBudget(within: timeout)
         while true {
             let generation = parked.generation
-            if sleeperCount >= count { return true }
+            if state.withLock({ condition($0) }) { return true }
             if budget.isSpent() { return false }
             await parked.wait(after: generation, for: budget.nextCheck)
         }
-    }
-
-    /// `advance(by:)`, then waits until `sleepers` tasks sleep again (the
-    /// timers it woke ran and parked); false if they do not in time.
-    public func advance(by duration: Duration, thenWaitFor sleepers: Int) async -> Bool {
-        advance(by: duration)
-        return await waitForSleepers(sleepers)
     }
 
     /// Sets the wall clock alone (a clock step, a time zone test).
