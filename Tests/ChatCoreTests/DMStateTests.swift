@@ -1,4 +1,5 @@
 import ChatCore
+import TestSupport
 import Testing
 
 /// The DM request state machine, every (state, input) pair against a table

@@ -1,4 +1,5 @@
 import ChatCore
+import TestSupport
 import Testing
 
 /// DM flows between two (or three) `DirectChat`s, frames handed across by

@@ -1,4 +1,5 @@
 import ChatCore
+import TestSupport
 import Testing
 
 @Suite struct PublicChatTests {

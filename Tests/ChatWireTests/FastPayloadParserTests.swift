@@ -1,6 +1,7 @@
 @testable import ChatCore
 @testable import ChatWire
 import Foundation
+import TestSupport
 import Testing
 
 /// The fast path must agree with the JSONDecoder path: whenever it answers

@@ -1,6 +1,7 @@
 import ChatCore
 import ChatWire
 import Foundation
+import TestSupport
 import Testing
 
 /// Named malformed inputs, each with the exact `FrameError` it must raise.
