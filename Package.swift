@@ -51,7 +51,7 @@ let package = Package(
         .executableTarget(name: "LANChatBench", dependencies: ["ChatCore", "ChatWire", "CSQLite", "ChatNode", "ChatStore", "P2PTransport", "ChatApp", "ChatScreen", "ChatCrypto", "CCrypto", "ChatOverlay", "LANChatHarness"]),
 
         // Shared test helpers: manual clock, recording logger, in-memory network, waits with deadlines, `lanchat` under test (NodeProcess).
-        .target(name: "TestSupport", dependencies: ["ChatCore", "ChatStore", "LANChatHarness"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["ChatCore", "ChatStore", "LANChatHarness", "P2PTransport", "ChatOverlay"], path: "Tests/TestSupport"),
         .testTarget(name: "ChatCoreTests", dependencies: ["ChatCore", "TestSupport"]),
         .testTarget(name: "ChatWireTests", dependencies: ["ChatCore", "ChatWire", "ChatCrypto", "TestSupport"]),
         .testTarget(name: "ChatStoreTests", dependencies: ["ChatCore", "ChatStore", "TestSupport"]),

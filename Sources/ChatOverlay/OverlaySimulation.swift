@@ -37,7 +37,7 @@ public struct OverlaySimulation: Sendable {
 
     public let config: SimulationConfig
     private(set) var nodes: [Node] = []
-    private var queue = SimulationEventQueue()
+    private var queue = SimulationEventQueue<Int64, SimulationEvent>()
     private var rng: SeededRandom
     private var links: Set<UInt64> = []
     private var linksOf: [Set<Int>] = []
@@ -170,7 +170,7 @@ public struct OverlaySimulation: Sendable {
 
     // MARK: events
 
-    private mutating func handle(_ event: SimulationEventQueue.Event) {
+    private mutating func handle(_ event: SimulationEvent) {
         switch event {
         case .heard(let node, let peer):
             guard nodes[node].alive, nodes[peer].alive, nodes[node].group == nodes[peer].group else { return }

@@ -1,32 +1,35 @@
-/// The simulator's agenda: events by time, ties in the order scheduled,
-/// so a run replays exactly. A binary heap.
-struct SimulationEventQueue {
-    enum Event {
-        /// `from` heard a beacon of `peer`.
-        case heard(Int, peer: Int)
-        /// `from` dialled `to`: the link opens now, or the dial fails.
-        case connect(Int, to: Int)
-        case linkUp(Int, peer: Int)
-        case linkDown(Int, peer: Int)
-        case frame(OverlayFrame, from: Int, to: Int)
-        case tick(Int)
-        case beacons
+/// A simulator's agenda: events by time, ties in the order scheduled, so
+/// a run replays exactly whatever the heap's shape. A binary heap. Used by
+/// the overlay's simulator (`Int64` nanoseconds) and by the tests'
+/// simulated network (`Duration`).
+///
+/// `@inlinable`, so the overlay's simulator (built with -O) specialises it.
+public struct SimulationEventQueue<Time: Comparable, Event> {
+    public struct Entry {
+        public let time: Time
+        public let order: UInt64
+        public let event: Event
+
+        @inlinable init(time: Time, order: UInt64, event: Event) {
+            self.time = time
+            self.order = order
+            self.event = event
+        }
+
+        @inlinable func before(_ other: Entry) -> Bool { time != other.time ? time < other.time : order < other.order }
     }
 
-    struct Entry {
-        var time: Int64
-        var order: UInt64
-        var event: Event
-        func before(_ other: Entry) -> Bool { time != other.time ? time < other.time : order < other.order }
-    }
+    @usableFromInline var heap: [Entry] = []
+    @usableFromInline var scheduled: UInt64 = 0
 
-    private var heap: [Entry] = []
-    private var scheduled: UInt64 = 0
+    public init() {}
 
-    var isEmpty: Bool { heap.isEmpty }
-    var nextTime: Int64? { heap.first?.time }
+    @inlinable public var isEmpty: Bool { heap.isEmpty }
+    @inlinable public var count: Int { heap.count }
+    /// When the earliest event is due.
+    @inlinable public var nextTime: Time? { heap.first?.time }
 
-    mutating func schedule(_ event: Event, at time: Int64) {
+    @inlinable public mutating func schedule(_ event: Event, at time: Time) {
         scheduled += 1
         heap.append(Entry(time: time, order: scheduled, event: event))
         var child = heap.count - 1
@@ -38,7 +41,8 @@ struct SimulationEventQueue {
         }
     }
 
-    mutating func pop() -> Entry? {
+    /// Takes the earliest event (the first scheduled of a tie).
+    @inlinable public mutating func pop() -> Entry? {
         guard !heap.isEmpty else { return nil }
         heap.swapAt(0, heap.count - 1)
         let first = heap.removeLast()
@@ -55,3 +59,6 @@ struct SimulationEventQueue {
         return first
     }
 }
+
+extension SimulationEventQueue: Sendable where Time: Sendable, Event: Sendable {}
+extension SimulationEventQueue.Entry: Sendable where Time: Sendable, Event: Sendable {}

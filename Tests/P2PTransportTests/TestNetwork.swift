@@ -37,19 +37,7 @@ enum TestNetwork {
     }
 
     static func configuration(discoveryPort: Int) -> P2PConfiguration {
-        var configuration = P2PConfiguration()
-        configuration.discoveryPort = discoveryPort
-        configuration.broadcastAddresses = ["127.255.255.255"]
-        configuration.beaconInterval = .milliseconds(200)
-        // Short enough that tests of these deadlines take seconds, long
-        // enough that a busy machine does not trip them by starving a node.
-        configuration.handshakeTimeout = .seconds(2)
-        configuration.keepaliveInterval = .milliseconds(300)
-        configuration.deadPeerTimeout = .seconds(2)
-        configuration.writeTimeout = .seconds(1)
-        configuration.reconnectDelay = .milliseconds(100)
-        configuration.maxReconnectDelay = .seconds(1)
-        return configuration
+        .loopbackTest(discoveryPort: discoveryPort)
     }
 
     /// The identity key a test means by `seed`: the same for the same seed,

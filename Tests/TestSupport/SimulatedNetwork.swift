@@ -1,4 +1,5 @@
 import ChatCore
+import ChatOverlay
 import Synchronization
 
 /// A LAN of in-process transports on one manual clock and one seed: links
@@ -36,7 +37,7 @@ public final class SimulatedNetwork: Sendable {
         var pendingLinks: Set<Pair> = []
         /// Partition groups; nodes not named share group 0.
         var groups: [NodeNumber: Int] = [:]
-        var queue = EventQueue<Event>()
+        var queue = SimulationEventQueue<Duration, Event>()
         /// When the last frame on each directed link is due (links keep order).
         var lastDue: [[NodeNumber]: Duration] = [:]
         var trace: TraceDigest
@@ -82,7 +83,7 @@ public final class SimulatedNetwork: Sendable {
     /// Events scheduled and not yet fired.
     public var pendingEvents: Int { state.withLock { $0.queue.count } }
     /// When the next event is due, if any.
-    public var nextDue: Duration? { state.withLock { $0.queue.first?.due } }
+    public var nextDue: Duration? { state.withLock { $0.queue.nextTime } }
 
     // MARK: membership
 
@@ -191,11 +192,11 @@ public final class SimulatedNetwork: Sendable {
                 due = max(due, lastDue)
             }
             state.lastDue[[from, to]] = max(lastDue, due)
-            state.queue.push(.frame(payload, from: from, to: to, link: link), due: due)
+            state.queue.schedule(.frame(payload, from: from, to: to, link: link), at: due)
             if state.random.chance(faults.duplicate) {
                 state.counters.duplicated += 1
                 let again = due + .milliseconds(Int.random(in: faults.latency, using: &state.random))
-                state.queue.push(.frame(payload, from: from, to: to, link: link), due: again)
+                state.queue.schedule(.frame(payload, from: from, to: to, link: link), at: again)
             }
             return []
         }
@@ -208,7 +209,7 @@ public final class SimulatedNetwork: Sendable {
     public func fireNext() -> Bool {
         let now = clock.uptime()
         let notices = state.withLock { state -> [(SimulatedTransport, TransportEvent)]? in
-            guard let first = state.queue.first, first.due <= now, let event = state.queue.pop() else { return nil }
+            guard let due = state.queue.nextTime, due <= now, let event = state.queue.pop()?.event else { return nil }
             switch event {
             case .linkUp(let pair):
                 state.pendingLinks.remove(pair)
@@ -246,7 +247,7 @@ public final class SimulatedNetwork: Sendable {
               state.members[pair.low] != nil, state.members[pair.high] != nil else { return }
         let wait = delay ?? .milliseconds(Int.random(in: state.faults.latency, using: &state.random))
         state.pendingLinks.insert(pair)
-        state.queue.push(.linkUp(pair), due: now + wait)
+        state.queue.schedule(.linkUp(pair), at: now + wait)
     }
 
     /// Drops a link; the ends in `notifying` that are members see the other leave.

@@ -21,16 +21,7 @@ import TestSupport
     }
 
     static func configuration(port: Int, overlay: Bool = true, dials: Bool = true) -> P2PConfiguration {
-        var configuration = P2PConfiguration()
-        configuration.discoveryPort = port
-        configuration.broadcastAddresses = ["127.255.255.255"]
-        configuration.beaconInterval = .milliseconds(200)
-        configuration.handshakeTimeout = .seconds(2)
-        configuration.keepaliveInterval = .milliseconds(300)
-        configuration.deadPeerTimeout = .seconds(2)
-        configuration.writeTimeout = .seconds(1)
-        configuration.reconnectDelay = .milliseconds(100)
-        configuration.maxReconnectDelay = .seconds(1)
+        var configuration = P2PConfiguration.loopbackTest(discoveryPort: port)
         guard overlay else { return configuration }
         configuration.enableOverlay(fullMeshThreshold: 3)
         configuration.overlay?.activeViewMin = 3
