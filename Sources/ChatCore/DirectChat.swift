@@ -5,6 +5,10 @@ public struct DirectChat: Sendable {
     public var identity: NodeIdentity
     public private(set) var conversations: [NodeNumber: DirectConversation] = [:]
     private var ids = MessageIDGenerator()
+    /// Where the ids of frames composed here take their random bits: a
+    /// node's planner sets it from its step's input, so planning a step
+    /// twice composes the same ids. Nil: the system generator.
+    public var idRandom: SeededRandom?
 
     public init(identity: NodeIdentity) {
         self.identity = identity
@@ -32,7 +36,7 @@ public struct DirectChat: Sendable {
         }
         let type: PayloadType = step.action == .sendRequest ? .dmRequest : .directMessage
         let payload = P2PPayload(
-            type: type, messageId: ids.next(millis: timestamp),
+            type: type, messageId: nextID(millis: timestamp),
             senderNumber: identity.number, senderNickname: identity.nickname, senderStage: identity.stage,
             content: content, timestamp: timestamp, targetNumber: peer, automatic: automatic ? true : nil)
         payloads.append(payload)
@@ -56,7 +60,7 @@ public struct DirectChat: Sendable {
         let content: String
         do { content = try MessageText.validated(text) } catch { throw .invalidText(error) }
         let payload = P2PPayload(
-            type: .directMessage, messageId: ids.next(millis: timestamp),
+            type: .directMessage, messageId: nextID(millis: timestamp),
             senderNumber: identity.number, senderNickname: identity.nickname, senderStage: identity.stage,
             content: content, timestamp: timestamp, targetNumber: peer, automatic: automatic ? true : nil)
         let message = try! Message(from: payload, localNumber: identity.number)  // validated above
@@ -230,9 +234,15 @@ public struct DirectChat: Sendable {
         }
     }
 
+    private mutating func nextID(millis: Int64) -> MessageID {
+        guard var random = idRandom else { return ids.next(millis: millis) }
+        defer { idRandom = random }
+        return ids.next(millis: millis, using: &random)
+    }
+
     private mutating func control(_ type: PayloadType, to peer: NodeNumber, at timestamp: Int64, refId: MessageID?) -> P2PPayload {
         P2PPayload(
-            type: type, messageId: ids.next(millis: timestamp),
+            type: type, messageId: nextID(millis: timestamp),
             senderNumber: identity.number, senderNickname: identity.nickname, senderStage: identity.stage,
             timestamp: timestamp, targetNumber: peer, refId: refId)
     }

@@ -9,6 +9,7 @@ extension NodeCore {
     /// assumes committed (`assuming`) when that commit has not returned yet.
     func plan(_ input: StepInput, after prior: NodePlan? = nil) -> PlannedStep {
         var scratch = router
+        scratch.directChat.idRandom = input.random
         var plan = NodePlan()
         var stored = input.stored
         var usage = input.usage
@@ -36,6 +37,8 @@ extension NodeCore {
         planCommands(input.commands, now: input.now, on: &scratch, into: &plan)
         plan.changes.ageingOrder = ageingOrder(
             for: plan.changes.messages, pooled: plan.changes.pooled, on: scratch, classes: plan.trust)
+        // Spent: nothing after the step composes with this step's bits.
+        scratch.directChat.idRandom = nil
         return PlannedStep(plan: plan, scratch: scratch, input: input)
     }
 }

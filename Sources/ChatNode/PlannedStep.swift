@@ -17,6 +17,10 @@ struct StepInput {
     /// Refusals found while checking (bad signatures), reported in the
     /// step's own turn: after the events of the step before it.
     var notices: [NodeEvent]
+    /// The random bits of the ids the step composes (DMs, their accepts,
+    /// answers), drawn when the input is made: planning stays a function
+    /// of its input, and a peer cannot guess the next id from the last.
+    var random = SeededRandom(seed: UInt64.random(in: .min ... .max))
 
     /// Takes the store's answer; unreadable counts as nothing stored and
     /// no usage (the commit will most likely fail too).

@@ -50,11 +50,16 @@ import Testing
             #expect(step.plan.effects.contains { if case .enqueueSent = $0 { true } else { false } })
             #expect(step.plan.commands.count == 1 && step.plan.notices.isEmpty)
             #expect(core.outbox.count == 0, "the outbox takes it when the effect runs")
-            // Planned twice from the same state: the same DM. Its id is fresh
-            // each time (`DirectChat.compose` draws its random bits), which a
-            // retry may do: the first was never stored or sent.
-            let again = core.plan(input).plan.changes.messages
-            #expect(again.map(\.content) == sent.map(\.content) && again.map(\.room) == sent.map(\.room))
+            // Planned twice from the same state and input: the same plan, id
+            // and all (its random bits come with the input). Other bits, another id.
+            let again = core.plan(input)
+            #expect(again.plan.changes.messages == sent)
+            #expect(F.fingerprint(again.plan) == F.fingerprint(step.plan))
+            #expect(again.scratch.directChat.idRandom == nil, "the step's bits do not outlive it")
+            var other = input
+            other.random = SeededRandom(seed: 0x5EED)
+            let elsewhere = core.plan(other).plan.changes.messages
+            #expect(elsewhere.map(\.content) == sent.map(\.content) && elsewhere.map(\.id) != sent.map(\.id))
             // The carrier answers it after the commit, from the plan's effects.
             for effect in step.plan.effects {
                 if case .resume(let command, let result) = effect { command.resume(result) }
