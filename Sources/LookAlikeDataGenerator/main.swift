@@ -51,13 +51,22 @@ func packed(_ items: [String], width: Int = 118) -> [String] {
     return lines
 }
 
-/// `SOURCE>TARGET[,TARGET...]`, the form `LookAlikeTables` parses.
+/// `SOURCE>TARGET[,TARGET...]`, the form `LookAlikePrototypes` parses,
+/// with `~` for `>` where the prototype is not plain: not all starters
+/// that NFD leaves alone, so a skeleton that uses it is normalized again.
+/// Worked out here, once, rather than at every start of a node.
 func confusableItems(_ file: DataFile) throws -> [String] {
     try file.entries.map { fields in
         guard fields.count == 2, !fields[0].isEmpty, !fields[1].isEmpty else {
             throw GeneratorError("confusables: not 'SOURCE ; PROTOTYPE': \(fields)")
         }
-        return "\(fields[0])>\(fields[1].split(separator: " ").joined(separator: ","))"
+        let targets = fields[1].split(separator: " ")
+        let scalars = targets.compactMap { UInt32($0, radix: 16).flatMap(Unicode.Scalar.init) }
+        guard scalars.count == targets.count else { throw GeneratorError("confusables: not a scalar in \(fields)") }
+        let text = String(String.UnicodeScalarView(scalars))
+        let plain = scalars.allSatisfy { $0.properties.canonicalCombiningClass == .notReordered }
+            && text.decomposedStringWithCanonicalMapping.unicodeScalars.elementsEqual(scalars)
+        return "\(fields[0])\(plain ? ">" : "~")\(targets.joined(separator: ","))"
     }
 }
 
@@ -83,7 +92,7 @@ func generate(confusablesPath: String, scriptsPath: String) throws -> String {
         "enum LookAlikeData {",
         "    static let confusablesVersion = \"\(confusables.version)\"",
         "    static let scriptsVersion = \"\(scripts.version)\"",
-        "    /// `SOURCE>TARGET[,TARGET...]` in hex, separated by spaces.",
+        "    /// `SOURCE>TARGET[,TARGET...]` in hex (`~`: not plain), separated by spaces.",
         "    static let confusables = \"\"\"",
     ]
     lines += packed(try confusableItems(confusables))
