@@ -6,7 +6,11 @@ import TestSupport
 /// `EventChannel`: order kept, oldest dropped when full, iteration ends
 /// after `finish()` (once drained) or on cancellation, and no wake-up is
 /// lost between a producer and a consumer on different threads.
-@Suite(.timeLimit(.minutes(1))) struct EventChannelTests {
+///
+/// The time limit guards against a hang (a lost wake-up waits forever),
+/// not speed: a parallel `swift test` on two loaded cores left these
+/// waiting for the pool past a minute (load ~600; no bug).
+@Suite(.timeLimit(.minutes(10))) struct EventChannelTests {
     @Test func elementsArriveInOrderAndIterationEndsAfterFinish() async {
         let channel = EventChannel<Int>(capacity: 10)
         for value in 1...5 { #expect(channel.yield(value) == .enqueued) }
