@@ -16,9 +16,12 @@ import TestSupport
         // 24 nodes: past the schedule's quiet size of 20, so it stretches and skips.
         let nodes = (1...24).map { TestNode(UInt64(29_500 + $0), "d\($0)", configuration: configuration) }
         for node in nodes { try await node.service.start() }
-        #expect(await waitUntil("full mesh of 24", within: .seconds(30)) { await fullMesh(nodes) })
+        // The stage, not the promise: 276 handshakes on two cores shared
+        // with a parallel run and other jobs took past 30 s once (the
+        // promise, the newcomer's links, keeps its bounds below).
+        #expect(await waitUntil("full mesh of 24", within: .seconds(120)) { await fullMesh(nodes) })
         // Settled (past each node's first turns), the LAN skips beacons.
-        #expect(await waitUntil("skipped beacons", within: .seconds(20)) {
+        #expect(await waitUntil("skipped beacons", within: .seconds(60)) {
             var skipped = 0
             for node in nodes { skipped += await node.service.counters().beaconsSkipped }
             return skipped > 0
