@@ -84,6 +84,8 @@ public enum LANChatApp {
         // its threshold the node links to everyone as before.
         // LANCHAT_OVERLAY_THRESHOLD is for tests only: it forces the overlay on at small N.
         configuration.enableOverlay(fullMeshThreshold: environment["LANCHAT_OVERLAY_THRESHOLD"].flatMap { Int($0) })
+        // LANCHAT_DISCOVERY_BASELINE=1 is for the bench only: discovery as before its mass-start rules.
+        if environment["LANCHAT_DISCOVERY_BASELINE"] == "1" { configuration.massStartRules = false }
         configuration.groupSecret = groupSecret
         let service = P2PService(identity: identity, configuration: configuration, clock: clock, logger: logger.labeled("transport"))
         let node = ChatNode(identity: identity, transport: service, store: store, clock: clock, logger: logger.labeled("node"),

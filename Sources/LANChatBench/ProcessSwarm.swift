@@ -40,16 +40,31 @@ enum ProcessSwarm {
         /// Nodes whose overlay ran above its threshold, and active views (min/p50/max).
         var partial = 0
         var active: [Int] = []
+        /// Launched, ready and groups every 10 s from the first launch.
+        var timeline = SwarmTimeline()
+        /// Processes launched (fewer than `size` if launching ran past its share of the budget).
+        var launched = 0
+        /// Transport counters summed over every node from its start until
+        /// formed (or the wait's end), and that span in seconds.
+        var startCounters: [String: Int] = [:]
+        var startSpan = Double.nan
+
+        /// Broadcasts (beacons of every kind, answers among them) the LAN
+        /// carried a second from the first launch until formed, and answers alone.
+        var startBeaconsPerSecond: Double { Double(startCounters["beaconsSent"] ?? 0) / startSpan }
+        var startAnswersPerSecond: Double { Double(startCounters["answersBroadcast"] ?? 0) / startSpan }
 
         var summary: String {
             let formed = formedFromLaunch.map { String(format: "formed %.1f s from first launch (%.1f s after last ready, launched over %.1f s, %.0f s of it waiting for CPU)", $0, formedFromReady ?? .nan, launchSeconds, launchWaits) }
-                ?? String(format: "NOT formed (%d components) after launching over %.1f s (%.0f s waiting for CPU)", components, launchSeconds, launchWaits)
+                ?? String(format: "NOT formed (%d groups, %d of %d launched, %d ready) after launching over %.1f s (%.0f s waiting for CPU)",
+                          components, launched, size, links.count, launchSeconds, launchWaits)
             let sorted = links.sorted()
             let linkText = sorted.isEmpty ? "-" : "\(sorted.first!)/\(sorted[sorted.count / 2])/\(sorted.last!)"
             return "\(size)\(fullMesh ? " full mesh" : ""): \(formed); links min/p50/max \(linkText); "
                 + String(format: "idle CPU of all %.2f cores; PSS p50 %@ (max %@); fds p50 %d; ", idleCores,
                          Measure.mib(Measure.percentile(pss, 0.5)), Measure.mib(pss.max() ?? .nan),
                          Int(Measure.percentile(descriptors.map(Double.init), 0.5)))
+                + String(format: "start: %.1f broadcasts/s LAN-wide (%.1f answers/s); ", startBeaconsPerSecond, startAnswersPerSecond)
                 + String(format: "%d messages: reach %.2f%%, %d duplicates, latency p50 %.0f ms / p99 %.0f ms / max %.0f ms; load %.1f/%.1f/%.1f",
                          messages, reach * 100, duplicates, latencyP50 * 1000, latencyP99 * 1000, latencyMax * 1000,
                          loadBefore, loadIdle, loadEnd)
@@ -59,8 +74,10 @@ enum ProcessSwarm {
             let sorted = active.sorted()
             let views = sorted.isEmpty ? "-" : "\(sorted.first!)/\(sorted[sorted.count / 2])/\(sorted.last!)"
             let counters = Self.shownCounters.map { "\($0) \(idleCounters[$0] ?? 0)" }.joined(separator: ", ")
-            return String(format: "%d: %d link changes during the %.0f s idle window (transport counters over it, all nodes: %@); %d nodes above the threshold, active views %@; the nodes used %.1f s of CPU until formed; load average before / idle / end",
-                          size, linkEventsIdle, idleWindow, counters, partial, views, startCPU)
+            let start = ["beaconsSent", "answersBroadcast", "answersSuppressed", "beaconsSkipped", "beaconsReceived"]
+                .map { "\($0) \(startCounters[$0] ?? 0)" }.joined(separator: ", ")
+            return String(format: "%d: %d link changes during the %.0f s idle window (transport counters over it, all nodes: %@); %d nodes above the threshold, active views %@; the nodes used %.1f s of CPU until formed; load average before / idle / end; from start until formed (%.0f s), all nodes: %@; over time: %@",
+                          size, linkEventsIdle, idleWindow, counters, partial, views, startCPU, startSpan, start, timeline.summary)
         }
 
         static let shownCounters = ["linksAccepted", "linksDialled", "dialFailures", "handshakeTimeout", "overlayCloses",
@@ -82,6 +99,8 @@ enum ProcessSwarm {
                 "\(prefix)duplicates": Double(duplicates), "\(prefix)latency_p50_s": latencyP50,
                 "\(prefix)latency_p99_s": latencyP99, "\(prefix)latency_max_s": latencyMax,
                 "\(prefix)load_before": loadBefore, "\(prefix)load_idle": loadIdle, "\(prefix)load_end": loadEnd,
+                "\(prefix)components": Double(components), "\(prefix)launched": Double(launched),
+                "\(prefix)start_beacons_per_s": startBeaconsPerSecond, "\(prefix)start_answers_per_s": startAnswersPerSecond,
             ]
         }
     }
@@ -103,6 +122,14 @@ enum ProcessSwarm {
         ProcessInfo.processInfo.environment["LANCHAT_BENCH_LAUNCH_CORES"].flatMap(Double.init) ?? 0
     }
 
+    /// Seconds one size may take in all (`LANCHAT_BENCH_SWARM_BUDGET`,
+    /// default 600): launching stops at half of it, the wait to form ends
+    /// 100 s before it, so a size that does not form still reports its
+    /// idle cost, a few messages and its timeline within the budget.
+    static var budget: Double {
+        ProcessInfo.processInfo.environment["LANCHAT_BENCH_SWARM_BUDGET"].flatMap(Double.init) ?? 600
+    }
+
     static func measure(size: Int, fullMesh: Bool, quick: Bool) async throws -> Figures {
         var figures = Figures(size: size, fullMesh: fullMesh)
         figures.loadBefore = Machine.loadAverage() ?? .nan
@@ -117,19 +144,33 @@ enum ProcessSwarm {
         let gap = Duration.seconds(1 / launchRate)
         var pacer = LaunchPacer(cores: launchCores)
         var next = launch
+        let budget = Self.budget
         for index in 0..<size {
             if index > 0 {
                 next = max(next + gap, ContinuousClock.now)
                 try await Task.sleep(until: next)
                 next = try await pacer.waitForRoom(nodes)
             }
+            let elapsed = Measure.seconds(ContinuousClock.now - launch)
+            if figures.timeline.sample(at: elapsed, launched: nodes.count, graph: Graph(nodes.map(\.snapshot)),
+                                       load: Machine.loadAverage() ?? .nan) {
+                BenchPlan.log("    \(label): \(figures.timeline.summary.split(separator: ";").last ?? "")")
+            }
+            if elapsed > budget / 2 {
+                BenchPlan.log("    \(label): launching stopped at \(nodes.count) of \(size): half the budget (\(Int(budget)) s) spent")
+                break
+            }
             nodes.append(try GossipChild(arguments: ["--json", "--in-memory", "--nick", "o\(index)", "--broadcast", "127.255.255.255",
                                                      "--discovery-port", "\(port)"], environment: environment))
         }
+        figures.launched = nodes.count
         figures.launchWaits = pacer.waited
         figures.launchSeconds = Measure.seconds(ContinuousClock.now - launch)
-        let timeout = 60.0 + Double(size) * (fullMesh ? 0.2 : 0.05)
-        let formed = await waitUntilFormed(nodes, fullMesh: fullMesh, timeout: timeout)
+        let timeout = min(60.0 + Double(size) * (fullMesh ? 0.2 : 0.05), max(10, budget - 100 - figures.launchSeconds))
+        let formed = await waitUntilFormed(nodes, fullMesh: fullMesh, timeout: timeout, launch: launch, timeline: &figures.timeline)
+        let startCounters = await counters(nodes)
+        figures.startCounters = startCounters.sum
+        figures.startSpan = Measure.seconds((formed ?? ContinuousClock.now) - launch)
         let shape = Graph(nodes.map(\.snapshot))
         figures.links = shape.links
         figures.components = shape.components
@@ -158,7 +199,8 @@ enum ProcessSwarm {
         figures.pss = nodes.compactMap { ProcessStats.pss($0.pid) }
         figures.descriptors = nodes.compactMap(\.descriptors)
         figures.links = Graph(nodes.map(\.snapshot)).links
-        try await sendMessages(nodes, into: &figures, count: quick ? 5 : 10)
+        // Not formed: a few messages, waited for less, so the row reports within its budget.
+        try await sendMessages(nodes, into: &figures, count: formed == nil ? 3 : quick ? 5 : 10, wait: formed == nil ? 10 : 20)
         figures.loadEnd = Machine.loadAverage() ?? .nan
         BenchPlan.log("  " + figures.summary)
         BenchPlan.log("  " + figures.note)
@@ -168,29 +210,39 @@ enum ProcessSwarm {
     /// When every node was ready and the links made one connected graph:
     /// every node linked to every other in a full mesh, in the overlay at
     /// least one link each and none over the active view's cap (10).
-    private static func waitUntilFormed(_ nodes: [GossipChild], fullMesh: Bool, timeout: Double) async -> ContinuousClock.Instant? {
+    /// Polled every 250 ms up to 300 nodes, less often above (the graph
+    /// of a thousand costs the row's own CPU beside the nodes'); the
+    /// timeline takes a sample every 10 s.
+    private static func waitUntilFormed(_ nodes: [GossipChild], fullMesh: Bool, timeout: Double, launch: ContinuousClock.Instant,
+                                        timeline: inout SwarmTimeline) async -> ContinuousClock.Instant? {
         let deadline = ContinuousClock.now + .seconds(timeout)
-        var lastLog = ContinuousClock.now
+        let poll: Duration = .milliseconds(nodes.count > 300 ? 1_000 : 250)
         while ContinuousClock.now < deadline {
             let now = ContinuousClock.now
             let graph = Graph(nodes.map(\.snapshot))
             if graph.ready == nodes.count, graph.components == 1 {
                 let links = graph.links
-                if fullMesh ? links.allSatisfy({ $0 == nodes.count - 1 }) : links.allSatisfy({ (1...10).contains($0) }) { return now }
+                if fullMesh ? links.allSatisfy({ $0 == nodes.count - 1 }) : links.allSatisfy({ (1...10).contains($0) }) {
+                    _ = timeline.sample(at: Measure.seconds(now - launch), launched: nodes.count, graph: graph, load: Machine.loadAverage() ?? .nan)
+                    return now
+                }
             }
-            if now - lastLog > .seconds(10) {
-                lastLog = now
-                BenchPlan.log("    \(graph.ready)/\(nodes.count) ready, \(graph.components) component(s), links \(graph.linkRange), load \(Machine.loadAverage() ?? .nan)")
+            if timeline.sample(at: Measure.seconds(now - launch), launched: nodes.count, graph: graph, load: Machine.loadAverage() ?? .nan),
+               let last = timeline.last {
+                BenchPlan.log("    \(Int(last.seconds)) s: \(last.ready)/\(nodes.count) ready, \(last.components) group(s), links \(last.links), load \(Int(last.load))")
             }
-            try? await Task.sleep(for: .milliseconds(250))
+            try? await Task.sleep(for: poll)
         }
+        let graph = Graph(nodes.map(\.snapshot))
+        _ = timeline.sample(at: Measure.seconds(ContinuousClock.now - launch), launched: nodes.count, graph: graph, load: Machine.loadAverage() ?? .nan)
         return nil
     }
 
     /// Sends `count` public messages from nodes spread over the swarm, one
-    /// at a time, each waited for at every other node (up to 20 s), then
+    /// at a time, each waited for at every other node (up to `wait` s; the arrival
+    /// times come from the lines' own read times, not this poll), then
     /// counts who showed each and how often.
-    private static func sendMessages(_ nodes: [GossipChild], into figures: inout Figures, count: Int) async throws {
+    private static func sendMessages(_ nodes: [GossipChild], into figures: inout Figures, count: Int, wait: Double) async throws {
         var latencies: [Double] = []
         var texts: [(String, Int)] = []
         for k in 0..<count {
@@ -199,11 +251,11 @@ enum ProcessSwarm {
             let sent = ContinuousClock.now
             nodes[sender].send(["cmd": "send", "text": text])
             texts.append((text, sender))
-            let deadline = sent + .seconds(20)
+            let deadline = sent + .seconds(wait)
             while ContinuousClock.now < deadline {
                 let missing = nodes.indices.contains { $0 != sender && nodes[$0].message(text) == nil }
                 if !missing { break }
-                try await Task.sleep(for: .milliseconds(20))
+                try await Task.sleep(for: .milliseconds(nodes.count > 300 ? 100 : 20))
             }
             for index in nodes.indices where index != sender {
                 if let seen = nodes[index].message(text) { latencies.append(Measure.seconds(seen.first - sent)) }

@@ -34,6 +34,16 @@ import ChatCore
 /// not linked (and there is room for a link). And no node stays silent
 /// past `maxSilence`, so everyone is still heard now and then.
 ///
+/// A newcomer of a large LAN stops early (issue 29, a mass start): once it
+/// has links to `newcomerLinks` peers, its remaining newcomer turns go
+/// only as the rules above say. Those peers heard it (a link is the
+/// proof), and the rest of the LAN learns of it from its later beacons
+/// and, above the overlay's threshold, from the membership. Without this
+/// N nodes starting together each sent their three newcomer turns, each
+/// heard by all of them: 3N² wake-ups on top of the start bursts'. A full
+/// mesh still hears everyone (a turn that heard an unlinked node is not
+/// settled), and a LAN up to `quietSize` skips nothing anyway.
+///
 /// Pure: times come in as arguments (the transport's clock), randomness as
 /// a fraction in 0..<1, so tests drive it on a manual clock.
 public struct BeaconSchedule: Sendable, Hashable {
@@ -53,6 +63,9 @@ public struct BeaconSchedule: Sendable, Hashable {
         /// Turns after start that always send (the start burst aside): a
         /// newcomer whose burst went unheard somewhere is heard again.
         public var newcomerTurns = 3
+        /// Links that end a newcomer's turns early (`newcomerTurns`); 0:
+        /// never (before session 16; a baseline).
+        public var newcomerLinks = 3
         /// No node is silent longer than this many intervals, nor shorter
         /// than four uncapped intervals (`maxSilence`).
         public var silenceIntervals = 10
@@ -142,17 +155,22 @@ public struct BeaconSchedule: Sendable, Hashable {
         lastSentAt = now
     }
 
+    /// Whether a node with `links` links is past its newcomer turns.
+    private func newcomerDone(links: Int) -> Bool {
+        turns >= policy.newcomerTurns || (policy.newcomerLinks > 0 && links >= policy.newcomerLinks)
+    }
+
     /// The turn due at `now`: send or skip, and when the next is due.
     /// `knownNodes`: nodes this one knows alive, itself included (links and
     /// announcements). `canLinkMore`: under the link cap (an unlinked node
     /// we could not take anyway needs nothing from our beacon). `isLinked`:
     /// whether a number is linked now. `boundedLinks`: the node keeps only
     /// the links it chooses (the overlay above its threshold). `random`: a
-    /// fraction in 0..<1.
+    /// fraction in 0..<1. `links`: established links now (`newcomerLinks`).
     public mutating func turn(at now: Duration, knownNodes: Int, canLinkMore: Bool = true, boundedLinks: Bool = false,
-                              random: Double, isLinked: (NodeNumber) -> Bool) -> Turn {
+                              links: Int = 0, random: Double, isLinked: (NodeNumber) -> Bool) -> Turn {
         let interval = interval(knownNodes: knownNodes)
-        let settled = turns >= policy.newcomerTurns && !lostLink
+        let settled = newcomerDone(links: links) && !lostLink
             && (boundedLinks || !canLinkMore || (!unlinkedOverflow && unlinkedHeard.allSatisfy(isLinked)))
         let heard = linkedHeard + (boundedLinks ? unlinkedBeacons : 0)
         let redundant = policy.adaptive && knownNodes > policy.quietSize && heard >= policy.redundancy

@@ -25,6 +25,23 @@ import ChatCore
 ///   pair directly and wakes no one else. Should the dial fail, the
 ///   answer is broadcast after all (`dialFailed`).
 ///
+/// Where links are bounded (the overlay above its threshold, issue 29),
+/// nobody links to everyone: a newcomer needs a few nodes to dial, not the
+/// whole LAN. There, after SSDP's and mDNS's answers to a shared question:
+/// - only a share of the LAN takes part: each node answers with
+///   probability `answerers / knownNodes` (`share`), so about
+///   `answerers / 2` of them answer (the dial rule asks only those with a
+///   higher number than the newcomer), whatever N; the others stay silent
+///   (`Request.skipped`), and the newcomer finds them later if its overlay
+///   wants them (their periodic beacons, the membership's walks);
+/// - every beacon heard during the wait counts toward `enough`, linked or
+///   not (mDNS's known answers: any node's answer does), and a suppressed
+///   answer is simply dropped: a dial would be a link the overlay did not
+///   ask for.
+/// So a newcomer draws a bounded number of broadcasts at any N, and a mass
+/// start no longer makes every node answer every other (at 1,000 processes
+/// on one host the LAN then carried thousands of answers a second).
+///
 /// Why a dial, not silence: another node's answer names that node only
 /// (nothing tells a newcomer about nodes it has not heard), so a node that
 /// stayed silent would be found by its fallback dial (`fallbackDialDelay`,
@@ -56,6 +73,10 @@ public struct NewcomerAnswers: Sendable, Hashable {
         public var maxWaiting = 64
         /// False: every answer at once (before this rule; a baseline).
         public var delays = true
+        /// Where links are bounded, a node answers with probability
+        /// `answerers / knownNodes` (`share`). Zero: every node asked by
+        /// the dial rule answers (before session 16; a baseline).
+        public var answerers = 16
 
         public init() {}
     }
@@ -66,6 +87,9 @@ public struct NewcomerAnswers: Sendable, Hashable {
         case now
         /// It waits until then (`due`).
         case later(Duration)
+        /// Not sent: links are bounded and this node is not among the few
+        /// that answer (`share`).
+        case skipped
     }
 
     /// What the answers due at a moment came to.
@@ -79,6 +103,9 @@ public struct NewcomerAnswers: Sendable, Hashable {
     private struct Waiting: Sendable, Hashable {
         var due: Duration
         var heard = 0
+        /// Links bounded when asked: any beacon heard counts, and enough of
+        /// them drop the answer rather than turn it into a dial.
+        var bounded = false
     }
 
     public var policy: Policy
@@ -100,6 +127,13 @@ public struct NewcomerAnswers: Sendable, Hashable {
         min(max(policy.longest, policy.longestPerNode * knownNodes), max(policy.longestCap, policy.longest))
     }
 
+    /// The share of a bounded LAN of `knownNodes` that answers a newcomer:
+    /// all of a LAN up to `answerers` nodes, then `answerers / knownNodes`.
+    public func share(knownNodes: Int) -> Double {
+        guard policy.answerers > 0 else { return 1 }
+        return min(1, Double(policy.answerers) / Double(max(knownNodes, 1)))
+    }
+
     /// The earliest answer due, if any waits.
     public var nextDue: Duration? { waiting.values.lazy.map(\.due).min() }
 
@@ -108,14 +142,26 @@ public struct NewcomerAnswers: Sendable, Hashable {
     public func dialsEarly(_ number: NodeNumber) -> Bool { dialling.contains(number) }
 
     /// Newcomer `number` wants an answer at `now`; this node knows
-    /// `knownNodes` nodes, itself included. `random`: a fraction in 0..<1.
-    public mutating func request(for number: NodeNumber, at now: Duration, knownNodes: Int, random: Double) -> Request {
+    /// `knownNodes` nodes, itself included. `boundedLinks`: the node keeps
+    /// only the links it chooses (the overlay above its threshold).
+    /// `random`: a fraction in 0..<1 (one draw decides both whether a
+    /// bounded node answers and when).
+    public mutating func request(for number: NodeNumber, at now: Duration, knownNodes: Int, boundedLinks: Bool = false,
+                                 random: Double) -> Request {
         guard policy.delays, knownNodes > policy.quietSize else { return .now }
         if let entry = waiting[number] { return .later(entry.due) }
+        var fraction = min(max(random, 0), 1)
+        if boundedLinks {
+            let share = share(knownNodes: knownNodes)
+            guard fraction < share else {
+                suppressed += 1
+                return .skipped
+            }
+            fraction /= share
+        }
         guard waiting.count < policy.maxWaiting, dialling.count < policy.maxWaiting else { return .now }
-        let fraction = min(max(random, 0), 1)
         let due = policy.shortest + (window(knownNodes: knownNodes) - policy.shortest) * fraction
-        waiting[number] = Waiting(due: now + due)
+        waiting[number] = Waiting(due: now + due, bounded: boundedLinks && policy.answerers > 0)
         return .later(now + due)
     }
 
@@ -123,6 +169,15 @@ public struct NewcomerAnswers: Sendable, Hashable {
     /// answer the LAN already carries.
     public mutating func heardLinkedBeacon() {
         for number in waiting.keys { waiting[number]?.heard += 1 }
+    }
+
+    /// A beacon from `sender`, linked or not: one more known answer for
+    /// the answers that wait with links bounded (not the newcomer's own
+    /// beacons: the rest of its start burst answers nothing).
+    /// `count`: for a simulation's batch.
+    public mutating func heardBeacon(from sender: NodeNumber, count: Int = 1) {
+        guard !waiting.isEmpty else { return }
+        for (number, entry) in waiting where entry.bounded && number != sender { waiting[number]?.heard += count }
     }
 
     /// A broadcast beacon of ours went out: every waiting newcomer heard it.
@@ -160,7 +215,11 @@ public struct NewcomerAnswers: Sendable, Hashable {
         var outcome = Outcome()
         guard let next = nextDue, next <= now else { return outcome }
         for (number, entry) in waiting where entry.due <= now {
-            if entry.heard >= policy.enough {
+            if entry.bounded, entry.heard >= policy.enough {
+                // Known answers: the newcomer has enough nodes to dial.
+                waiting[number] = nil
+                suppressed += 1
+            } else if entry.heard >= policy.enough {
                 waiting[number] = nil
                 dialling.insert(number)
                 outcome.dial.append(number)

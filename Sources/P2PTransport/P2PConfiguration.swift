@@ -28,6 +28,10 @@ public struct P2PConfiguration: Sendable {
     /// 20-120 ms and gives way to others' answers (`NewcomerAnswers`).
     /// False: every answer at once (before it; a baseline for figures).
     public var delayedAnswers = true
+    /// The mass-start rules of session 16 (`NewcomerAnswers.Policy.answerers`,
+    /// `BeaconSchedule.Policy.newcomerLinks`); false only as the bench's
+    /// baseline (`LANCHAT_DISCOVERY_BASELINE`, test-only).
+    public var massStartRules = true
     /// Longest wait for the next handshake message (from the connect for
     /// the first); the whole handshake must finish within twice this.
     public var handshakeTimeout: Duration = .seconds(3)
@@ -101,6 +105,7 @@ public struct P2PConfiguration: Sendable {
     var beaconPolicy: BeaconSchedule.Policy {
         var policy = BeaconSchedule.Policy(base: beaconInterval)
         policy.adaptive = adaptiveBeacons
+        if !massStartRules { policy.newcomerLinks = 0 }
         return policy
     }
 
@@ -109,6 +114,7 @@ public struct P2PConfiguration: Sendable {
         var policy = NewcomerAnswers.Policy()
         policy.quietSize = beaconPolicy.quietSize
         policy.delays = delayedAnswers
+        if !massStartRules { policy.answerers = 0 }
         return policy
     }
 

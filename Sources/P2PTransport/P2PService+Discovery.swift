@@ -127,6 +127,8 @@ extension P2PService {
             if observation != .departed, observation != .refused {
                 // It may not know us: our next periodic beacon is not redundant.
                 beaconSchedule.heardUnlinked(number)
+                // With links bounded, a known answer to the newcomers we wait to answer.
+                newcomerAnswers.heardBeacon(from: number)
             }
             switch observation {
             case .departed:
@@ -272,9 +274,14 @@ extension P2PService {
             sendDiscovery(.beacon, unicast: source)
             return
         }
-        switch newcomerAnswers.request(for: number, at: now, knownNodes: knownNodesAtTurn, random: Double.random(in: 0..<1)) {
+        // Counted now, not at the last turn: in a mass start a node's
+        // first turns are seconds apart while the LAN grows by dozens.
+        let known = configuration.massStartRules ? max(knownNodesAtTurn, knownNodeCount) : knownNodesAtTurn
+        switch newcomerAnswers.request(for: number, at: now, knownNodes: known,
+                                       boundedLinks: overlayIsPartial, random: Double.random(in: 0..<1)) {
         case .now: answerBeacon()
         case .later: break  // the tick sends it, or dials, when due
+        case .skipped: break  // links bounded: a few others answer (`NewcomerAnswers.share`)
         }
     }
 

@@ -90,7 +90,7 @@ extension P2PService {
         }
         let turn = beaconSchedule.turn(at: now, knownNodes: knownNodesAtTurn,
                                        canLinkMore: core.canOpenLink, boundedLinks: overlayIsPartial,
-                                       random: Double.random(in: 0..<1)) { established[$0] != nil }
+                                       links: established.count, random: Double.random(in: 0..<1)) { established[$0] != nil }
         nextBeaconAt = turn.next
         if turn.send {
             sendDiscovery(.beacon)

@@ -181,6 +181,28 @@ import TestSupport
         #expect(schedule.lastSentAt == .seconds(7))
     }
 
+    /// A newcomer of a large LAN with links to `newcomerLinks` peers is
+    /// heard: its newcomer turns no longer keep the turn (session 16, a
+    /// mass start); with fewer links, or on a small LAN, they do.
+    @Test func aNewcomerLinkedToAFewStopsItsNewcomerTurns() {
+        let clock = ManualClock()
+        var schedule = BeaconSchedule(policy: policy)
+        schedule.heardLinked(count: 100)
+        #expect(schedule.turn(at: clock.uptime(), knownNodes: 1_000, links: policy.newcomerLinks - 1, random: 0.5) { _ in true }.send)
+        clock.advance(by: .seconds(30))
+        schedule.heardLinked(count: 100)
+        #expect(!schedule.turn(at: clock.uptime(), knownNodes: 1_000, links: policy.newcomerLinks, random: 0.5) { _ in true }.send)
+        #expect(schedule.turns < policy.newcomerTurns)
+        var small = BeaconSchedule(policy: policy)
+        small.heardLinked(count: 100)
+        #expect(small.turn(at: clock.uptime(), knownNodes: 20, links: 19, random: 0.5) { _ in true }.send)
+        var baseline = policy
+        baseline.newcomerLinks = 0
+        var before = BeaconSchedule(policy: baseline)
+        before.heardLinked(count: 100)
+        #expect(before.turn(at: clock.uptime(), knownNodes: 1_000, links: 50, random: 0.5) { _ in true }.send)
+    }
+
     /// The LAN-wide rate, simulated on one seeded clock: at most about 10
     /// beacons a second at any size, where the fixed schedule sends N/2.
     @Test(arguments: [10, 100, 1_000, 10_000])

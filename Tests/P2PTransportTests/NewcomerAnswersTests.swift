@@ -192,4 +192,58 @@ import TestSupport
         let asked24 = answers.request(for: numbers[2], at: .seconds(1), knownNodes: 50, random: 0)
         #expect(asked24 != .now)
     }
+
+    // Links bounded (the overlay above its threshold, session 16): a few answer, known answers drop it.
+
+    @Test func withLinksBoundedOnlyAShareOfTheLANAnswers() {
+        var answers = NewcomerAnswers(policy: .init())
+        #expect(answers.share(knownNodes: 16) == 1)
+        #expect(answers.share(knownNodes: 1_000) == 0.016)
+        let skipped = answers.request(for: newcomer, at: .seconds(1), knownNodes: 1_000, boundedLinks: true, random: 0.016)
+        #expect(skipped == .skipped)
+        #expect(answers.nextDue == nil && answers.suppressed == 1)
+        // The draw under the share also sets the wait, over the whole window.
+        let chosen = answers.request(for: newcomer, at: .seconds(1), knownNodes: 1_000, boundedLinks: true, random: 0.015_999_999)
+        #expect(chosen.isLaterWithin(.seconds(1) + .milliseconds(900), .seconds(2)))
+        // Without links bounded, everyone asked answers as before.
+        var full = NewcomerAnswers(policy: .init())
+        let asked = full.request(for: newcomer, at: .seconds(1), knownNodes: 1_000, random: 0.9)
+        #expect(asked != .skipped && asked != .now)
+    }
+
+    @Test func withLinksBoundedAnyoneElsesBeaconIsAKnownAnswerAndNoDialFollows() {
+        let clock = ManualClock()
+        var answers = NewcomerAnswers(policy: .init())
+        _ = answers.request(for: newcomer, at: clock.uptime(), knownNodes: 1_000, boundedLinks: true, random: 0)
+        // The newcomer's own burst is no answer.
+        for _ in 0..<5 { answers.heardBeacon(from: newcomer) }
+        for _ in 1..<answers.policy.enough { answers.heardBeacon(from: second) }
+        #expect(answers.nextDue != nil)
+        clock.advance(by: .seconds(1))
+        var probe = answers
+        #expect(probe.due(at: clock.uptime()) == .init(broadcast: true))
+        answers.heardBeacon(from: second)
+        let outcome = answers.due(at: clock.uptime())
+        #expect(outcome == .init())
+        #expect(!answers.dialsEarly(newcomer) && answers.suppressed == 1 && answers.nextDue == nil)
+    }
+
+    @Test func unlinkedBeaconsDoNotCountWithoutLinksBoundedNorInTheBaseline() {
+        var baseline = NewcomerAnswers.Policy()
+        baseline.answerers = 0
+        for (policy, bounded) in [(NewcomerAnswers.Policy(), false), (baseline, true)] {
+            var answers = NewcomerAnswers(policy: policy)
+            let asked = answers.request(for: newcomer, at: .zero, knownNodes: 1_000, boundedLinks: bounded, random: 0.9)
+            #expect(asked != .skipped)
+            for _ in 0..<10 { answers.heardBeacon(from: second) }
+            #expect(answers.due(at: .seconds(2)) == .init(broadcast: true))
+        }
+    }
+}
+
+private extension NewcomerAnswers.Request {
+    func isLaterWithin(_ low: Duration, _ high: Duration) -> Bool {
+        if case .later(let due) = self { return due >= low && due <= high }
+        return false
+    }
 }
