@@ -15,7 +15,8 @@ import Foundation
 ///   them over seconds), and links are bounded once that passes `threshold`;
 /// - a newcomer has a link `dialDelay` after hearing a node, up to
 ///   `linkTarget` (a node past its start has `linkTarget`);
-/// - as the dial rule says, only nodes with a higher number answer a newcomer.
+/// - below the threshold only nodes with a higher number answer a newcomer
+///   (the dial rule); above it any node may.
 ///
 /// Cost: a first beacon asks every running node below the threshold, and
 /// about `NewcomerAnswers.Policy.answerers` above it (drawn by geometric
@@ -293,7 +294,8 @@ public enum MassStartSimulation {
                 candidate += askedBounded ? 1 + geometricSkip(share) : 1
                 guard candidate < running - 1 else { break }
                 let node = candidate < sender ? candidate : candidate + 1
-                guard node < starts.count, starts[node] <= now, numbers[node] > numbers[sender] else { continue }
+                // Below the threshold the dial rule asks only the higher numbers; above it, anyone.
+                guard node < starts.count, starts[node] <= now, askedBounded || numbers[node] > numbers[sender] else { continue }
                 // Within the share, as the node's own draw would be.
                 let draw = askedBounded ? random.fraction() * share : random.fraction()
                 switch answers[node].request(for: numbers[sender], at: now, knownNodes: running, boundedLinks: bounded, random: draw) {
@@ -307,7 +309,7 @@ public enum MassStartSimulation {
                         answerBroadcast(node, at: now)
                     }
                 case .later: scheduleAnswer(node)
-                case .skipped: break
+                case .skipped, .dial: break
                 }
             }
         }

@@ -29,15 +29,21 @@ import ChatCore
 /// nobody links to everyone: a newcomer needs a few nodes to dial, not the
 /// whole LAN. There, after SSDP's and mDNS's answers to a shared question:
 /// - only a share of the LAN takes part: each node answers with
-///   probability `answerers / knownNodes` (`share`), so about
-///   `answerers / 2` of them answer (the dial rule asks only those with a
-///   higher number than the newcomer), whatever N; the others stay silent
+///   probability `answerers / knownNodes` (`share`), so about `answerers`
+///   of them answer, whatever N (any node is asked, not only those with a
+///   higher number: the lower ones do not dial a newcomer their overlay
+///   did not ask for, and a newcomer with a high number drew no answers
+///   at all); the others stay silent
 ///   (`Request.skipped`), and the newcomer finds them later if its overlay
 ///   wants them (their periodic beacons, the membership's walks);
 /// - every beacon heard during the wait counts toward `enough`, linked or
 ///   not (mDNS's known answers: any node's answer does), and a suppressed
 ///   answer is simply dropped: a dial would be a link the overlay did not
 ///   ask for.
+/// Where links are not bounded (a full mesh past `quietSize`, or a node
+/// too new to know how large the LAN is), the same share answers and the
+/// others dial the newcomer at once (`Request.dial`): the link a full mesh
+/// needs anyway, one handshake rather than a datagram every node wakes for.
 /// So a newcomer draws a bounded number of broadcasts at any N, and a mass
 /// start no longer makes every node answer every other (at 1,000 processes
 /// on one host the LAN then carried thousands of answers a second).
@@ -90,6 +96,11 @@ public struct NewcomerAnswers: Sendable, Hashable {
         /// Not sent: links are bounded and this node is not among the few
         /// that answer (`share`).
         case skipped
+        /// Not sent: this node links to everyone (a full mesh, or a node
+        /// too new to know the LAN is large) and is not among the few that
+        /// answer, so it dials the newcomer at once (`dialsEarly`): one
+        /// handshake instead of a datagram every node wakes for.
+        case dial
     }
 
     /// What the answers due at a moment came to.
@@ -151,15 +162,15 @@ public struct NewcomerAnswers: Sendable, Hashable {
         guard policy.delays, knownNodes > policy.quietSize else { return .now }
         if let entry = waiting[number] { return .later(entry.due) }
         var fraction = min(max(random, 0), 1)
-        if boundedLinks {
-            let share = share(knownNodes: knownNodes)
-            guard fraction < share else {
-                suppressed += 1
-                return .skipped
-            }
-            fraction /= share
-        }
+        let share = share(knownNodes: knownNodes)
         guard waiting.count < policy.maxWaiting, dialling.count < policy.maxWaiting else { return .now }
+        if share < 1, fraction >= share {
+            suppressed += 1
+            guard !boundedLinks else { return .skipped }
+            dialling.insert(number)
+            return .dial
+        }
+        fraction /= share
         let due = policy.shortest + (window(knownNodes: knownNodes) - policy.shortest) * fraction
         waiting[number] = Waiting(due: now + due, bounded: boundedLinks && policy.answerers > 0)
         return .later(now + due)

@@ -158,7 +158,11 @@ extension P2PService {
                 // address than the table keeps for it (300 on 127.0.0.1)
                 // answering those made a storm of 370 beacons a second.
                 let returning = observation == .new && (announcements[number]?.heardCount ?? 1) > 1
-                if !returning, !LinkArbiter.shouldDialOnDiscovery(local: identity.number, remote: number) { answer(number, at: source) }
+                // With links bounded the lower number does not dial either
+                // (the overlay picks its peers), so any node may answer.
+                let asked = (overlayIsPartial && configuration.massStartRules)
+                    || !LinkArbiter.shouldDialOnDiscovery(local: identity.number, remote: number)
+                if !returning, asked { answer(number, at: source) }
             case .changed:
                 break
             }
@@ -282,6 +286,7 @@ extension P2PService {
         case .now: answerBeacon()
         case .later: break  // the tick sends it, or dials, when due
         case .skipped: break  // links bounded: a few others answer (`NewcomerAnswers.share`)
+        case .dial: break  // `dialAnnouncedPeers(only:)` follows in `handleBeacon`
         }
     }
 
