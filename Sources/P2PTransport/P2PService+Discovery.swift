@@ -158,10 +158,12 @@ extension P2PService {
                 // address than the table keeps for it (300 on 127.0.0.1)
                 // answering those made a storm of 370 beacons a second.
                 let returning = observation == .new && (announcements[number]?.heardCount ?? 1) > 1
-                // With links bounded the lower number does not dial either
-                // (the overlay picks its peers), so any node may answer.
-                let asked = (overlayIsPartial && configuration.massStartRules)
-                    || !LinkArbiter.shouldDialOnDiscovery(local: identity.number, remote: number)
+                // With links bounded on a LAN past `quietSize` the lower
+                // number does not dial either (the overlay picks its peers),
+                // so any node may answer (`NewcomerAnswers.share` keeps it
+                // to a few); a small LAN answers as it always did.
+                let asked = !LinkArbiter.shouldDialOnDiscovery(local: identity.number, remote: number)
+                    || (overlayIsPartial && configuration.massStartRules && knownNodeCount > configuration.beaconPolicy.quietSize)
                 if !returning, asked { answer(number, at: source) }
             case .changed:
                 break
