@@ -5,7 +5,7 @@ enum BenchPlan {
     /// Row keys for `--only`, in table order.
     static let allKeys = ["latency", "handshake", "dm", "receive", "send", "throughput", "mesh", "discovery", "store", "grouping", "idle",
                           "flood", "codec", "json", "screen", "crypto", "search", "search-receive",
-                          "beacon-flood", "skeleton", "file", "file-chat", "ledger", "overlay-sim", "beacon-rate", "overlay-processes"]
+                          "beacon-flood", "skeleton", "file", "file-chat", "ledger", "overlay-sim", "beacon-rate", "overlay-processes", "overlay-codec"]
 
     static func run(_ options: Options) async -> Int32 {
         let machine = Machine.describe()
@@ -58,6 +58,7 @@ enum BenchPlan {
                 case "overlay-sim": rows.append(OverlaySimRow.run(quick: quick))
                 case "beacon-rate": rows.append(try await BeaconRateRow.run(quick: quick))
                 case "overlay-processes": rows += try await OverlayProcessRow.run(quick: quick)
+                case "overlay-codec": rows.append(try OverlayCodecRow.run(quick: quick))
                 default: break
                 }
             } catch {
