@@ -77,18 +77,49 @@ public enum OverlayFrameCodec {
         return Array((try? encoder.encode(wire)) ?? Data())
     }
 
-    /// Decodes one frame; a named error for anything malformed or over a cap.
+    /// Decodes one frame; a named error for anything malformed or over a
+    /// cap. The byte parser (`OverlayFrameParser`) reads the usual frames;
+    /// whatever it steps aside for goes through JSONDecoder, which names
+    /// the error. Either way the answer is `decodeWithJSONDecoder`'s.
     public static func decode(_ bytes: [UInt8]) throws(OverlayFrameError) -> (Header, OverlayFrame) {
+        try refuseRepeats(bytes)
+        let wire = bytes.withUnsafeBufferPointer { OverlayFrameParser.parse($0) }
+        if let wire { return try checked(wire) }
+        return try checked(decodedByJSONDecoder(bytes))
+    }
+
+    /// The byte parser alone: nil when it steps aside. Whenever it answers,
+    /// the answer (frame or error) is `decodeWithJSONDecoder`'s.
+    package static func decodeWithParser(_ bytes: [UInt8]) throws(OverlayFrameError) -> (Header, OverlayFrame)? {
+        try refuseRepeats(bytes)
+        guard let wire = bytes.withUnsafeBufferPointer({ OverlayFrameParser.parse($0) }) else { return nil }
+        return try checked(wire)
+    }
+
+    /// The reference decoder: JSONDecoder into `Wire`, then the same
+    /// checks. Kept for the differential tests, the fuzz target and the
+    /// bench row's baseline.
+    public static func decodeWithJSONDecoder(_ bytes: [UInt8]) throws(OverlayFrameError) -> (Header, OverlayFrame) {
+        try refuseRepeats(bytes)
+        return try checked(decodedByJSONDecoder(bytes))
+    }
+
+    private static func decodedByJSONDecoder(_ bytes: [UInt8]) throws(OverlayFrameError) -> Wire {
+        do {
+            return try JSONDecoder().decode(Wire.self, from: Data(bytes))
+        } catch {
+            throw .malformed("\(error)".prefix(200).description)
+        }
+    }
+
+    private static func refuseRepeats(_ bytes: [UInt8]) throws(OverlayFrameError) {
         guard bytes.count <= ChatLimits.maxFrameBytes else { throw .tooLong(limit: ChatLimits.maxFrameBytes) }
         // As for every frame: a reader in another language would keep the
         // other copy of a repeated key, and see another message.
         if let key = P2PFrameCodec.firstDuplicateKey(in: bytes) { throw .duplicateKey(String(key.prefix(64))) }
-        let wire: Wire
-        do {
-            wire = try JSONDecoder().decode(Wire.self, from: Data(bytes))
-        } catch {
-            throw .malformed("\(error)".prefix(200).description)
-        }
+    }
+
+    private static func checked(_ wire: Wire) throws(OverlayFrameError) -> (Header, OverlayFrame) {
         guard wire.version >= 1 else { throw .invalid(field: "version") }
         // The sender's name reaches logs and screens: the rules of every name.
         guard (try? NodeName.validated(wire.senderNickname)) != nil else { throw .invalid(field: "senderNickname") }

@@ -1,9 +1,10 @@
 import ChatCore
 
 /// The JSON tokens both of the codec's byte scanners read
-/// (`FastPayloadParser`, `DuplicateKeyScanner`): one implementation of
-/// strings, escapes, literals and white space over one frame's bytes.
-protocol JSONByteReader {
+/// (`FastPayloadParser`, `DuplicateKeyScanner`, and the overlay's
+/// `OverlayFrameParser`): one implementation of strings, escapes, literals
+/// and white space over one frame's bytes.
+package protocol JSONByteReader {
     var bytes: UnsafeBufferPointer<UInt8> { get }
     var index: Int { get set }
 }
@@ -13,7 +14,7 @@ extension JSONByteReader {
     /// JSON allows (raw control characters, bad escapes). A lone surrogate
     /// escape becomes `loneSurrogate`, or makes the string nil when that is
     /// nil.
-    mutating func string(loneSurrogate: Unicode.Scalar?) -> String? {
+    package mutating func string(loneSurrogate: Unicode.Scalar?) -> String? {
         guard take(UInt8(ascii: "\"")) else { return nil }
         let start = index
         while index < bytes.count {
@@ -30,7 +31,7 @@ extension JSONByteReader {
         return nil
     }
 
-    mutating func escapedString(from start: Int, loneSurrogate: Unicode.Scalar?) -> String? {
+    package mutating func escapedString(from start: Int, loneSurrogate: Unicode.Scalar?) -> String? {
         var utf8 = Array(bytes[start..<index])
         while index < bytes.count {
             let byte = bytes[index]
@@ -65,7 +66,7 @@ extension JSONByteReader {
     /// The scalar after `\u`: one escape, or a surrogate pair of two. A
     /// lone surrogate gives `loneSurrogate` (the index then just past its
     /// own escape); bad hex digits give nil.
-    mutating func unicodeEscape(loneSurrogate: Unicode.Scalar?) -> Unicode.Scalar? {
+    package mutating func unicodeEscape(loneSurrogate: Unicode.Scalar?) -> Unicode.Scalar? {
         guard let unit = hex4() else { return nil }
         guard (0xD800..<0xDC00).contains(unit) else { return Unicode.Scalar(unit) ?? loneSurrogate }
         let mark = index
@@ -76,7 +77,7 @@ extension JSONByteReader {
         return loneSurrogate
     }
 
-    mutating func hex4() -> UInt32? {
+    package mutating func hex4() -> UInt32? {
         guard index + 4 <= bytes.count else { return nil }
         var value: UInt32 = 0
         for _ in 0..<4 {
@@ -94,7 +95,7 @@ extension JSONByteReader {
         return value
     }
 
-    mutating func literal(_ word: StaticString) -> Bool {
+    package mutating func literal(_ word: StaticString) -> Bool {
         let count = word.utf8CodeUnitCount
         guard index + count <= bytes.count else { return false }
         for offset in 0..<count where bytes[index + offset] != word.utf8Start[offset] { return false }
@@ -102,18 +103,38 @@ extension JSONByteReader {
         return true
     }
 
-    mutating func take(_ byte: UInt8) -> Bool {
+    package mutating func take(_ byte: UInt8) -> Bool {
         guard index < bytes.count, bytes[index] == byte else { return false }
         index += 1
         return true
     }
 
-    mutating func skipSpace() {
+    package mutating func skipSpace() {
         while index < bytes.count {
             switch bytes[index] {
             case 0x20, 0x09, 0x0A, 0x0D: index += 1
             default: return
             }
         }
+    }
+
+    /// `-?(0|[1-9][0-9]*)` within Int64; fractions, exponents and leading
+    /// zeros are left to JSONDecoder.
+    package mutating func integer() -> Int64? {
+        let negative = take(UInt8(ascii: "-"))
+        let start = index
+        var magnitude: UInt64 = 0
+        while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) {
+            let (times10, overflow1) = magnitude.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = times10.addingReportingOverflow(UInt64(bytes[index] - UInt8(ascii: "0")))
+            guard !overflow1, !overflow2 else { return nil }
+            magnitude = sum
+            index += 1
+        }
+        let digits = index - start
+        guard digits > 0, !(digits > 1 && bytes[start] == UInt8(ascii: "0")) else { return nil }
+        if index < bytes.count, [UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E")].contains(bytes[index]) { return nil }
+        if negative { return magnitude <= UInt64(Int64.max) ? -Int64(magnitude) : nil }
+        return magnitude <= UInt64(Int64.max) ? Int64(magnitude) : nil
     }
 }
