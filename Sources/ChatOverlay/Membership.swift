@@ -70,7 +70,6 @@ public struct Membership: Sendable {
     var fillRefusals = 0
     var nextFillAt: Duration = .zero
     var nextShuffle: Duration
-    var lastTick: Duration
     var nextExpiry: Duration
 
     public init(me: NodeNumber, config: OverlayConfig = OverlayConfig(), seed: UInt64, now: Duration) {
@@ -79,7 +78,6 @@ public struct Membership: Sendable {
         rng = SeededRandom(seed: seed)
         evictions = TokenBucket(capacity: config.evictionBurst, perSecond: config.evictionsPerSecond)
         nextShuffle = now + config.shuffleInterval
-        lastTick = now
         nextExpiry = now + .seconds(5)
     }
 
@@ -154,7 +152,6 @@ public struct Membership: Sendable {
     /// Time passes: timeouts, refills, shuffles.
     public mutating func tick(now: Duration) -> [OverlayAction] {
         var out: [OverlayAction] = []
-        lastTick = now
         if now >= nextExpiry {
             nextExpiry = now + .seconds(5)
             expire(now: now)

@@ -63,10 +63,11 @@ public struct Overlay: Sendable {
         return settle(out, now: now)
     }
 
-    /// The next time `tick` is due: the broadcast's timers, or the membership's period.
+    /// The next time `tick` is due: the earlier of the broadcast's timers
+    /// and the membership's (`Membership.nextDeadline`), not a fixed period.
     public func nextTick(after now: Duration) -> Duration {
-        let periodic = membership.lastTick + membership.config.membershipTick
-        return min(periodic, broadcast.nextDeadline ?? periodic)
+        let membershipDue = membership.nextDeadline(now: now)
+        return min(membershipDue, broadcast.nextDeadline ?? membershipDue)
     }
 
     /// Brings broadcast's neighbours in line with the active view and

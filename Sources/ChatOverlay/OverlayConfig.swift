@@ -38,7 +38,9 @@ public struct OverlayConfig: Sendable, Hashable {
     /// up to `fillRetryMax` (a view under the minimum fills at every tick).
     public var fillRetry: Duration = .seconds(1)
     public var fillRetryMax: Duration = .seconds(60)
-    /// How often membership looks at its views (fill, timeouts, shuffles).
+    /// The step membership's short timers are sized for (tests drive
+    /// `tick` by it). The shell does not tick by it: it sleeps until
+    /// `Membership.nextDeadline`.
     public var membershipTick: Duration = .milliseconds(500)
     public var dialTimeout: Duration = .seconds(3)
     /// An inbound link that says nothing (no JOIN, NEIGHBOR, gossip) for
