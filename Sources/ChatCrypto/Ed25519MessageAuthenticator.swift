@@ -6,7 +6,8 @@ import Foundation
 /// bytes signed, and PROTOCOL.md, "Signed public messages").
 ///
 /// Verifying needs no state: the key comes with the message, and it is
-/// trusted only because it derives the claimed sender number.
+/// trusted only because it derives the claimed sender number (so a verdict
+/// can be remembered for the exact payload, `VerifiedSignatures`).
 public struct Ed25519MessageAuthenticator: MessageAuthenticator {
     private let key: IdentityKey
     private let encodedKey: String
@@ -28,7 +29,17 @@ public struct Ed25519MessageAuthenticator: MessageAuthenticator {
         payload.authorKey = encodedKey
     }
 
+    /// A payload this process verified lately is not verified again
+    /// (`VerifiedSignatures`: the overlay's transport checks a gossiped
+    /// message before relaying it, then hands the node the same frame).
     public func verify(_ payload: P2PPayload) -> SignatureVerdict {
+        if VerifiedSignatures.shared.contains(payload) { return .valid }
+        let verdict = Self.check(payload)
+        if verdict == .valid { VerifiedSignatures.shared.insert(payload) }
+        return verdict
+    }
+
+    private static func check(_ payload: P2PPayload) -> SignatureVerdict {
         guard let signatureText = payload.signature, let keyText = payload.authorKey else { return .unsigned }
         guard let signature = Data(base64Encoded: signatureText), signature.count == PublicMessageSignature.signatureBytes,
               let keyBytes = Data(base64Encoded: keyText),

@@ -5,7 +5,9 @@ import ChatCore
 /// frame over only from the overlay (on a plain link a frame naming
 /// another sender cuts the link), so the link cannot vouch for it: like a
 /// message relayed in a catch-up reply, it is its author's only if its
-/// signature verifies (`admitLive`, before anything changes it), it is
+/// signature verifies (`admitLive`, before anything changes it; the
+/// transport's check of the same frame before relaying it answers that
+/// one, `VerifiedSignatures`), it is
 /// never taken as this node's own, and an id already stored is a
 /// duplicate, whoever relays it. Planned in NodeCore+Gossip.swift.
 extension ChatNode {

@@ -17,8 +17,11 @@ import Foundation
 /// others.
 ///
 /// A gossiped message is verified against its author's signature here,
-/// before it is handed to the node or relayed; the node checks it again
-/// before it stores it (`ChatNode+Gossip.swift`).
+/// once per new id, before it is handed to the node or relayed: relaying
+/// cannot wait for the node's step, and must not pass on a forgery. The
+/// node checks it again before it stores it (`ChatNode+Gossip.swift`), and
+/// that check is answered from this one (`VerifiedSignatures`: the same
+/// payload, verified by this process), not a second Ed25519 verify.
 extension P2PService {
     static let overlayCapability = "overlay"
     /// Most actions carried out for one input: each answer is finite, this
