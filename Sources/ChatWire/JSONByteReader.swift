@@ -3,7 +3,9 @@ import ChatCore
 /// The JSON tokens both of the codec's byte scanners read
 /// (`FastPayloadParser`, `DuplicateKeyScanner`, and the overlay's
 /// `OverlayFrameParser`): one implementation of strings, escapes, literals
-/// and white space over one frame's bytes.
+/// and white space over one frame's bytes. Inlinable: a reader in another
+/// module (the overlay's) otherwise calls them unspecialized, through the
+/// protocol's witnesses, at several times the cost.
 package protocol JSONByteReader {
     var bytes: UnsafeBufferPointer<UInt8> { get }
     var index: Int { get set }
@@ -14,7 +16,7 @@ extension JSONByteReader {
     /// JSON allows (raw control characters, bad escapes). A lone surrogate
     /// escape becomes `loneSurrogate`, or makes the string nil when that is
     /// nil.
-    package mutating func string(loneSurrogate: Unicode.Scalar?) -> String? {
+    @inlinable package mutating func string(loneSurrogate: Unicode.Scalar?) -> String? {
         guard take(UInt8(ascii: "\"")) else { return nil }
         let start = index
         while index < bytes.count {
@@ -31,7 +33,7 @@ extension JSONByteReader {
         return nil
     }
 
-    package mutating func escapedString(from start: Int, loneSurrogate: Unicode.Scalar?) -> String? {
+    @inlinable package mutating func escapedString(from start: Int, loneSurrogate: Unicode.Scalar?) -> String? {
         var utf8 = Array(bytes[start..<index])
         while index < bytes.count {
             let byte = bytes[index]
@@ -66,7 +68,7 @@ extension JSONByteReader {
     /// The scalar after `\u`: one escape, or a surrogate pair of two. A
     /// lone surrogate gives `loneSurrogate` (the index then just past its
     /// own escape); bad hex digits give nil.
-    package mutating func unicodeEscape(loneSurrogate: Unicode.Scalar?) -> Unicode.Scalar? {
+    @inlinable package mutating func unicodeEscape(loneSurrogate: Unicode.Scalar?) -> Unicode.Scalar? {
         guard let unit = hex4() else { return nil }
         guard (0xD800..<0xDC00).contains(unit) else { return Unicode.Scalar(unit) ?? loneSurrogate }
         let mark = index
@@ -77,7 +79,7 @@ extension JSONByteReader {
         return loneSurrogate
     }
 
-    package mutating func hex4() -> UInt32? {
+    @inlinable package mutating func hex4() -> UInt32? {
         guard index + 4 <= bytes.count else { return nil }
         var value: UInt32 = 0
         for _ in 0..<4 {
@@ -95,7 +97,7 @@ extension JSONByteReader {
         return value
     }
 
-    package mutating func literal(_ word: StaticString) -> Bool {
+    @inlinable package mutating func literal(_ word: StaticString) -> Bool {
         let count = word.utf8CodeUnitCount
         guard index + count <= bytes.count else { return false }
         for offset in 0..<count where bytes[index + offset] != word.utf8Start[offset] { return false }
@@ -103,13 +105,13 @@ extension JSONByteReader {
         return true
     }
 
-    package mutating func take(_ byte: UInt8) -> Bool {
+    @inlinable package mutating func take(_ byte: UInt8) -> Bool {
         guard index < bytes.count, bytes[index] == byte else { return false }
         index += 1
         return true
     }
 
-    package mutating func skipSpace() {
+    @inlinable package mutating func skipSpace() {
         while index < bytes.count {
             switch bytes[index] {
             case 0x20, 0x09, 0x0A, 0x0D: index += 1
@@ -120,7 +122,7 @@ extension JSONByteReader {
 
     /// `-?(0|[1-9][0-9]*)` within Int64; fractions, exponents and leading
     /// zeros are left to JSONDecoder.
-    package mutating func integer() -> Int64? {
+    @inlinable package mutating func integer() -> Int64? {
         let negative = take(UInt8(ascii: "-"))
         let start = index
         var magnitude: UInt64 = 0
