@@ -63,9 +63,13 @@ extension P2PService {
         return state!.wanted[number] != nil || state!.direct.isDialling(number, now: now)
     }
 
-    /// When the overlay next needs a tick, if it runs.
+    /// When the overlay next needs a tick, if it runs: its own next
+    /// deadline, or an overlay dial's wait running out (a dial still
+    /// "wanted" permits the transport to dial that peer again).
     var overlayNextTick: Duration? {
-        overlayLinks?.overlay.nextTick(after: now)
+        guard let next = overlayLinks?.overlay.nextTick(after: now) else { return nil }
+        guard let wantedUntil = overlayLinks?.wanted.values.min() else { return next }
+        return min(next, wantedUntil)
     }
 
     // MARK: Inputs
