@@ -67,9 +67,14 @@ extension P2PService {
     /// deadline, or an overlay dial's wait running out (a dial still
     /// "wanted" permits the transport to dial that peer again).
     var overlayNextTick: Duration? {
-        guard let next = overlayLinks?.overlay.nextTick(after: now) else { return nil }
-        guard let wantedUntil = overlayLinks?.wanted.values.min() else { return next }
-        return min(next, wantedUntil)
+        guard var next = overlayLinks?.overlay.nextTick(after: now) else { return nil }
+        if let wantedUntil = overlayLinks?.wanted.values.min() { next = min(next, wantedUntil) }
+        // A link on demand is closed once idle (`closeIdleDirectLinks`, run by the tick).
+        if let idleFrom = overlayLinks?.direct.links.values.map(\.lastTraffic).min(),
+           let idle = configuration.overlay?.directIdle {
+            next = min(next, max(idleFrom + idle, now))
+        }
+        return next
     }
 
     // MARK: Inputs
@@ -141,7 +146,10 @@ extension P2PService {
     /// The overlay's timers (`Overlay.nextTick`), run from the service's tick.
     func tickOverlay() {
         closeIdleDirectLinks()
-        guard let next = overlayNextTick, now >= next else { return }
+        guard let next = overlayNextTick, now >= next else {
+            timer.overlayDue = overlayNextTick  // a direct link's traffic moved its idle deadline on
+            return
+        }
         let now = self.now
         overlayLinks!.wanted = overlayLinks!.wanted.filter { $0.value > now }
         runOverlay { $0.tick(now: $1) }
