@@ -156,9 +156,13 @@ public final class NodeProcess: Sendable {
         return child.wait()
     }
 
-    /// Kills the process if it is still running (test cleanup).
+    /// Kills the process if it is still running, and reaps it: a test that
+    /// restarts a node on the same data directory right after must not race
+    /// the dying process's lock on it (SIGKILL is not instant).
     public func kill9() {
-        if child.isRunning { child.kill(SIGKILL) }
+        guard child.isRunning else { return }
+        child.kill(SIGKILL)
+        child.wait()
     }
 
     deinit { kill9() }
