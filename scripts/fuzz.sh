@@ -69,7 +69,8 @@ seed_corpus() {
 }
 
 if ! command -v swiftc >/dev/null; then echo "fuzz.sh: swiftc not found" >&2; exit 1; fi
-SWIFTC=(swiftc -parse-as-library -O -g -sanitize=fuzzer,address -use-ld=lld)
+# -package-name: ChatWire shares `package` declarations with the modules built beside it, as under SwiftPM.
+SWIFTC=(swiftc -parse-as-library -O -g -sanitize=fuzzer,address -use-ld=lld -package-name lanchat)
 
 # Rebuilds $1 when any of the following files is newer.
 stale() {
