@@ -231,17 +231,20 @@ public enum MassStartSimulation {
 
         mutating func answerDue(_ node: Int, at now: Duration) {
             answerQueued[node] = nil
-            if answers[node].due(at: now).broadcast {
-                if let last = lastAnswer[node], now - last < setup.answerGap {
-                    if !deferred[node] {
-                        deferred[node] = true
-                        push(last + setup.answerGap, node, .deferredAnswer)
-                    }
-                } else {
-                    answerBroadcast(node, at: now)
-                }
-            }
+            if answers[node].due(at: now).broadcast { answerOrDefer(node, at: now) }
             scheduleAnswer(node)
+        }
+
+        /// Answers now, or once the node's answer gap has passed (one
+        /// deferred answer at a time).
+        mutating func answerOrDefer(_ node: Int, at now: Duration) {
+            guard let last = lastAnswer[node], now - last < setup.answerGap else {
+                answerBroadcast(node, at: now)
+                return
+            }
+            guard !deferred[node] else { return }
+            deferred[node] = true
+            push(last + setup.answerGap, node, .deferredAnswer)
         }
 
         mutating func answerBroadcast(_ node: Int, at now: Duration) {
@@ -299,15 +302,7 @@ public enum MassStartSimulation {
                 // Within the share, as the node's own draw would be.
                 let draw = askedBounded ? random.fraction() * share : random.fraction()
                 switch answers[node].request(for: numbers[sender], at: now, knownNodes: running, boundedLinks: bounded, random: draw) {
-                case .now:
-                    if let last = lastAnswer[node], now - last < setup.answerGap {
-                        if !deferred[node] {
-                            deferred[node] = true
-                            push(last + setup.answerGap, node, .deferredAnswer)
-                        }
-                    } else {
-                        answerBroadcast(node, at: now)
-                    }
+                case .now: answerOrDefer(node, at: now)
                 case .later: scheduleAnswer(node)
                 case .skipped, .dial: break
                 }
