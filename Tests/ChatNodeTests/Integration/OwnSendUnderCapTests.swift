@@ -82,11 +82,15 @@ import TestSupport
         // A round a millisecond after the one before, as a live clock would
         // have it: ids (time first) and arrival go together.
         let rounds = share / 250
+        var last: [(payload: P2PPayload, from: PeerInfo)] = []
         for start in stride(from: 2, to: rounds, by: 50) {
-            await inject((start..<min(rounds, start + 50)).flatMap { known.round($0, millis: clock.nowMillis() + Int64($0)) })
+            last = (start..<min(rounds, start + 50)).flatMap { known.round($0, millis: clock.nowMillis() + Int64($0)) }
+            await inject(last)
             try await Self.waitForTaken(alice, injected)
             await measure()
         }
+        // The newest rows, committed before the clock moves on.
+        try await Self.waitForStored(alice, last)
         let full = await alice.node.statistics()
         #expect(full.commitFailures == 0, "known peers within their shares are never refused")
         #expect(full.agedOut > 1000, "the cap was full: the oldest made room")
@@ -101,8 +105,8 @@ import TestSupport
         #expect(try await TrustPoolTests.stored(alice, hello[0].payload.messageId))
         let later = known.round(rounds, millis: clock.nowMillis() + 1)
         await inject(later)
-        try await Self.waitForTaken(alice, injected)
-        for (payload, _) in later { #expect(try await TrustPoolTests.stored(alice, payload.messageId)) }
+        // Taken is counted on receipt, before the commit: wait for the rows.
+        try await Self.waitForStored(alice, later)
         let shown = Set(await alice.node.recentMessages(in: .publicRoom).map(\.id))
         #expect(shown.contains(hello[0].payload.messageId) && later.allSatisfy { shown.contains($0.payload.messageId) })
         try await TrustPoolTests.expectConsistent(alice)
