@@ -29,6 +29,11 @@ struct CatchUpState: Sendable {
     /// Per peer, the last position in its store we caught up to (also in
     /// the store's meta table, committed with each page).
     private(set) var cursors: [NodeNumber: CatchUpCursor] = [:]
+    /// Per peer, the last request given up at its timeout. Its reply was
+    /// asked for, so it is merged if it comes after all (once, without
+    /// moving the cursor): under a flood every reply can queue past the
+    /// timeout, and refusing each one would never catch up.
+    private(set) var late: [NodeNumber: CatchUpRequest] = [:]
 
     /// The meta-table key of `peer`'s cursor.
     static func key(_ peer: NodeNumber) -> String { "catchup.\(peer.rawValue)" }
@@ -42,6 +47,7 @@ struct CatchUpState: Sendable {
     /// asked of the next peer.
     mutating func peerLeft(_ peer: NodeNumber) -> CatchUpAsk? {
         outstanding[peer] = nil
+        late[peer] = nil
         return round.peerLeft(peer)
     }
 
@@ -86,8 +92,8 @@ struct CatchUpState: Sendable {
     enum Timeout: Sendable, Equatable {
         /// Answered, replaced, or void: nothing to do.
         case ignored
-        /// Given up (a late reply is refused as unsolicited); the round
-        /// asks `next`, if anyone.
+        /// Given up (a late reply is still merged once, `late`); the
+        /// round asks `next`, if anyone.
         case gaveUp(next: CatchUpAsk?)
     }
 
@@ -95,6 +101,7 @@ struct CatchUpState: Sendable {
     mutating func timedOut(_ id: MessageID, from peer: NodeNumber) -> Timeout {
         guard let request = outstanding[peer], request.id == id, !request.answered else { return .ignored }
         outstanding[peer] = nil
+        late[peer] = request
         return .gaveUp(next: round.timedOut(peer))
     }
 
@@ -102,10 +109,17 @@ struct CatchUpState: Sendable {
 
     /// Plans a history reply from `peer`: nil if it answers no request we
     /// wait for (unsolicited, or its request is answered by a reply in
-    /// this step or the step planned before, `answeredEarlier`). Changes
+    /// this step or the step planned before: `answeredEarlier` holds
+    /// those requests' ids). Changes
     /// nothing: the node merges the messages and commits the cursor.
-    func planReply(_ reply: P2PPayload, from peer: NodeNumber, answeredEarlier: Set<NodeNumber>) -> CatchUpPage? {
-        guard let request = outstanding[peer], reply.refId == request.id, !answeredEarlier.contains(peer) else { return nil }
+    /// A reply to the request given up last (`late`) is merged without
+    /// its cursor or a next page: the round has moved on from it.
+    func planReply(_ reply: P2PPayload, from peer: NodeNumber, answeredEarlier: Set<MessageID>) -> CatchUpPage? {
+        guard let refId = reply.refId, !answeredEarlier.contains(refId) else { return nil }
+        if let given = late[peer], reply.refId == given.id {
+            return CatchUpPage(peer: peer, request: given, cursor: nil, next: nil)
+        }
+        guard let request = outstanding[peer], reply.refId == request.id else { return nil }
         var cursor = reply.catchUp
         // A cursor we could not store or ask from again is dropped (the
         // page is still merged; the chain ends with it).
@@ -117,8 +131,9 @@ struct CatchUpState: Sendable {
     /// A planned step holds `pages`: their replies arrived, so their
     /// timeouts no longer apply, even while the pages commit.
     mutating func pagesPlanned(_ pages: [CatchUpPage]) {
-        for page in pages where isOutstanding(page.request, for: page.peer) {
-            outstanding[page.peer]?.answered = true
+        for page in pages {
+            if isOutstanding(page.request, for: page.peer) { outstanding[page.peer]?.answered = true }
+            if late[page.peer]?.id == page.request.id { late[page.peer] = nil }
         }
     }
 

@@ -56,8 +56,8 @@ extension ChatNode {
         await transport.send(frame, to: peer)
     }
 
-    /// No reply to request `id` in time: given up (a late reply is refused
-    /// as unsolicited), and the round asks the next peer.
+    /// No reply to request `id` in time: given up (a late reply is still
+    /// merged once, without its cursor), and the round asks the next peer.
     private func catchUpTimedOut(_ id: MessageID, from peer: NodeNumber) async {
         guard state == .running, case .gaveUp(let next) = catchUp.timedOut(id, from: peer) else { return }
         counters.catchUpTimeouts += 1

@@ -11,7 +11,7 @@ extension NodeCore {
         _ reply: P2PPayload, from peer: NodeNumber, stored: Set<MessageID>, now: Int64,
         on scratch: inout MessageRouter, into plan: inout NodePlan
     ) {
-        let answered = plan.catchUpAnsweredBefore.union(plan.catchUpPages.map(\.peer))
+        let answered = plan.catchUpAnsweredBefore.union(plan.catchUpPages.map(\.request.id))
         guard var page = catchUp.planReply(reply, from: peer, answeredEarlier: answered) else {
             plan.counted.catchUpUnsolicited += 1
             logger.notice("refused a history reply from \(peer) that answers no request")

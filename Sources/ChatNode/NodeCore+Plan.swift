@@ -24,7 +24,7 @@ extension NodeCore {
                                              bytes: had.bytes + end.bytes - start.bytes)
             }
             plan.queuedBefore = prior.queued
-            plan.catchUpAnsweredBefore = Set(prior.catchUpPages.map(\.peer))
+            plan.catchUpAnsweredBefore = Set(prior.catchUpPages.map(\.request.id))
         }
         plan.authorUsage = usage
         plan.startUsage = usage

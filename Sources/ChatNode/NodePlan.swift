@@ -20,9 +20,9 @@ struct NodePlan {
     var queuedBefore: [NodeNumber: [MessageID]] = [:]
     /// A catch-up page being merged: asked again if the commit fails.
     var catchUpPages: [CatchUpPage] = []
-    /// Peers whose outstanding request the step this one was planned on top
-    /// of answers (its `.caughtUp` has not run yet): another reply is unsolicited.
-    var catchUpAnsweredBefore = Set<NodeNumber>()
+    /// Requests (ids) the step this one was planned on top of answers (its
+    /// `.caughtUp` has not run yet): another reply to them is unsolicited.
+    var catchUpAnsweredBefore = Set<MessageID>()
     /// Other authors' stored usage when the step began, plus what it admits
     /// (ChatNode+TrustPools.swift).
     var authorUsage: [NodeNumber: StorageUsage] = [:]

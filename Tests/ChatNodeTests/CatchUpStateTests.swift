@@ -58,9 +58,9 @@ import Testing
     /// before it (whose commit has not returned), answers nothing.
     @Test func aDuplicateReplyInTheSameOrThePreviousStepIsRefused() {
         let state = Self.asking()
-        #expect(state.planReply(Self.reply(to: Self.id(1)), from: Self.a, answeredEarlier: [Self.a]) == nil)
-        #expect(state.planReply(Self.reply(to: Self.id(1)), from: Self.a, answeredEarlier: [Self.b]) != nil,
-                "another peer's page does not count")
+        #expect(state.planReply(Self.reply(to: Self.id(1)), from: Self.a, answeredEarlier: [Self.id(1)]) == nil)
+        #expect(state.planReply(Self.reply(to: Self.id(1)), from: Self.a, answeredEarlier: [Self.id(2)]) != nil,
+                "another request's page does not count")
     }
 
     /// A peer may send any cursor: one we could not store or ask from again
@@ -91,8 +91,39 @@ import Testing
         // Not carried on (no step holds the reply): the timeout gives up, and
         // with no one else linked the same peer is asked again.
         #expect(unplanned.timedOut(Self.id(1), from: Self.a) == .gaveUp(next: CatchUpAsk(peer: Self.a, mode: .full)))
-        #expect(unplanned.outstanding[Self.a] == nil, "a late reply is unsolicited")
+        #expect(unplanned.outstanding[Self.a] == nil)
         #expect(unplanned.timedOut(Self.id(1), from: Self.a) == .ignored, "given up once")
+    }
+
+    /// Under a flood every reply can queue past the timeout: a reply to the
+    /// request given up last is merged once, without moving the cursor or
+    /// asking for more (the round moved on), even beside the reply to the
+    /// request that replaced it; a second copy, or a reply to an older
+    /// request, answers nothing.
+    @Test func aLateReplyToTheRequestGivenUpIsMergedOnce() {
+        var state = Self.asking()
+        #expect(state.timedOut(Self.id(1), from: Self.a) == .gaveUp(next: CatchUpAsk(peer: Self.a, mode: .full)))
+        _ = state.send(state.request(for: CatchUpAsk(peer: Self.a, mode: .full), id: Self.id(0)), to: Self.a, id: Self.id(2))
+        let late = state.planReply(Self.reply(to: Self.id(1), more: true), from: Self.a, answeredEarlier: [])
+        #expect(late?.request.id == Self.id(1))
+        #expect(late?.cursor == nil && late?.next == nil, "merged only: the round moved on")
+        let current = state.planReply(Self.reply(to: Self.id(2)), from: Self.a, answeredEarlier: [Self.id(1)])
+        #expect(current?.request.id == Self.id(2), "the request outstanding is answered beside it")
+        state.pagesPlanned([late!, current!])
+        #expect(state.planReply(Self.reply(to: Self.id(1)), from: Self.a, answeredEarlier: []) == nil, "once")
+        #expect(state.adopt(late!) == .none)
+        #expect(state.cursors[Self.a] == nil, "a late page does not move the cursor")
+        #expect(state.isOutstanding(current!.request, for: Self.a), "the current request is still ours until adopted")
+        // Two timeouts on: only the last one given up is kept.
+        #expect(state.timedOut(Self.id(2), from: Self.a) == .ignored, "answered")
+        var older = Self.asking()
+        _ = older.timedOut(Self.id(1), from: Self.a)
+        _ = older.send(older.request(for: CatchUpAsk(peer: Self.a, mode: .full), id: Self.id(0)), to: Self.a, id: Self.id(2))
+        _ = older.timedOut(Self.id(2), from: Self.a)
+        #expect(older.planReply(Self.reply(to: Self.id(1)), from: Self.a, answeredEarlier: []) == nil, "an older one")
+        #expect(older.planReply(Self.reply(to: Self.id(2)), from: Self.a, answeredEarlier: []) != nil)
+        _ = older.peerLeft(Self.a)
+        #expect(older.planReply(Self.reply(to: Self.id(2)), from: Self.a, answeredEarlier: []) == nil, "void once the peer left")
     }
 
     @Test func aTimeoutForARequestSinceReplacedIsIgnored() {

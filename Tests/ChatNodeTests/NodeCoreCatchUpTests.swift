@@ -80,4 +80,19 @@ import Testing
         let ahead = core.assuming(first.scratch).plan(F.input([reply]), after: first.plan)
         #expect(ahead.plan.catchUpPages.isEmpty, "the step below answered it; its commit has not returned")
     }
+
+    /// Under a flood a reply can queue past its timeout: the reply to the
+    /// request given up is still merged (its messages stored and shown),
+    /// but its cursor is not committed: the round moved on from it.
+    @Test func aReplyAfterItsTimeoutIsMergedWithoutItsCursor() {
+        var core = Self.asking()
+        #expect(core.catchUp.timedOut(F.id(100), from: F.bob) != .ignored)
+        let step = core.plan(F.input([Self.reply(to: F.id(100), entries: [F.publicMessage(1, by: F.carol)], more: true)]))
+        #expect(step.plan.changes.messages.map(\.id) == [F.id(1)])
+        #expect(step.plan.changes.settings[CatchUpState.key(F.bob)] == nil, "no cursor from a late page")
+        #expect(step.plan.counted.catchUpUnsolicited == 0)
+        core.planned(step.plan)
+        let again = core.plan(F.input([Self.reply(to: F.id(100), entries: [F.publicMessage(2, by: F.carol)])]))
+        #expect(again.plan.changes.messages.isEmpty && again.plan.counted.catchUpUnsolicited == 1, "merged once")
+    }
 }
