@@ -13,14 +13,19 @@ class SybilScenario:
     CAP_MIB = 2            # the receiver's --max-history
     MARGIN_MIB = 1         # WALBound.margin for a cap under 4 MiB (docs/OPERATIONS.md)
     FLOODERS = 6           # chatter bots, each a fresh identity (--in-memory)
-    FLOOD_SECONDS = 12
-    SHOWN_LIMIT = 10       # seconds: an honest message, from send to the receiver's message event
+    SYBIL_FLOOD_SECONDS = 12   # (its own name too: FloodScenario has FLOOD_SECONDS)
+    # Seconds from an honest message's send to the receiver's message event.
+    # (Its own name: the harness mixes in FloodScenario, whose SHOWN_LIMIT
+    # of 20 s shadowed this one's 10 s.) With the overlay forced on, the
+    # joiners' messages reach the receiver through flooders' relays, whose
+    # queues hold the flood: 8-12 s at load 25 (a full mesh: 1-1.6 s).
+    SYBIL_SHOWN_LIMIT = 20 if OVERLAY else 10
 
     def scenario_sybil(self):
         """Chatter bots with fresh keys flood a receiver on disk capped at
         CAP_MIB (--max-history) while two honest nodes join mid-flood and
         chat, and the receiver's user writes. Passes when every honest and
-        own message is stored and shown by the receiver within SHOWN_LIMIT,
+        own message is stored and shown by the receiver within SYBIL_SHOWN_LIMIT,
         the flood is stored too (the pool ages its oldest out: `agedOut`),
         storing never stops (no `storage` ok:false), and the history files
         (database + WAL + SHM) stay within the cap plus its margin."""
@@ -55,11 +60,11 @@ class SybilScenario:
                 measure()
                 with receiver.proc.cond:
                     return mid in receiver.proc.messages
-            wait_until(f"{what} shown by the receiver", self.SHOWN_LIMIT, seen, interval=0.05)
+            wait_until(f"{what} shown by the receiver", self.SYBIL_SHOWN_LIMIT, seen, interval=0.05)
             shown.append(time.monotonic() - t)
 
         try:
-            while time.monotonic() - t0 < self.FLOOD_SECONDS / 3:
+            while time.monotonic() - t0 < self.SYBIL_FLOOD_SECONDS / 3:
                 measure()
                 time.sleep(0.2)
             # Two honest nodes join in the middle of the flood and chat.
@@ -82,8 +87,8 @@ class SybilScenario:
                 # Relays pass the flood on at their links' budgets, so less of
                 # it reaches the receiver through the overlay: it goes on (up
                 # to twice as long) until the pool has had to age some out.
-                return took < self.FLOOD_SECONDS or (
-                    OVERLAY and took < 2 * self.FLOOD_SECONDS
+                return took < self.SYBIL_FLOOD_SECONDS or (
+                    OVERLAY and took < 2 * self.SYBIL_FLOOD_SECONDS
                     # (its reply queues behind the flood's events: a long wait)
                     and receiver.proc.call({"cmd": "stats"}, timeout=30).get("agedOut", 0) == 0)
             while flooding():
