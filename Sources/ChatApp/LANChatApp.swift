@@ -87,9 +87,13 @@ public enum LANChatApp {
         // LANCHAT_DISCOVERY_BASELINE=1 is for the bench only: discovery as before its mass-start rules.
         if environment["LANCHAT_DISCOVERY_BASELINE"] == "1" { configuration.massStartRules = false }
         configuration.groupSecret = groupSecret
-        let service = P2PService(identity: identity, configuration: configuration, clock: clock, logger: logger.labeled("transport"))
+        // One table of verified signatures for the transport and the node:
+        // a gossiped message the transport verified is not verified again.
+        let verified = VerifiedSignatures()
+        let service = P2PService(identity: identity, configuration: configuration, clock: clock, logger: logger.labeled("transport"),
+                                 verifiedSignatures: verified)
         let node = ChatNode(identity: identity, transport: service, store: store, clock: clock, logger: logger.labeled("node"),
-                            authenticator: Ed25519MessageAuthenticator(key: identityKey),
+                            authenticator: Ed25519MessageAuthenticator(key: identityKey, verified: verified),
                             options: nodeOptions(options))
         logStorage(options, path: dataDirectory?.historyPath, store: store, logger: logger)
         let signals = SignalWatcher()

@@ -11,6 +11,12 @@ extension ChatStoring {
     /// to write, or nil to write nothing and hand the lookup back
     /// (`.lookedUp`). Empty changes write nothing. The commit is the same
     /// one `commit` makes: all or nothing.
+    ///
+    /// This default is not isolated to the store: it awaits `lookUp` and
+    /// `commit` one after the other, two crossings each way. `ChatStore`
+    /// runs the same turn on its own executor (ChatStore+Lookup.swift);
+    /// wrappers such as the tests' fault injector keep this one, so their
+    /// faults still apply.
     public func lookUpAndCommit<Planned: Sendable>(
         ids: [MessageID], authors: [NodeNumber],
         plan: @Sendable (StoreLookup?) -> (Planned, StoreChanges)?

@@ -11,10 +11,16 @@ import Foundation
 public struct Ed25519MessageAuthenticator: MessageAuthenticator {
     private let key: IdentityKey
     private let encodedKey: String
+    /// Payloads verified lately, shared with whoever else was given the
+    /// same table; nil: every check verifies.
+    private let verified: VerifiedSignatures?
 
-    public init(key: IdentityKey) {
+    /// `verified`: the table its successful checks go in and are answered
+    /// from (the app gives a node's transport and node the same one).
+    public init(key: IdentityKey, verified: VerifiedSignatures? = nil) {
         self.key = key
         encodedKey = Data(key.publicKey.rawValue).base64EncodedString()
+        self.verified = verified
     }
 
     public var authorKey: String? { encodedKey }
@@ -29,13 +35,15 @@ public struct Ed25519MessageAuthenticator: MessageAuthenticator {
         payload.authorKey = encodedKey
     }
 
-    /// A payload this process verified lately is not verified again
-    /// (`VerifiedSignatures`: the overlay's transport checks a gossiped
-    /// message before relaying it, then hands the node the same frame).
+    /// A payload in the table (verified lately by whoever shares it) is
+    /// not verified again (`VerifiedSignatures`: the overlay's transport
+    /// checks a gossiped message before relaying it, then hands the node
+    /// the same frame).
     public func verify(_ payload: P2PPayload) -> SignatureVerdict {
-        if VerifiedSignatures.shared.contains(payload) { return .valid }
+        guard let verified else { return Self.check(payload) }
+        if verified.contains(payload) { return .valid }
         let verdict = Self.check(payload)
-        if verdict == .valid { VerifiedSignatures.shared.insert(payload) }
+        if verdict == .valid { verified.insert(payload) }
         return verdict
     }
 

@@ -10,12 +10,17 @@ import Synchronization
 /// marks anything), and a hit needs the payload checked, every field
 /// equal: a signature's validity is a function of the payload alone (the
 /// key comes with it and must derive the sender's number), so a hit is the
-/// verdict a check would give. That is also why one table serves the whole
-/// process, both layers and every node in it. Bounded: the oldest is
-/// forgotten first, and a forgotten one is simply verified again.
-/// Refusals are not kept (each is counted and logged where it happens).
-final class VerifiedSignatures: Sendable {
-    static let shared = VerifiedSignatures(capacity: 1_024)
+/// verdict a check would give. That is also why one table may serve
+/// several authenticators: whoever builds a node's transport and its
+/// node makes one table and hands it to both (`LANChatApp`), so the
+/// node's check of a frame its transport verified is a look-up. Not a
+/// singleton: a table serves only what it was given to. Bounded: the
+/// oldest is forgotten first, and a forgotten one is simply verified
+/// again. Refusals are not kept (each is counted and logged where it
+/// happens).
+public final class VerifiedSignatures: Sendable {
+    /// Payloads kept when a table is made without saying (`init()`).
+    public static let defaultCapacity = 1_024
 
     private struct State {
         var payloads: [MessageID: P2PPayload] = [:]
@@ -27,7 +32,7 @@ final class VerifiedSignatures: Sendable {
 
     private let state: Mutex<State>
 
-    init(capacity: Int) {
+    public init(capacity: Int = VerifiedSignatures.defaultCapacity) {
         state = Mutex(State(order: Array(repeating: nil, count: max(1, capacity))))
     }
 
@@ -52,6 +57,6 @@ final class VerifiedSignatures: Sendable {
     }
 
     /// Checks answered from the table (tests).
-    var hits: Int { state.withLock { $0.hits } }
-    var count: Int { state.withLock { $0.payloads.count } }
+    public var hits: Int { state.withLock { $0.hits } }
+    public var count: Int { state.withLock { $0.payloads.count } }
 }

@@ -55,9 +55,11 @@ final class Cluster: Sendable {
             let store = try ChatStore(path: path, localNumber: identity.number, durability: .full,
                                       diskReserve: path == nil ? nil : .standard)
             let logger = Self.logger(label: "n\(index)")
-            let service = P2PService(identity: identity, configuration: configuration, logger: logger)
+            // As `LANChatApp` wires them: one table of verified signatures per node.
+            let verified = VerifiedSignatures()
+            let service = P2PService(identity: identity, configuration: configuration, logger: logger, verifiedSignatures: verified)
             let node = ChatNode(identity: identity, transport: service, store: store, logger: logger,
-                                authenticator: Ed25519MessageAuthenticator(key: key))
+                                authenticator: Ed25519MessageAuthenticator(key: key, verified: verified))
             members.append(Member(identity: identity, key: key, node: node, service: service, store: store))
         }
         self.members = members

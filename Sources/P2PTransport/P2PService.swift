@@ -132,8 +132,13 @@ public actor P2PService: PeerTransport {
     /// The node number is the one `configuration.identityKey` derives (a
     /// fresh key if nil); `identity` gives the nickname and stage, and a
     /// different number in it is replaced, with an error logged.
+    /// `verifiedSignatures`: where gossip verified here is remembered; the
+    /// app hands its node's authenticator the same table, so the node's
+    /// check of a frame verified here is a look-up (a table of its own if
+    /// not given).
     public init(identity: NodeIdentity, configuration: P2PConfiguration,
-                clock: any ChatClock = SystemClock(), logger: ChatLogger = .disabled) {
+                clock: any ChatClock = SystemClock(), logger: ChatLogger = .disabled,
+                verifiedSignatures: VerifiedSignatures = VerifiedSignatures()) {
         let key: IdentityKey
         if let given = configuration.identityKey {
             key = given
@@ -143,7 +148,7 @@ public actor P2PService: PeerTransport {
             do { key = try IdentityKey.generate() } catch { preconditionFailure("no Ed25519 key from libcrypto: \(error)") }
         }
         identityKey = key
-        messageVerifier = Ed25519MessageAuthenticator(key: key)
+        messageVerifier = Ed25519MessageAuthenticator(key: key, verified: verifiedSignatures)
         do {
             handshakeCredential = try HandshakeIdentity.Credential(identity: key)
         } catch {

@@ -35,13 +35,15 @@ import Testing
 
     @Test func aSecondCheckIsAnsweredFromTheTableAndATamperedCopyIsStillRefused() throws {
         let key = try IdentityKey.generate(), other = try IdentityKey.generate()
-        // Another node's authenticator: the table is the process's, whoever checked first.
-        let transport = Ed25519MessageAuthenticator(key: other), node = Ed25519MessageAuthenticator(key: other)
+        // Two authenticators given one table, as the app gives its transport and node.
+        let table = VerifiedSignatures()
+        let transport = Ed25519MessageAuthenticator(key: other, verified: table)
+        let node = Ed25519MessageAuthenticator(key: other, verified: table)
         let payload = Self.signed(key)
         #expect(transport.verify(payload) == .valid)
-        let hits = VerifiedSignatures.shared.hits
+        #expect(table.hits == 0)
         #expect(node.verify(payload) == .valid)
-        #expect(VerifiedSignatures.shared.hits > hits, "the node's check was the table's")
+        #expect(table.hits == 1, "the node's check was the table's")
         var tampered = payload
         tampered.content = "pay mallory"
         #expect(node.verify(tampered) == .badSignature)
@@ -51,5 +53,22 @@ import Testing
         var resigned = payload
         resigned.signature = Self.signed(key, content: "other").signature
         #expect(node.verify(resigned) == .badSignature)
+        #expect(table.count == 1, "refusals are not kept")
+    }
+
+    @Test func anAuthenticatorWithoutATableVerifiesEveryTimeAndSharesNothing() throws {
+        let key = try IdentityKey.generate(), other = try IdentityKey.generate()
+        let table = VerifiedSignatures()
+        let shared = Ed25519MessageAuthenticator(key: other, verified: table)
+        let alone = Ed25519MessageAuthenticator(key: other)
+        let payload = Self.signed(key)
+        #expect(alone.verify(payload) == .valid)
+        #expect(table.count == 0, "a check without the table leaves nothing in it")
+        #expect(shared.verify(payload) == .valid)
+        #expect(table.hits == 0 && table.count == 1)
+        // Another table (another node's) does not answer for this one.
+        let elsewhere = Ed25519MessageAuthenticator(key: other, verified: VerifiedSignatures())
+        #expect(elsewhere.verify(payload) == .valid)
+        #expect(table.hits == 0)
     }
 }

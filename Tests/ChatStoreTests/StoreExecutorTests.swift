@@ -17,6 +17,38 @@ import TestSupport
         }
     }
 
+    /// A lone step's turn (`lookUpAndCommit`) runs on the store's own
+    /// executor, plan included: it crosses to the file's queue once, not
+    /// once for the lookup and again for the commit.
+    @Test func aStepsTurnRunsOnTheStoresQueueFromLookupToCommit() async throws {
+        try await Fixtures.withTemporaryDirectory { directory in
+            let store = try ChatStore(path: directory.appendingPathComponent("h.sqlite").path, localNumber: Fixtures.me)
+            let messages = Fixtures.numbered(2)
+            #expect(try await store.insert(contentsOf: [messages[0]]) == 1)
+            let turn = await store.lookUpAndCommit(ids: messages.map(\.id), authors: []) { found in
+                var changes = StoreChanges()
+                changes.messages = [messages[1]]
+                let onQueue = DispatchQueue.getSpecific(key: StoreQueue.marker) != nil
+                return ((onQueue: onQueue, stored: found?.stored ?? []), changes)
+            }
+            guard case .committed(let planned, .success(let result)) = turn else {
+                Issue.record("not committed: \(turn)")
+                return
+            }
+            #expect(planned.onQueue, "the plan ran on the store's queue")
+            #expect(planned.stored == [messages[0].id])
+            #expect(result.added == [messages[1].id])
+            // A declined plan writes nothing and hands the lookup back.
+            let declined: StoreTurn<Int> = await store.lookUpAndCommit(ids: [messages[1].id], authors: []) { _ in nil }
+            guard case .lookedUp(let found) = declined else {
+                Issue.record("planned: \(declined)")
+                return
+            }
+            #expect(found?.stored == [messages[1].id])
+            await store.close()
+        }
+    }
+
     @Test func anInMemoryStoreRunsOnThePoolAndStaysSerial() async throws {
         let store = try ChatStore(path: nil, localNumber: Fixtures.me)
         #expect(await store.runsOnItsOwnQueue() == false)

@@ -37,10 +37,11 @@ import TestSupport
         var configuration = configuration
         configuration.identityKey = key
         let identity = NodeIdentity(number: key.nodeNumber, nickname: nickname)
-        let service = P2PService(identity: identity, configuration: configuration)
+        let verified = VerifiedSignatures()
+        let service = P2PService(identity: identity, configuration: configuration, verifiedSignatures: verified)
         let store = try ChatStore(path: nil, localNumber: identity.number)
         let node = ChatNode(identity: identity, transport: service, store: store,
-                            authenticator: Ed25519MessageAuthenticator(key: key))
+                            authenticator: Ed25519MessageAuthenticator(key: key, verified: verified))
         try await node.start()
         return Peer(node: node, service: service, store: store, number: identity.number)
     }
