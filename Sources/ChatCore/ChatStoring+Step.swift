@@ -12,11 +12,9 @@ extension ChatStoring {
     /// (`.lookedUp`). Empty changes write nothing. The commit is the same
     /// one `commit` makes: all or nothing.
     ///
-    /// This default is not isolated to the store: it awaits `lookUp` and
-    /// `commit` one after the other, two crossings each way. `ChatStore`
-    /// runs the same turn on its own executor (ChatStore+Lookup.swift);
-    /// wrappers such as the tests' fault injector keep this one, so their
-    /// faults still apply.
+    /// Isolated to the store: `ChatStoring` is an actor protocol, so this
+    /// runs on the store's executor and its `lookUp` and `commit` are calls
+    /// on the same actor, not crossings (`StoreExecutorTests`).
     public func lookUpAndCommit<Planned: Sendable>(
         ids: [MessageID], authors: [NodeNumber],
         plan: @Sendable (StoreLookup?) -> (Planned, StoreChanges)?

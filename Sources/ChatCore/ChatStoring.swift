@@ -10,13 +10,6 @@ public protocol ChatStoring: Actor {
     /// Which of `ids` are stored and what `authors`' stored messages take,
     /// in one read: the node's one store hop before it plans a step.
     func lookUp(ids: [MessageID], authors: [NodeNumber]) async throws(StoreError) -> StoreLookup
-    /// A lone step's lookup, plan and commit in one turn of the store (see
-    /// the default in ChatStoring+Step.swift; a store whose executor is a
-    /// thread of its own implements it on its actor, so the step crosses
-    /// to that thread once).
-    func lookUpAndCommit<Planned: Sendable>(
-        ids: [MessageID], authors: [NodeNumber], plan: @Sendable (StoreLookup?) -> (Planned, StoreChanges)?
-    ) async -> StoreTurn<Planned>
     func rooms() async throws(StoreError) -> [RoomSummary]
     func conversations() async throws(StoreError) -> [(peer: NodeNumber, nickname: String, state: DMState)]
     func page(_ room: RoomID, before cursor: HistoryCursor?, limit: Int) async throws(StoreError) -> [Message]

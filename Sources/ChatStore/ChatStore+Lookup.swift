@@ -29,18 +29,4 @@ extension ChatStore {
             return found
         }
     }
-
-    /// `ChatStoring.lookUpAndCommit` on the store's own executor: lookup,
-    /// plan and commit in one actor turn, so a lone step crosses to a file
-    /// store's thread once and back once (the protocol's default awaits
-    /// `lookUp` and `commit` separately, from off the actor: three
-    /// crossings more). Same outcomes as the default.
-    public func lookUpAndCommit<Planned: Sendable>(
-        ids: [MessageID], authors: [NodeNumber], plan: @Sendable (StoreLookup?) -> (Planned, StoreChanges)?
-    ) -> StoreTurn<Planned> {
-        var found: StoreLookup? = StoreLookup()
-        if !ids.isEmpty || !authors.isEmpty { found = try? lookUp(ids: ids, authors: authors) }
-        guard let (planned, changes) = plan(found) else { return .lookedUp(found) }
-        do { return .committed(planned, .success(try commit(changes))) } catch { return .committed(planned, .failure(error)) }
-    }
 }

@@ -17,7 +17,8 @@ import TestSupport
         }
     }
 
-    /// A lone step's turn (`lookUpAndCommit`) runs on the store's own
+    /// A lone step's turn (`lookUpAndCommit`, an extension of the actor
+    /// protocol, so isolated to the store) runs on the store's own
     /// executor, plan included: it crosses to the file's queue once, not
     /// once for the lookup and again for the commit.
     @Test func aStepsTurnRunsOnTheStoresQueueFromLookupToCommit() async throws {
