@@ -63,11 +63,12 @@ extension P2PService {
         loop.arm(listener, read: true)
         loop.start(name: "lanchat-poll-\(identity.number.shortTag)")
         let reports = loop.reports
-        // On the service's executor: a wake-up's batch resumes the actor
-        // directly (one hop from the poll thread), where a task of its own
-        // would resume on the pool, hop onto the actor and back again per
-        // batch. It holds the service until the loop stops (`stop()`).
-        background.append(Task { [weak self] in await self?.pumpReports(reports) })
+        background.append(Task { [weak self] in
+            for await batch in reports {
+                guard let self else { return }
+                await self.handle(batch)
+            }
+        })
         logger.info("listening on TCP \(port), discovery on UDP \(configuration.discoveryPort), beacons to \(targets.map(\.host)), instance \(instance)")
         nextBeaconAt = now
         prepareTimer()
@@ -123,12 +124,6 @@ extension P2PService {
         loop?.stop()
         loop = nil
         events.finish()
-    }
-
-    /// Takes the poll thread's batches on the service's own executor until
-    /// the loop stops (see `startRunning`).
-    private func pumpReports(_ reports: EventChannel<[PollLoop.Report]>) async {
-        for await batch in reports { handle(batch) }
     }
 
     /// One wake-up's readiness reports from the poll thread, in one actor

@@ -189,11 +189,8 @@ public actor P2PService: PeerTransport {
     }
 
     deinit {
-        // Only reached for a service that never started, or one started
-        // and dropped without stop() before its report pump took hold of
-        // it (the pump holds `self` until the poll loop stops; the other
-        // background tasks hold it weakly): release the thread and the
-        // sockets rather than leak them.
+        // Only reached without stop() (the background tasks hold `self`
+        // weakly): release the thread and the sockets rather than leak them.
         guard lifecycle == .running else { return }
         loopStopper?.stop()
         for fd in linkDescriptors { Socket.close(fd) }
