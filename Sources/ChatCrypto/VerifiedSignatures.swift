@@ -1,12 +1,13 @@
 import ChatCore
 import Synchronization
 
-/// Public messages whose signature this process verified lately, so one is
-/// verified once: the overlay's transport verifies a gossiped message
-/// before relaying it, and the node it hands the very same frame to would
-/// verify it again before storing it (`ChatNode.admitLive`).
+/// Public messages whose signature the authenticators sharing this table
+/// verified lately, so one is verified once: the overlay's transport
+/// verifies a gossiped message before relaying it, and the node it hands
+/// the very same frame to would verify it again before storing it
+/// (`ChatNode.admitLive`).
 ///
-/// Only this process's own successful checks enter (nothing a peer says
+/// Only this node's own successful checks enter (nothing a peer says
 /// marks anything), and a hit needs the payload checked, every field
 /// equal: a signature's validity is a function of the payload alone (the
 /// key comes with it and must derive the sender's number), so a hit is the
