@@ -16,8 +16,9 @@ public struct Ed25519MessageAuthenticator: MessageAuthenticator {
     private let verified: VerifiedSignatures?
 
     /// `verified`: the table its successful checks go in and are answered
-    /// from (the app gives a node's transport and node the same one).
-    public init(key: IdentityKey, verified: VerifiedSignatures? = nil) {
+    /// from: a table of its own unless given one (the app gives a node's
+    /// transport and node the same one); nil remembers nothing.
+    public init(key: IdentityKey, verified: VerifiedSignatures? = VerifiedSignatures()) {
         self.key = key
         encodedKey = Data(key.publicKey.rawValue).base64EncodedString()
         self.verified = verified

@@ -56,18 +56,19 @@ import Testing
         #expect(table.count == 1, "refusals are not kept")
     }
 
-    @Test func anAuthenticatorWithoutATableVerifiesEveryTimeAndSharesNothing() throws {
+    @Test func authenticatorsShareOnlyTheTableTheyWereGiven() throws {
         let key = try IdentityKey.generate(), other = try IdentityKey.generate()
         let table = VerifiedSignatures()
         let shared = Ed25519MessageAuthenticator(key: other, verified: table)
-        let alone = Ed25519MessageAuthenticator(key: other)
+        let alone = Ed25519MessageAuthenticator(key: other, verified: nil)
         let payload = Self.signed(key)
         #expect(alone.verify(payload) == .valid)
         #expect(table.count == 0, "a check without the table leaves nothing in it")
         #expect(shared.verify(payload) == .valid)
         #expect(table.hits == 0 && table.count == 1)
-        // Another table (another node's) does not answer for this one.
-        let elsewhere = Ed25519MessageAuthenticator(key: other, verified: VerifiedSignatures())
+        // Another table (another node's, or an authenticator's own by
+        // default) does not answer for this one, nor this one for it.
+        let elsewhere = Ed25519MessageAuthenticator(key: other)
         #expect(elsewhere.verify(payload) == .valid)
         #expect(table.hits == 0)
     }
