@@ -44,12 +44,21 @@ import TestSupport
 
     /// A node `from` is not linked to (and that is not in its view).
     /// Waits for the links to settle to the views (links past them close).
+    /// Prefers a peer whose own view is full: one still short of peers
+    /// takes a new link from `node` into its view (seen on a busy machine,
+    /// where views fill slowly), which proves nothing about links on demand.
     static func unlinked(from node: TestNode, among nodes: [TestNode]) async throws -> TestNode {
         var found: TestNode?
         #expect(await waitUntil("a peer outside the view", within: .seconds(40)) {
             let linked = Set(await node.service.connectedPeers().map(\.number))
             let view = Set(await node.service.overlayForTesting()?.active ?? [])
-            found = nodes.first { $0 !== node && !linked.contains($0.number) && !view.contains($0.number) }
+            let outside = nodes.filter { $0 !== node && !linked.contains($0.number) && !view.contains($0.number) }
+            var full: TestNode?
+            for peer in outside where full == nil {
+                let size = await peer.service.overlayForTesting()?.active.count ?? 0
+                if size >= (await peer.service.configuration.overlay?.activeViewMin ?? .max) { full = peer }
+            }
+            found = full ?? outside.first
             return found != nil
         })
         return try #require(found)
