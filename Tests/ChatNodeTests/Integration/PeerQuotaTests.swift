@@ -100,9 +100,14 @@ import TestSupport
         try await alice.node.decline("mallory")
         await network.heal(alice.identity.number, mallory.identity.number)
         for n in 1...10 { try await mallory.node.sendPublic(Self.flood(n)) }
-        try #require(await waitUntil("mallory's share used up") {
-            try await alice.store.usage(of: [mallory.identity.number])[mallory.identity.number]?.bytes == 10 * Self.floodBytes
-        })
+        // Said on failure: short of the quota (a flood lost) or past it (the quota broken).
+        var usage: StorageUsage?
+        let full = try await waitUntil("mallory's share used up") {
+            usage = try await alice.store.usage(of: [mallory.identity.number])[mallory.identity.number]
+            return usage?.bytes == 10 * Self.floodBytes
+        }
+        let refused = await alice.node.statistics().quotaRefused
+        try #require(full, "mallory's usage at alice: \(String(describing: usage)), \(refused) refused over the quota")
         let dm = try await mallory.node.sendDirect("still there?", to: alice.identity.number)
         // Refused as declined (not as over quota), and told so: her outbox gives up.
         try await mallory.log.first("failed") { if case .delivery(dm.id, _, .failed) = $0 { true } else { nil } }
