@@ -35,7 +35,7 @@ let package = Package(
         .target(name: "P2PTransport", dependencies: ["ChatCore", "ChatWire", "ChatCrypto", "CEpoll", "ChatOverlay"]),
         // The node actor: transport -> router -> models -> store, through the ports in ChatCore (no SQLite here).
         .target(name: "ChatNode", dependencies: ["ChatCore", "ChatWire", "ChatCrypto"]),
-        // The overlay for large LANs (issue 29): HyParView membership, Plumtree broadcast, a simulator. Pure; not yet wired into the node.
+        // The overlay for large LANs (issue 29): HyParView membership, Plumtree broadcast, a simulator. Pure values; P2PService drives them.
         // Optimised in debug builds too: the simulator's loop is what the
         // 1,000-node tests time, and unoptimised it is ~20x slower.
         .target(name: "ChatOverlay", dependencies: ["ChatCore", "ChatWire"], swiftSettings: [.unsafeFlags(["-O"])]),
