@@ -33,6 +33,7 @@ extension Membership {
         heldOff = heldOff.filter { now < $0.value }
         declined = declined.filter { now < $0.value }
         walked = walked.filter { now - $0.value < config.joinCooldown }
+        redialed = redialed.filter { now - $0.value < config.redialWindow }
         lastJoin = lastJoin.filter { now - $0.value < config.joinCooldown }
     }
 
@@ -56,7 +57,7 @@ extension Membership {
 
     mutating func dial(_ peer: NodeNumber, _ purpose: Purpose, now: Duration, _ out: inout [OverlayAction]) {
         guard peer != me else { return }
-        dialing[peer] = Dial(purpose: purpose, deadline: now + config.dialTimeout)
+        dialing[peer] = Dial(purpose: purpose, deadline: now + config.linkDialTimeout)
         out.append(.dial(peer))
     }
 

@@ -62,6 +62,9 @@ public struct Membership: Sendable {
     var lastJoin: [NodeNumber: Duration] = [:]
     /// Joiners whose walk passed here lately: one walk per joiner per window.
     var walked: [NodeNumber: Duration] = [:]
+    /// Active peers lost without a DISCONNECT and dialled again, with
+    /// when (`redialWindow`; at most `activeViewMax` a window in practice).
+    var redialed: [NodeNumber: Duration] = [:]
     var evictions: TokenBucket
     public internal(set) var isFullMesh = true
     var joined = false
@@ -140,9 +143,19 @@ public struct Membership: Sendable {
         if let dial = dialing.removeValue(forKey: peer) {
             removePassive(peer)  // unreachable: not a candidate any more
             if dial.purpose == .join { joined = !active.isEmpty }
+            // A lost peer's redial failed: now it is replaced.
+            if redialed[peer] != nil, active[peer] == nil { fill(now: now, &out) }
         }
         if active.removeValue(forKey: peer) != nil {
             scores.removeValue(forKey: peer)
+            // Lost, not left (a DISCONNECT or our own drop removed it
+            // first): dialled again once before it is replaced.
+            if !isFullMesh, redialed[peer] == nil, redialed.count < 4 * config.activeViewMax,
+               !isUndialable(peer, now: now) {
+                redialed[peer] = now
+                dial(peer, .neighbor(highPriority: false, inbound: false), now: now, &out)
+                return out
+            }
             if active.isEmpty, !isFullMesh { joined = false }
             fill(now: now, &out)
         }

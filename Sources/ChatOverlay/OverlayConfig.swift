@@ -43,9 +43,22 @@ public struct OverlayConfig: Sendable, Hashable {
     /// `Membership.nextDeadline`.
     public var membershipTick: Duration = .milliseconds(500)
     public var dialTimeout: Duration = .seconds(3)
+    /// How long the membership waits for a link it dialled. Past the
+    /// transport's own handshake deadline (3 s without progress, 6 s in
+    /// all, longer on a loaded host), which reports a failure first: with
+    /// `dialTimeout` the membership gave up on links still being made on a
+    /// loaded host, and closed them as nobody's when they came up (churn).
+    public var linkDialTimeout: Duration = .seconds(10)
     /// An inbound link that says nothing (no JOIN, NEIGHBOR, gossip) for
-    /// this long is closed in partial mode.
-    public var inboundGrace: Duration = .seconds(5)
+    /// this long is closed in partial mode (a loaded host reads its first
+    /// frame late).
+    public var inboundGrace: Duration = .seconds(8)
+    /// An active peer whose link is lost without a DISCONNECT (a timeout,
+    /// a reset) is dialled again once before the view replaces it, at most
+    /// once per this window per peer: on a loaded host such a loss is
+    /// mostly the host's, and both ends replacing each other made two new
+    /// links, each evicting others (a replacement storm).
+    public var redialWindow: Duration = .seconds(60)
     /// A JOIN from the same peer within this time is taken as a NEIGHBOR
     /// (no new walks); a walk for the same joiner is forwarded once.
     public var joinCooldown: Duration = .seconds(60)

@@ -51,6 +51,8 @@ public struct OverlaySimulation: Sendable {
     var framesSent = 0
     var ihaveFrames = 0
     var graftedIDs = 0
+    /// Links made and cut since the start (a settled overlay makes few).
+    public private(set) var linkChanges = 0
     private var beaconsStarted = false
     /// Simulated time, in nanoseconds.
     public private(set) var nanos: Int64 = 0
@@ -275,6 +277,7 @@ public struct OverlaySimulation: Sendable {
 
     private mutating func establish(_ a: Int, _ b: Int) {
         links.insert(Self.key(a, b))
+        linkChanges += 1
         linksOf[a].insert(b)
         linksOf[b].insert(a)
         step(b) { $0.linkUp(Self.number(a), now: $1) }
@@ -285,6 +288,7 @@ public struct OverlaySimulation: Sendable {
     /// after one latency or `detection`.
     private mutating func cut(_ a: Int, _ b: Int, detection: Duration?) {
         links.remove(Self.key(a, b))
+        linkChanges += 1
         linksOf[a].remove(b)
         linksOf[b].remove(a)
         let later = nanos + (detection.map(Self.ns) ?? latency(a, b))

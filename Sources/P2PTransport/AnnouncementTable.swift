@@ -77,6 +77,13 @@ struct AnnouncementTable: Sendable {
     private var recentlyEvicted: [NodeNumber: Int] = [:]
     private var earlierEvicted: [NodeNumber: Int] = [:]
     static let evictedMemory = 8_192
+    /// Instances whose entries expired, with how often they had been heard
+    /// (at most `maxEntries`): the same instance heard again is no
+    /// newcomer. On a large LAN a settled node beacons every few minutes,
+    /// so an unlinked peer's entry may expire between two of its beacons,
+    /// and each came back as new and drew answers (issue 29). A restart
+    /// is a new instance, and a newcomer still.
+    private var expiredInstances: [String: Int] = [:]
 
     init(backoffBase: Duration, backoffCap: Duration, maxEntries: Int = 1_024, maxPerAddress: Int = 128) {
         self.backoffBase = backoffBase
@@ -95,7 +102,8 @@ struct AnnouncementTable: Sendable {
         guard var known = entries[beacon.number], known.instanceId == beacon.instanceId else {
             let previous = entries[beacon.number]?.instanceId
             if previous == nil, !makeRoom(for: address, at: now) { return .refused }
-            let heardBefore = previous == nil ? evictedHeardCount(of: beacon.number) : 0
+            let heardBefore = previous == nil
+                ? max(evictedHeardCount(of: beacon.number), expiredInstances.removeValue(forKey: beacon.instanceId) ?? 0) : 0
             if let old = entries[beacon.number] { unindex(old) }
             index(beacon.number, at: address)
             entries[beacon.number] = Announcement(
@@ -244,8 +252,10 @@ struct AnnouncementTable: Sendable {
     /// the link's loss if later); returns their numbers. A linked peer's
     /// entry stays while the link lasts: the link is the proof of life, and
     /// on a large LAN its beacons come seldom (`BeaconSchedule`).
+    /// `remember`: their instances are kept as heard (`expiredInstances`;
+    /// on a large LAN, where beacons come seldom).
     @discardableResult
-    mutating func expire(at now: Duration, timeout: Duration) -> [NodeNumber] {
+    mutating func expire(at now: Duration, timeout: Duration, remember: Bool = false) -> [NodeNumber] {
         // Runs every tick: nothing is copied or rebuilt unless something expires.
         var stale: [NodeNumber] = []
         for index in entries.indices {
@@ -253,7 +263,15 @@ struct AnnouncementTable: Sendable {
             guard let unlinkedSince = entry.unlinkedSince, now - max(entry.lastSeen, unlinkedSince) > timeout else { continue }
             stale.append(entries.keys[index])
         }
-        for number in stale { remove(number) }
+        for number in stale {
+            guard remember, let entry = entries[number] else {
+                remove(number)
+                continue
+            }
+            if expiredInstances.count >= maxEntries { expiredInstances.removeAll(keepingCapacity: true) }
+            expiredInstances[entry.instanceId] = entry.heardCount
+            remove(number)
+        }
         if departed.values.contains(where: { now - $0 > timeout * 4 }) {
             departed = departed.filter { now - $0.value <= timeout * 4 }
         }

@@ -98,7 +98,7 @@ extension P2PService {
     /// What the timeouts of the links depend on that the shell holds:
     /// queued output, and which overlay links run stretched.
     var linkLoad: LinkLoad {
-        var load = LinkLoad()
+        var load = LinkLoad(handshakeAllowance: schedulingLag.handshakeAllowance(at: now))
         let stretch = overlayIsPartial
         for link in links.values {
             if link.queuedByteCount > 0 { load.queued.insert(link.id) }

@@ -50,7 +50,10 @@ extension P2PService {
         }
         // The passes over the announcements only when the last plan found
         // something due in them (or no longer holds).
-        if announcementPassNeeded(timer.expiryDue, at: now) { announcements.expire(at: now, timeout: announcementTimeout) }
+        if announcementPassNeeded(timer.expiryDue, at: now) {
+            // On a large LAN an unlinked peer's entry may expire between two of its beacons: not a newcomer when heard again.
+            announcements.expire(at: now, timeout: announcementTimeout, remember: knownNodesAtTurn > configuration.beaconPolicy.quietSize)
+        }
         newcomerAnswers.forget { announcements[$0] == nil }
         sendDueAnswers()
         tickOverlay()
@@ -69,7 +72,9 @@ extension P2PService {
     /// The beacon due at `now`: the start burst and a deferred answer always
     /// go out; a periodic one as `beaconSchedule` decides.
     private func beaconTurn(at now: Duration) {
-        knownNodesAtTurn = knownNodeCount
+        // Above the threshold the membership's count too: where many
+        // nodes share an address the announcements hold only so many.
+        knownNodesAtTurn = max(knownNodeCount, overlayKnownCount)
         let interval = beaconSchedule.interval(knownNodes: knownNodesAtTurn)
         guard burstLeft == 0, !answerDeferred else {
             sendDiscovery(.beacon)

@@ -73,6 +73,7 @@ extension P2PService {
     private func timerFired() -> Duration? {
         guard !Task.isCancelled, lifecycle == .running, !frozen else { return nil }
         stats.timerWakes += 1
+        if let due = timer.due { schedulingLag.woke(at: now, due: due) }
         timer.inTurn = true
         tick()
         timer.inTurn = false

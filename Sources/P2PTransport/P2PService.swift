@@ -83,6 +83,8 @@ public actor P2PService: PeerTransport {
     var background: [Task<Void, Never>] = []
     /// The one timer: when it wakes next (`P2PService+WakeUps.swift`).
     var timer = ServiceTimer()
+    /// How late the timer has run lately: a handshake's allowance under load.
+    var schedulingLag = SchedulingLag()
     var burstLeft = P2PService.startBurst
     var nextBeaconAt: Duration = .zero
     /// When periodic beacons go out, and which are skipped as redundant.

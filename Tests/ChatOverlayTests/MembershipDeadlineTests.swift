@@ -38,9 +38,10 @@ import Testing
     @Test func anIdlePartialViewWakesForShufflesAndHousekeeping() {
         var overlay = Overlay(me: Self.me, seed: 5, now: .zero)
         for peer in 2...80 { _ = overlay.peerHeard(Self.number(peer), now: .zero) }
-        // Settle the view: every dial answered at once, every request accepted.
+        // Settle the view: every dial answered at once, every request
+        // accepted (the full mesh's unanswered dials wait `linkDialTimeout`).
         var now = Duration.zero
-        for _ in 0..<20 {
+        for _ in 0..<30 {
             now += .milliseconds(500)
             var actions = overlay.tick(now: now)
             while let action = actions.popLast() {

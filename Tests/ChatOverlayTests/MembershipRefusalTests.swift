@@ -42,7 +42,7 @@ import Testing
         let config = OverlayConfig()
         var membership = Membership(me: Self.me, seed: 5, now: .zero)
         for peer in 2...101 { _ = membership.peerHeard(Self.number(peer), now: .zero) }
-        var now = Duration.seconds(4)
+        var now = OverlayConfig().linkDialTimeout + .seconds(1)  // the full mesh's dials time out
         let contact = Self.dials(membership.tick(now: now))
         #expect(contact.count == 1)
         _ = membership.linkUp(contact[0], now: now)
@@ -77,7 +77,7 @@ import Testing
     @Test func aJoinRefusedByTheOnlyContactEmptiesTheViewAndJoinsAnotherAtOnce() {
         var membership = Membership(me: Self.me, seed: 7, now: .zero)
         for peer in 2...101 { _ = membership.peerHeard(Self.number(peer), now: .zero) }
-        var now = Duration.seconds(4)
+        var now = OverlayConfig().linkDialTimeout + .seconds(1)  // the full mesh's dials time out
         let contact = Self.dials(membership.tick(now: now))
         #expect(contact.count == 1)
         #expect(membership.linkUp(contact[0], now: now).contains(.send(.join, to: contact[0])))

@@ -146,6 +146,29 @@ import Testing
         #expect(directory[low] == nil)
     }
 
+    /// On a large LAN (`remember`) an instance heard again after its entry
+    /// expired comes back with its count, so it is not answered as a
+    /// newcomer (issue 29: answers in an idle window); a restart (a new
+    /// instance) and a small LAN's expiry still count as new.
+    @Test func anExpiredInstanceHeardAgainIsNoNewcomerOnALargeLAN() {
+        var directory = AnnouncementTable(backoffBase: .milliseconds(100), backoffCap: .seconds(1))
+        let identity = NodeIdentity(number: low, nickname: "a")
+        let beacon = DiscoveryBeacon(kind: .beacon, identity: identity, tcpPort: 1, instanceId: "i")
+        for second in [10, 12, 14] { _ = directory.observe(beacon, from: 1, at: .seconds(Int64(second))) }
+        #expect(directory.expire(at: .seconds(100), timeout: .seconds(6), remember: true) == [low])
+        #expect(directory.observe(beacon, from: 1, at: .seconds(400)) == .new)
+        #expect(directory[low]?.heardCount == 4, "its count came back")
+        // A restart after expiry: a newcomer.
+        #expect(directory.expire(at: .seconds(500), timeout: .seconds(6), remember: true) == [low])
+        let restarted = DiscoveryBeacon(kind: .beacon, identity: identity, tcpPort: 1, instanceId: "j")
+        #expect(directory.observe(restarted, from: 1, at: .seconds(600)) == .new)
+        #expect(directory[low]?.heardCount == 1)
+        // Not remembered (a small LAN): new again, counted from one.
+        #expect(directory.expire(at: .seconds(700), timeout: .seconds(6)) == [low])
+        #expect(directory.observe(restarted, from: 1, at: .seconds(800)) == .new)
+        #expect(directory[low]?.heardCount == 1)
+    }
+
     @Test func configurationIsChecked() throws {
         var configuration = P2PConfiguration()
         try configuration.validate()

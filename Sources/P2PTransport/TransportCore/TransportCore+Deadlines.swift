@@ -3,8 +3,11 @@ import ChatCore
 extension TransportCore {
     /// The timeouts of link `id`: stretched for an overlay link above the
     /// threshold (`LinkLoad.stretched`).
+    /// A handshake's timeout grows by the load's allowance (`SchedulingLag`).
     func timeouts(of id: Int, load: LinkLoad) -> LinkLifecycle.Timeouts {
-        load.stretched.contains(id) ? timeouts.stretched(by: overlayStretch) : timeouts
+        var result = load.stretched.contains(id) ? timeouts.stretched(by: overlayStretch) : timeouts
+        result.handshake += load.handshakeAllowance
+        return result
     }
 
     /// What each link's lifecycle says is due at `now`, by id. One link's

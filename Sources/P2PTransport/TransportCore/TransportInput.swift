@@ -27,9 +27,13 @@ struct LinkLoad: Sendable, Hashable {
     /// Overlay links above the threshold: their keepalive and dead-peer
     /// timeouts are stretched (`LinkLifecycle.Timeouts.stretched`).
     var stretched: Set<Int> = []
+    /// Added to every handshake's timeout: the process itself runs late
+    /// (`SchedulingLag`), so a slow handshake is not the peer's fault.
+    var handshakeAllowance: Duration = .zero
 
-    init(queued: Set<Int> = [], stretched: Set<Int> = []) {
+    init(queued: Set<Int> = [], stretched: Set<Int> = [], handshakeAllowance: Duration = .zero) {
         self.queued = queued
         self.stretched = stretched
+        self.handshakeAllowance = handshakeAllowance
     }
 }

@@ -1,0 +1,23 @@
+import ChatCore
+import ChatOverlay
+import Testing
+
+/// A settled overlay stays still: once the views have formed, an idle LAN
+/// makes and cuts few links (each is a handshake on both ends, and on a
+/// loaded host the churn fed the load: issue 29's 1,000 processes).
+@Suite struct IdleChurnTests {
+    @Test(arguments: [1, 2, 3] as [UInt64])
+    func threeHundredNodesIdle(seed: UInt64) {
+        var config = SimulationConfig(seed: seed)
+        config.heardAtJoin = 64
+        var sim = OverlaySimulation(config)
+        sim.join(300, spacing: .milliseconds(50))
+        sim.run(for: .seconds(120))
+        let before = sim.linkChanges
+        sim.run(for: .seconds(60))
+        let perMinute = sim.linkChanges - before
+        let views = sim.aliveNodes.map { sim.overlay(of: $0)!.membership.active.count }
+        print("seed \(seed): \(perMinute) link changes a minute idle, views \(views.min()!)/\(views.sorted()[150])/\(views.max()!)")
+        #expect(perMinute < 1_000)
+    }
+}
