@@ -13,12 +13,15 @@
 # fast path against its JSONDecoder path on every input: both give the same
 # frame or the same FrameError whenever the fast path answers),
 # handshake-reading (NoiseHandshake.readMessage/readIdentityMessage),
-# record-decoding (RecordFrameDecoder, RecordCipher.open).
+# record-decoding (RecordFrameDecoder, RecordCipher.open), overlay-differential
+# (OverlayFrameParser against the overlay codec's JSONDecoder path: the same
+# header and frame, or the same OverlayFrameError, whenever the parser answers).
 #
 # SwiftPM does not build fuzz targets, so this compiles ChatCore and ChatWire
 # (Foundation only) into static libraries with coverage and AddressSanitizer, then each
 # target against it; the crypto targets also link ChatCrypto, built the
-# same way against the system libcrypto (Sources/CCrypto). Output goes to .build-fuzz/: the binaries, a working
+# same way against the system libcrypto (Sources/CCrypto); the overlay target also
+# links ChatOverlay (ChatCore, ChatWire, Foundation). Output goes to .build-fuzz/: the binaries, a working
 # corpus per target (seeded from scripts/fuzz/corpus/TARGET, which stays as
 # committed), and crash inputs (crash-*). Exit status: 0 if no target
 # crashed, non-zero otherwise. A crash input replays with
@@ -33,9 +36,11 @@ export SWIFT_BACKTRACE=enable=no
 # No allocation stack traces: several times faster, and a crash report
 # still shows where it happened.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-malloc_context_size=0:detect_leaks=0}
-TARGETS=(payload-decoding beacon-parsing payload-differential handshake-reading record-decoding)
+TARGETS=(payload-decoding beacon-parsing payload-differential handshake-reading record-decoding overlay-differential)
 # Targets that need ChatCrypto (and libcrypto) linked in.
 CRYPTO_TARGETS=" handshake-reading record-decoding "
+# Targets that need ChatOverlay linked in.
+OVERLAY_TARGETS=" overlay-differential "
 
 usage() { sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
@@ -47,6 +52,7 @@ target_source() {
         payload-differential) echo scripts/fuzz/PayloadDifferential.swift ;;
         handshake-reading) echo scripts/fuzz/HandshakeReading.swift ;;
         record-decoding) echo scripts/fuzz/RecordDecoding.swift ;;
+        overlay-differential) echo scripts/fuzz/OverlayDifferential.swift ;;
         *) return 1 ;;
     esac
 }
@@ -57,6 +63,7 @@ target_options() {
         payload-differential) echo "-max_len=8192 -dict=scripts/fuzz/payload.dict" ;;
         handshake-reading) echo "-max_len=400" ;;
         record-decoding) echo "-max_len=4096" ;;
+        overlay-differential) echo "-max_len=8192 -dict=scripts/fuzz/overlay.dict" ;;
     esac
 }
 # The committed seed corpus per target (the differential target starts from
@@ -118,6 +125,17 @@ build_crypto() {
     fi
 }
 
+# ChatOverlay, for the overlay codec's targets (its parser's `package` members need -package-name, as above).
+build_overlay() {
+    local sources=(Sources/ChatOverlay/*.swift)
+    if stale "$BUILD/core/libChatOverlay.a" "${sources[@]}" "$BUILD/core/libChatWire.a" "$0"; then
+        echo "fuzz.sh: building ChatOverlay with coverage and ASan" >&2
+        "${SWIFTC[@]}" -module-name ChatOverlay -I "$BUILD/core" \
+            -emit-module -emit-module-path "$BUILD/core/ChatOverlay.swiftmodule" \
+            -emit-library -static -o "$BUILD/core/libChatOverlay.a" "${sources[@]}"
+    fi
+}
+
 build_target() {
     local target=$1 sources
     sources=$(target_source "$target") || { echo "fuzz.sh: unknown target '$target' (try --list)" >&2; exit 2; }
@@ -127,11 +145,16 @@ build_target() {
         build_crypto
         crypto=(-I Sources/CCrypto -lChatCrypto -lcrypto)
     fi
+    local overlay=()
+    if [[ "$OVERLAY_TARGETS" == *" $target "* ]]; then
+        build_overlay
+        overlay=(-lChatOverlay)
+    fi
     # shellcheck disable=SC2086
-    if stale "$BUILD/$target" $sources scripts/fuzz/FuzzInput.swift "$BUILD/core/libChatCore.a" "$BUILD/core/libChatWire.a" "$BUILD/core/libChatCrypto.a"; then
+    if stale "$BUILD/$target" $sources scripts/fuzz/FuzzInput.swift "$BUILD/core/libChatCore.a" "$BUILD/core/libChatWire.a" "$BUILD/core/libChatCrypto.a" "$BUILD/core/libChatOverlay.a"; then
         echo "fuzz.sh: building $target" >&2
         # shellcheck disable=SC2086
-        "${SWIFTC[@]}" -module-name "Fuzz_${target//-/_}" -I "$BUILD/core" -L "$BUILD/core" "${crypto[@]}" -lChatWire -lChatCore \
+        "${SWIFTC[@]}" -module-name "Fuzz_${target//-/_}" -I "$BUILD/core" -L "$BUILD/core" "${crypto[@]}" "${overlay[@]}" -lChatWire -lChatCore \
             scripts/fuzz/FuzzInput.swift $sources -o "$BUILD/$target"
     fi
 }
