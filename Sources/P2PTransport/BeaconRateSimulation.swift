@@ -1,5 +1,4 @@
 import ChatCore
-import Foundation
 
 /// A seeded simulation of `BeaconSchedule` on one broadcast domain: N nodes,
 /// all linked to each other (a settled full mesh, every beacon heard by
@@ -32,24 +31,9 @@ public enum BeaconRateSimulation {
         return run(nodes: nodes, policy: policy, warmUp: span * 1.2, measured: span, seed: seed)
     }
 
-    /// The overlay's steady state above its threshold (issue 29): links
-    /// bounded, each node counting `counted` nodes (fewer than there are
-    /// where many share an address), and `lossesPerSecond` links lost
-    /// LAN-wide, each at a random node (the views' churn).
-    public static func overlayState(nodes: Int, counted: Int, lossesPerSecond: Double, policy: BeaconSchedule.Policy,
-                                    seed: UInt64) -> Result {
-        let limit = BeaconSchedule(policy: policy).maxSilence(knownNodes: counted, boundedLinks: true)
-        let span = max(limit, .seconds(600))
-        return run(nodes: nodes, policy: policy, warmUp: span * 1.2, measured: span, seed: seed,
-                   counted: counted, boundedLinks: true, lossesPerSecond: lossesPerSecond)
-    }
-
-    /// Runs `nodes` nodes for `warmUp + measured` of simulated time; each
-    /// counts `counted` nodes (default: all of them).
+    /// Runs `nodes` nodes for `warmUp + measured` of simulated time.
     public static func run(nodes: Int, policy: BeaconSchedule.Policy, warmUp: Duration, measured: Duration,
-                           seed: UInt64, counted: Int? = nil, boundedLinks: Bool = false,
-                           lossesPerSecond: Double = 0) -> Result {
-        let counted = counted ?? nodes
+                           seed: UInt64) -> Result {
         var random = SplitMix(seed: seed)
         var schedules = Array(repeating: BeaconSchedule(policy: policy), count: nodes)
         var seenAtTurn = Array(repeating: 0, count: nodes)
@@ -61,16 +45,9 @@ public enum BeaconRateSimulation {
         var sentTotal = 0
         var measuredBeacons = 0
         var longest = Duration.zero
-        // Link losses as a Poisson process over the whole LAN.
-        var nextLoss = lossesPerSecond > 0 ? Duration.seconds(-log(1 - random.fraction()) / lossesPerSecond) : nil
         while let (time, node) = queue.pop().map({ ($0.0, $0.1) }), time < end {
-            while let loss = nextLoss, loss <= time {
-                schedules[Int(random.next() % UInt64(nodes))].linkLost()
-                nextLoss = loss + .seconds(-log(1 - random.fraction()) / lossesPerSecond)
-            }
             schedules[node].heardLinked(count: sentTotal - seenAtTurn[node])
-            let turn = schedules[node].turn(at: time, knownNodes: counted, boundedLinks: boundedLinks,
-                                            links: boundedLinks ? 10 : 0, random: random.fraction()) { _ in true }
+            let turn = schedules[node].turn(at: time, knownNodes: nodes, random: random.fraction()) { _ in true }
             if turn.send {
                 sentTotal += 1
                 if time >= start {
@@ -85,7 +62,7 @@ public enum BeaconRateSimulation {
         for node in 0..<nodes { longest = max(longest, end - max(lastSent[node], start)) }
         let seconds = Double(measured.components.seconds) + Double(measured.components.attoseconds) / 1e18
         return Result(nodes: nodes, beacons: measuredBeacons, perSecond: Double(measuredBeacons) / seconds,
-                      longestSilence: longest, interval: BeaconSchedule(policy: policy).interval(knownNodes: counted))
+                      longestSilence: longest, interval: BeaconSchedule(policy: policy).interval(knownNodes: nodes))
     }
 
     /// SplitMix64: a small seeded generator, enough for jitter (not for keys).

@@ -29,12 +29,10 @@ import ChatCore
 /// answered or dialled on its own start burst (`P2PService.handleBeacon`),
 /// not by these; they find nodes whose burst was lost and halves of a
 /// healed partition. So a turn is never skipped while the node is *not
-/// settled*: in its first `newcomerTurns` turns, after a link was lost
-/// (with every link kept; with links bounded the membership repairs), or
+/// settled*: in its first `newcomerTurns` turns, after a link was lost, or
 /// while a beacon heard since the last turn came from a node that is still
 /// not linked (and there is room for a link). And no node stays silent
-/// past `maxSilence` (with links bounded, at least 300 s at the
-/// defaults), so everyone is still heard now and then.
+/// past `maxSilence`, so everyone is still heard now and then.
 ///
 /// A newcomer of a large LAN stops early (issue 29, a mass start): once it
 /// has links to `newcomerLinks` peers, its remaining newcomer turns go
@@ -127,18 +125,6 @@ public struct BeaconSchedule: Sendable, Hashable {
         return max(interval(knownNodes: knownNodes) * Double(policy.silenceIntervals), uncapped * 4)
     }
 
-    /// As `maxSilence`, for a node whose links are bounded (the overlay
-    /// above its threshold): at least the capped interval's
-    /// `silenceIntervals` (300 s at the defaults), whatever the size it
-    /// counts. There the membership keeps the node known (its walks and
-    /// shuffles), and the count is low where many nodes share an address
-    /// (`maxAnnouncementsPerAddress`): 300 nodes on one host counted ~140,
-    /// and each sent every 140 s, 2.2 beacons a second heard by all.
-    public func maxSilence(knownNodes: Int, boundedLinks: Bool) -> Duration {
-        let floor = boundedLinks && policy.adaptive ? policy.base * Double(policy.maxStretch * policy.silenceIntervals) : .zero
-        return max(maxSilence(knownNodes: knownNodes), floor)
-    }
-
     /// A beacon from a peer linked to this node, from its link's address and
     /// instance: that peer knows us. `count` for a simulation's batch.
     public mutating func heardLinked(count: Int = 1) {
@@ -184,16 +170,12 @@ public struct BeaconSchedule: Sendable, Hashable {
     public mutating func turn(at now: Duration, knownNodes: Int, canLinkMore: Bool = true, boundedLinks: Bool = false,
                               links: Int = 0, random: Double, isLinked: (NodeNumber) -> Bool) -> Turn {
         let interval = interval(knownNodes: knownNodes)
-        // With links bounded a lost link is the membership's to repair
-        // from its passive view; no peer redials on our beacon. Counting
-        // it made the overlay's churn on a loaded host send beacons: 300
-        // real nodes sent 4 of their 6.8 a second after lost links.
-        let settled = newcomerDone(links: links) && (!lostLink || boundedLinks)
+        let settled = newcomerDone(links: links) && !lostLink
             && (boundedLinks || !canLinkMore || (!unlinkedOverflow && unlinkedHeard.allSatisfy(isLinked)))
         let heard = linkedHeard + (boundedLinks ? unlinkedBeacons : 0)
         let redundant = policy.adaptive && knownNodes > policy.quietSize && heard >= policy.redundancy
         // Skipping must not carry the silence past the limit before the next turn.
-        let limit = maxSilence(knownNodes: knownNodes, boundedLinks: boundedLinks)
+        let limit = maxSilence(knownNodes: knownNodes)
         let mayStaySilent = lastSentAt.map { now - $0 + interval * (1 + policy.jitter) < limit } ?? false
         let send = !(settled && redundant && mayStaySilent)
         turns += 1

@@ -43,16 +43,6 @@ extension P2PService {
     // CPU with a hundred announcements).
     var overlayIsPartial: Bool { overlayLinks?.isFullMesh == false }
 
-    /// Nodes the membership knows, itself included, while the overlay is
-    /// partial (walks and shuffles name nodes whose beacons are seldom
-    /// heard); 0 otherwise.
-    var overlayKnownCount: Int { Self.knownCount(in: &overlayLinks) }
-
-    private static func knownCount(in state: inout OverlayLinks?) -> Int {
-        guard case .some = state, !state!.isFullMesh else { return 0 }
-        return state!.overlay.membership.knownCount + 1
-    }
-
     /// The dial rule's gate (`dialDue`): whether announced peer `number` may be dialled now.
     func overlayPermitsDial(_ number: NodeNumber) -> Bool {
         Self.permitsDial(number, in: &overlayLinks, now: now)

@@ -72,9 +72,7 @@ extension P2PService {
     /// The beacon due at `now`: the start burst and a deferred answer always
     /// go out; a periodic one as `beaconSchedule` decides.
     private func beaconTurn(at now: Duration) {
-        // Above the threshold the membership's count too: where many
-        // nodes share an address the announcements hold only so many.
-        knownNodesAtTurn = max(knownNodeCount, overlayKnownCount)
+        knownNodesAtTurn = knownNodeCount
         let interval = beaconSchedule.interval(knownNodes: knownNodesAtTurn)
         guard burstLeft == 0, !answerDeferred else {
             sendDiscovery(.beacon)
