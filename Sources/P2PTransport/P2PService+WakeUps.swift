@@ -30,6 +30,9 @@ extension P2PService {
         var dialsDue: Duration?
         var expiryDue: Duration?
         var deadlinesKnown = false
+        /// The clock is the host's own: a late wake-up is the host's delay
+        /// (`SchedulingLag`), not a manual clock's jump in a test.
+        var measuresLag = false
     }
 
     /// No sleep is longer, whatever the deadlines say: a safety net for a
@@ -60,6 +63,7 @@ extension P2PService {
         timer.busy = configuration.tickInterval
         timer.beacons = configuration.broadcastAddresses != []
         timer.overlayDue = overlayNextTick
+        timer.measuresLag = clock is SystemClock
     }
 
     func stopTimer() {
@@ -73,7 +77,7 @@ extension P2PService {
     private func timerFired() -> Duration? {
         guard !Task.isCancelled, lifecycle == .running, !frozen else { return nil }
         stats.timerWakes += 1
-        if let due = timer.due { schedulingLag.woke(at: now, due: due) }
+        if timer.measuresLag, let due = timer.due { schedulingLag.woke(at: now, due: due) }
         timer.inTurn = true
         tick()
         timer.inTurn = false
