@@ -63,7 +63,7 @@ import TestSupport
         let found = await waitUntil("links settled to the views, a node outside the first's", within: .seconds(75)) {
             for peer in all.prefix(7) {
                 guard let overlay = await peer.service.overlayForTesting(), !overlay.isFullMesh,
-                      await peer.service.connectedPeers().count { overlaid.contains($0.number) } <= 3 else { return false }
+                      await peer.service.connectedPeers().count(where: { overlaid.contains($0.number) }) <= 3 else { return false }
             }
             guard await Self.connected(all.prefix(7)), let overlay = await all[0].service.overlayForTesting() else { return false }
             let linked = Set(await all[0].service.connectedPeers().map(\.number))
