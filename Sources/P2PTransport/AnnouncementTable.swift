@@ -224,12 +224,13 @@ struct AnnouncementTable: Sendable {
         entries[number]?.backoff.reset()
     }
 
-    /// The link to `number` went away or a dial failed: retry after backoff.
-    mutating func scheduleRedial(_ number: NodeNumber, at now: Duration) {
+    /// The link to `number` went away or a dial failed: retry after backoff
+    /// (`jitter`: its factor, drawn from 0.8...1.2).
+    mutating func scheduleRedial(_ number: NodeNumber, at now: Duration, jitter: Double = Double.random(in: 0.8...1.2)) {
         guard var entry = entries[number] else { return }
         entry.dialDeferred = false
         if entry.unlinkedSince == nil { entry.unlinkedSince = now }
-        entry.nextDialAt = now + entry.backoff.nextDelay()
+        entry.nextDialAt = now + entry.backoff.nextDelay(jitter: jitter)
         entries[number] = entry
     }
 

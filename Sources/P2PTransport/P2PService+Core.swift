@@ -1,4 +1,5 @@
 import ChatCore
+import ChatOverlay
 import ChatWire
 import Foundation
 
@@ -31,8 +32,27 @@ extension P2PService {
             startProbe(link)
         case .dial(let endpoint, let number):
             dial(endpoint, expecting: number, staticIndex: nil)
-        case .deferDial(let number):
-            if announcements.deferDial(number) { stats.deferredDials += 1 }
+        case .dialStatic(let index, let endpoint, let number):
+            dial(endpoint, expecting: number, staticIndex: index)
+        case .resolveStatic(let index, let address):
+            resolve(staticIndex: index, address)
+        case .deferDial:
+            // The core's dial pass records and counts these itself.
+            assertionFailure("\(action) outside the core")
+        case .sendBeacon:
+            sendBeacon()
+        case .sendAnswer(let source):
+            sendDiscovery(.beacon, unicast: source)
+        case .peerHeard(let number):
+            overlayPeerHeard(number)
+        case .checkDial(let number):
+            dialAnnouncedPeers(only: number)
+        case .ignoredBeacon(let number, let why):
+            explain(ignored: number, why)
+        case .numberClaimed(let other, let source):
+            if warnedCollisions.count < Self.maxWarnedCollisions, warnedCollisions.insert(other).inserted {
+                logger.warning("instance \(other) at \(source.host) announces this node's number \(identity.number)")
+            }
         case .establish(let id):
             guard let link = links[id], let peer = link.peer else { return }
             // The acceptor's first record (a ping) tells the dialler it accepted.
@@ -93,6 +113,50 @@ extension P2PService {
             stats.refusedPendingPerAddress += 1
             return "\(limit) connections from \(remote.host) have not finished their hello"
         }
+    }
+
+    private func explain(ignored number: NodeNumber, _ why: IgnoredBeacon) {
+        switch why {
+        case .leave:
+            logger.debug("ignored a leave datagram for \(number); only a leave frame on a link counts")
+        case .linkedLeave:
+            logger.debug("ignored a leave datagram for linked \(number); its link's leave frame is the evidence")
+        case .conflict(let kind, let announced, let linkedAt):
+            logger.debug("ignored a \(kind) for \(number) from \(announced); its link is to \(linkedAt.map(\.description) ?? "?")")
+        }
+    }
+
+    /// The announcements, as the core holds them (read by the overlay's shell).
+    var announcements: AnnouncementTable { core.announcements }
+
+    /// Claims of a linked number by another instance (`TransportCore.claims`):
+    /// the data path forgets one when the link answers its probe.
+    var pendingClaims: [NodeNumber: TransportCore.Claim] {
+        get { core.claims }
+        set { core.claims = newValue }
+    }
+
+    /// The overlay's say in the dial rule, as plain values for the core:
+    /// about `number` alone (nil: every unlinked announced peer).
+    func overlayView(for number: NodeNumber? = nil) -> OverlayView {
+        guard overlayLinks != nil else { return .none }
+        if let number { return Self.view(of: &overlayLinks!, asking: number, now: now) }
+        return Self.view(of: &overlayLinks!, among: core.announcements, established: core.established, now: now)
+    }
+
+    // `inout`: a copy of the overlay's state per view (one per beacon) cost more than the view.
+    private static func view(of state: inout OverlayLinks, asking number: NodeNumber, now: Duration) -> OverlayView {
+        let asked = state.wanted[number] != nil || state.direct.isDialling(number, now: now)
+        return OverlayView(bounded: !state.isFullMesh, legacy: state.legacy, asked: asked ? [number] : [])
+    }
+
+    private static func view(of state: inout OverlayLinks, among announcements: AnnouncementTable,
+                             established: [NodeNumber: Int], now: Duration) -> OverlayView {
+        var asked = Set(state.wanted.keys)
+        for number in announcements.entries.keys where established[number] == nil && state.direct.isDialling(number, now: now) {
+            asked.insert(number)
+        }
+        return OverlayView(bounded: !state.isFullMesh, legacy: state.legacy, asked: asked)
     }
 
     /// What the timeouts of the links depend on that the shell holds:

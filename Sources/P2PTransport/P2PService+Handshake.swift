@@ -105,7 +105,6 @@ extension P2PService {
             return
         }
         link.listenEndpoint = verified.hello.listenPort.map { IPv4Endpoint(address: link.remote.address, port: $0) }
-        if let index = link.staticIndex { staticPeers[index].number = peer.number }
         let listen = link.listenEndpoint ?? IPv4Endpoint(address: link.remote.address, port: 0)
         // The acceptor's link rules decide now; the dialler's once accepted.
         perform(core.handle(.peerVerified(link: link.id, number: peer.number, instance: peer.instanceId, listen: listen)))
@@ -123,11 +122,6 @@ extension P2PService {
     /// instance is silent (the node already knows the peer).
     func establish(_ link: PeerLink, peer: PeerInfo) {
         let previous = core.establish(link.id, at: now).flatMap { links[$0] }
-        announcements.linked(peer.number)
-        newcomerAnswers.linked(peer.number)
-        for index in staticPeers.indices where staticPeers[index].number == peer.number {
-            staticPeers[index].backoff.reset()
-        }
         if let previous {
             stats.duplicateLinks += 1
             moveUnsentFrames(from: previous, to: link)
@@ -199,10 +193,8 @@ extension P2PService {
 
     /// Our own hello came back: a static peer address points at this node.
     private func markStaticSelfDials() {
-        for link in links.values where link.direction == .outbound && phase(of: link) == .handshaking {
-            guard let index = link.staticIndex, link.remote.port == port else { continue }
-            staticPeers[index].isSelf = true
-            logger.warning("static peer \(staticPeers[index].address) is this node itself; not dialling it")
+        for address in core.dialledItself(listeningOn: port) {
+            logger.warning("static peer \(address) is this node itself; not dialling it")
         }
     }
 }

@@ -8,7 +8,7 @@ extension P2PService {
     /// of its count, so a flood of invented beacons (each sent once) does
     /// not fill the list. Bounded by the announcement table (`PeerLimits`).
     public func heardPeers() async -> [PeerInfo] {
-        announcements.entries.values
+        core.announcements.entries.values
             .filter { $0.heardCount >= 2 && established[$0.number] == nil }
             .sorted { $0.number < $1.number }
             .map { PeerInfo(number: $0.number, nickname: $0.nickname, stage: $0.stage, instanceId: $0.instanceId,

@@ -26,11 +26,8 @@ extension P2PService {
             }
             if !targets.contains(target) { targets.append(target) }
         }
-        var statics: [StaticPeer] = []
-        for text in configuration.staticPeers {
-            let backoff = Backoff(base: configuration.reconnectDelay, cap: configuration.maxReconnectDelay)
-            statics.append(StaticPeer(address: try HostPort(parsing: text), backoff: backoff))
-        }
+        var statics: [HostPort] = []
+        for text in configuration.staticPeers { statics.append(try HostPort(parsing: text)) }
 
         let listener = try Socket.makeTCPListener(port: configuration.listenPort)
         let discovery: Int32
@@ -54,7 +51,6 @@ extension P2PService {
         self.loop = loop
         loopStopper = loop.stopper
         broadcastTargets = targets
-        staticPeers = statics
         lifecycle = .running
 
         loop.register(discovery, token: Self.discoveryToken)
@@ -70,7 +66,7 @@ extension P2PService {
             }
         })
         logger.info("listening on TCP \(port), discovery on UDP \(configuration.discoveryPort), beacons to \(targets.map(\.host)), instance \(instance)")
-        nextBeaconAt = now
+        core.start(at: now, statics: statics)
         prepareTimer()
         tick()
         armTimer(at: nextWake())

@@ -9,9 +9,10 @@ extension P2PService {
     /// `staticIndex` marks a static peer's dial.
     func dial(_ endpoint: IPv4Endpoint, expecting: NodeNumber?, staticIndex: Int?) {
         guard let loop else { return }
+        // The core's dials fit `maxLinks` already; this guards the others (tests).
         guard core.canOpenLink else {
             stats.deferredDials += 1
-            scheduleRedial(number: expecting, staticIndex: staticIndex)
+            perform(core.handle(.dialFailed(expecting: expecting, staticIndex: staticIndex, at: now)))
             return
         }
         let connection: (fd: Int32, inProgress: Bool)
@@ -20,10 +21,10 @@ extension P2PService {
         } catch {
             stats.dialFailures += 1
             logger.debug("dial \(endpoint) failed: \(error)")
-            scheduleRedial(number: expecting, staticIndex: staticIndex)
+            perform(core.handle(.dialFailed(expecting: expecting, staticIndex: staticIndex, at: now)))
             return
         }
-        let id = core.openDial(to: endpoint, expecting: expecting, at: now)
+        let id = core.openDial(to: endpoint, expecting: expecting, staticIndex: staticIndex, at: now)
         let link = PeerLink(id: id, fd: connection.fd, direction: .outbound, remote: endpoint,
                             queueLimit: configuration.maxQueuedBytesPerLink, limits: configuration.limits)
         link.expectedNumber = expecting
@@ -189,8 +190,8 @@ extension P2PService {
     // MARK: Closing
 
     /// Closes `link` and reports what that means: `.peerLeft` if it was the
-    /// peer's established link, a redial schedule if the peer is still
-    /// wanted. Idempotent.
+    /// peer's established link, and to the core (`.linkLost`, `.dialFailed`)
+    /// what it does next about the peer. Idempotent.
     func drop(_ link: PeerLink, _ cause: LinkDropCause) {
         guard !link.isClosed else { return }
         let closed = release(link, graceful: false)
@@ -214,17 +215,15 @@ extension P2PService {
             // Never established (or already replaced): a failed dial backs off.
             if link.direction == .outbound, closed?.entry.lifecycle.isUnfinished ?? false {
                 if case .superseded = cause {} else { stats.dialFailures += 1 }
-                scheduleRedial(number: link.expectedNumber ?? link.peer?.number, staticIndex: link.staticIndex)
-                if let expected = link.expectedNumber ?? link.peer?.number, established[expected] == nil {
+                let expected = link.expectedNumber ?? link.peer?.number
+                perform(core.handle(.dialFailed(expecting: expected, staticIndex: link.staticIndex, at: now)))
+                if let expected, established[expected] == nil {
                     overlayDialFailed(expected, cause)
                 }
             }
             return
         }
         overlayLinkDown(link, number)
-        // Another instance claimed the number while this link lived: with
-        // the link gone, that claim is the best news of the peer.
-        acceptPendingClaim(for: number)
         let reason: PeerLeaveReason
         switch cause {
         case .left: reason = .left
@@ -234,17 +233,8 @@ extension P2PService {
         case .endOfStream, .ioError: reason = .timedOut  // a clean leave comes as a frame first
         }
         emit(.peerLeft(number, reason))
-        switch reason {
-        case .left:
-            announcements.departLinked(number, instanceId: link.peer?.instanceId ?? "", at: now)
-        case .restarted:
-            announcements.redialNow(number, at: now)
-            admitHeldLink(for: number)
-        case .timedOut, .disconnected:
-            scheduleRedial(number: number, staticIndex: link.staticIndex)
-            // Our next beacon helps it find us again (`BeaconSchedule`).
-            beaconSchedule.linkLost()
-        }
+        // A claim by another instance, a redial, a held link taking the place.
+        if let closed { perform(core.handle(.linkLost(closed, reason, at: now))) }
     }
 
     /// Removes `link` from the loop and the tables and closes its socket.
@@ -274,15 +264,5 @@ extension P2PService {
         }
         Socket.close(link.fd)
         return closed
-    }
-
-    /// Backs off the next dial of an announced peer or a static peer.
-    func scheduleRedial(number: NodeNumber?, staticIndex: Int?) {
-        if let number { announcements.scheduleRedial(number, at: now) }
-        // A dial that stood for an answer failed: the answer goes out after all.
-        if let number, established[number] == nil, newcomerAnswers.dialFailed(number) { answerBeacon() }
-        for index in staticPeers.indices where index == staticIndex || (number != nil && staticPeers[index].number == number) {
-            staticPeers[index].nextDialAt = now + staticPeers[index].backoff.nextDelay()
-        }
     }
 }

@@ -28,10 +28,10 @@ extension P2PService {
     }
 
     /// Whether beacons of `number` are current (it would be redialled).
-    func isAnnouncedForTesting(_ number: NodeNumber) -> Bool { announcements[number] != nil }
+    func isAnnouncedForTesting(_ number: NodeNumber) -> Bool { core.announcements[number] != nil }
 
     /// Whether static peer `index` was found to be this node.
-    func staticPeerIsSelfForTesting(_ index: Int) -> Bool { staticPeers[index].isSelf }
+    func staticPeerIsSelfForTesting(_ index: Int) -> Bool { core.statics[index].isSelf }
 
     /// Dials 127.0.0.1:`port` as if it had been announced.
     func dialForTesting(port: Int) {
@@ -41,7 +41,7 @@ extension P2PService {
     /// The announcement the table holds for `number`: instance id and
     /// the endpoint it would dial.
     func announcementForTesting(_ number: NodeNumber) -> (instanceId: String, endpoint: String)? {
-        announcements[number].map { ($0.instanceId, $0.endpoint.description) }
+        core.announcements[number].map { ($0.instanceId, $0.endpoint.description) }
     }
 
     /// Received bytes held for links (records not yet opened), at most.
@@ -57,19 +57,19 @@ extension P2PService {
     }
 
     /// Announcements the table holds.
-    func announcementCountForTesting() -> Int { announcements.count }
+    func announcementCountForTesting() -> Int { core.announcements.count }
 }
 
 extension P2PService {
     /// Switches the delayed answers to newcomers (`NewcomerAnswers`) on or
     /// off, so one LAN can be measured both ways.
     func setDelayedAnswersForTesting(_ on: Bool) {
-        newcomerAnswers.policy.delays = on
+        core.answers.policy.delays = on
     }
 
     /// Whether an answer to a newcomer waits (`NewcomerAnswers`).
-    func answerWaitsForTesting() -> Bool { newcomerAnswers.nextDue != nil }
+    func answerWaitsForTesting() -> Bool { core.answers.nextDue != nil }
 
     /// The LAN's size as this node's last beacon turn counted it.
-    func knownNodesAtTurnForTesting() -> Int { knownNodesAtTurn }
+    func knownNodesAtTurnForTesting() -> Int { core.beacons.knownAtTurn }
 }

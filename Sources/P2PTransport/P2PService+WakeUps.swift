@@ -1,9 +1,8 @@
 import ChatCore
 
 extension P2PService {
-    /// The service's one timer task, when it wakes next, and what the last
-    /// full plan found (read by `tick`, so an idle tick skips passes over
-    /// the announcements that have nothing due).
+    /// The service's one timer task and when it wakes next; the core plans
+    /// when (`TransportCore+Wake`), the shell sleeps on the injected clock.
     ///
     /// The values read from the configuration and the overlay are copied
     /// here once: reading a method of a stored struct of the actor copies
@@ -20,24 +19,15 @@ extension P2PService {
         var inTurn = false
         /// `P2PConfiguration.tickInterval`.
         var busy: Duration = .milliseconds(50)
-        /// Whether beacons go out at all (a broadcast address is set).
-        var beacons = true
         /// When the overlay's next step is due, as of its last step.
         var overlayDue: Duration?
-        /// The earliest announced peer's dial and announcement expiry the
-        /// last full plan found (nil: none), and whether that plan still
-        /// holds (no event since it was skipped).
-        var dialsDue: Duration?
-        var expiryDue: Duration?
-        var deadlinesKnown = false
         /// The clock is the host's own: a late wake-up is the host's delay
         /// (`SchedulingLag`), not a manual clock's jump in a test.
         var measuresLag = false
     }
 
-    /// No sleep is longer, whatever the deadlines say: a safety net for a
-    /// deadline the plan does not know of.
-    static let longestSleep: Duration = .seconds(5)
+    /// No sleep is longer, whatever the deadlines say.
+    static let longestSleep = TransportCore.longestSleep
 
     /// Starts the timer to wake at `due`, replacing any running one (a
     /// cancelled sleep ends at once, and a woken one that was replaced
@@ -61,7 +51,6 @@ extension P2PService {
     /// Reads what the plan keeps from the configuration and the overlay, at start.
     func prepareTimer() {
         timer.busy = configuration.tickInterval
-        timer.beacons = configuration.broadcastAddresses != []
         timer.overlayDue = overlayNextTick
         timer.measuresLag = clock is SystemClock
     }
@@ -91,7 +80,7 @@ extension P2PService {
     func overlayStepped() {
         timer.overlayDue = overlayNextTick
         // It may have asked for dials the tick's pass makes.
-        timer.deadlinesKnown = false
+        perform(core.handle(.overlayChanged))
         replanWake()
     }
 
@@ -104,7 +93,7 @@ extension P2PService {
         guard lifecycle == .running, !frozen, !timer.inTurn, let due = timer.due else { return }
         let now = self.now
         guard due > now + timer.busy else {
-            timer.deadlinesKnown = false
+            core.forgetPlannedPasses()
             return
         }
         let wake: Duration
@@ -118,63 +107,18 @@ extension P2PService {
     }
 
     /// What events can bring forward, without the passes over the
-    /// announcements and links: a short deadline begun, the overlay's next
-    /// step, an answer, the beacon, and the last full plan's announcement
-    /// deadlines (which the next tick then looks at again). A link's own
-    /// deadlines only move later with its traffic.
+    /// announcements and links (`TransportCore.quickWake`).
     private func quickWake() -> Duration {
-        var plan = WakePlan(now: now, busy: timer.busy, longest: Self.longestSleep)
-        timer.deadlinesKnown = false
-        if hasShortDeadlines { plan.needsBusyTicks() }
-        if timer.beacons { plan.due(nextBeaconAt) }
-        plan.due(timer.overlayDue)
-        plan.due(newcomerAnswers.nextDue)
-        plan.due(timer.dialsDue)
-        plan.due(timer.expiryDue.map { $0 + announcementTimeout / 8 })
-        return plan.wake
+        core.quickWake(at: now, facts: WakeFacts(overlayDue: timer.overlayDue, busy: shellIsBusy))
     }
 
     /// When the timer must run next: the earliest of every deadline the
-    /// service holds (`WakePlan`).
+    /// core holds and the shell reports (`TransportCore.nextWake`). The
+    /// links' load and the overlay's view only when the plan reads them.
     func nextWake() -> Duration {
-        let now = self.now
-        var plan = WakePlan(now: now, busy: timer.busy, longest: Self.longestSleep)
-        timer.deadlinesKnown = false
-        guard !hasShortDeadlines else {
-            plan.needsBusyTicks()
-            return plan.wake
-        }
-        if timer.beacons { plan.due(nextBeaconAt) }
-        plan.due(timer.overlayDue)
-        plan.due(newcomerAnswers.nextDue)
-        // One pass over the announcements: dials and expiries.
-        let expiry = announcementTimeout
-        var dials = WakePlan(now: now, busy: timer.busy, longest: Self.longestSleep)
-        var expiries = dials
-        for (number, announcement) in announcements.entries where established[number] == nil {
-            dials.due(dialDue(number, announcement))
-            if let since = announcement.unlinkedSince {
-                expiries.due(max(announcement.lastSeen, since) + expiry + .nanoseconds(1))
-            }
-        }
-        (timer.dialsDue, timer.expiryDue, timer.deadlinesKnown) = (dials.earliest, expiries.earliest, true)
-        plan.due(dials.earliest)
-        // Forgetting a silent peer may wait an eighth of its timeout: the
-        // expiries of many peers then share a wake-up (or ride on another:
-        // the tick expires whatever is due), not one each.
-        plan.due(expiries.earliest.map { $0 + expiry / 8 })
-        for index in staticPeers.indices where staticPeerWantsDial(index) {
-            plan.due(staticPeers[index].nextDialAt)
-        }
-        core.planWake(&plan, load: linkLoad)
-        return plan.wake
-    }
-
-    /// Whether the tick's pass over the announcements for `due` (their
-    /// dials or expiries, as of the last full plan) can find anything.
-    func announcementPassNeeded(_ due: Duration?, at now: Duration) -> Bool {
-        guard timer.deadlinesKnown else { return true }
-        return due.map { now >= $0 } ?? false
+        let busy = shellIsBusy
+        guard !busy, !core.isBusy else { return core.nextWake(at: now, facts: WakeFacts(busy: busy)) }
+        return core.nextWake(at: now, facts: WakeFacts(load: linkLoad, overlay: overlayView(), overlayDue: timer.overlayDue))
     }
 
     /// Above the overlay's threshold its links (a few chosen ones a node,
@@ -184,11 +128,4 @@ extension P2PService {
     /// connection); only a silent cut takes longer to notice, and the
     /// overlay repairs around it.
     static let overlayLinkStretch = 2.0
-
-    /// An announcement lives about three of the LAN's beacon intervals:
-    /// stretched as the schedule stretches them (the size as of the last turn).
-    var announcementTimeout: Duration {
-        let stretch = beaconSchedule.interval(knownNodes: knownNodesAtTurn) / configuration.beaconInterval
-        return configuration.deadPeerTimeout * max(stretch, 1)
-    }
 }

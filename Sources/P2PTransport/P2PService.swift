@@ -7,10 +7,11 @@ import Foundation
 /// TCP link to each, and moves `P2PPayload` frames over them (see
 /// PROTOCOL.md for the wire format and rules).
 ///
-/// All state lives in this actor. The decisions about links (admission,
-/// tie-breaks, lifecycles and their deadlines, dial budgets) are its
-/// `core`, a pure `TransportCore` it feeds and obeys (`P2PService+Core`);
-/// the actor does the socket work. One poll thread reports socket readiness
+/// All state lives in this actor. The decisions (about links: admission,
+/// tie-breaks, lifecycles and their deadlines; about finding peers:
+/// announcements, the dial rule and its budgets, static peers, beacons,
+/// answers, when the timer wakes) are its `core`, a pure `TransportCore`
+/// it feeds and obeys (`P2PService+Core`); the actor does the socket work. One poll thread reports socket readiness
 /// (`PollLoop`); the actor does the reads and writes itself, so nothing
 /// about a link is shared. A ticker task drives every timer (beacons,
 /// dials, handshake and dead-peer deadlines, keepalives, write deadlines)
@@ -28,8 +29,8 @@ public actor P2PService: PeerTransport {
     static let listenerToken = 2
     static let firstLinkToken = 3
     /// Beacons sent at start, this far apart, before the jittered schedule.
-    static let startBurst = 3
-    static let burstGap: Duration = .milliseconds(100)
+    static let startBurst = BeaconState.startBurst
+    static let burstGap = BeaconState.burstGap
     /// Frames sealed into one write when the socket asks for more.
     static let sealBatchBytes = 64 * 1024
 
@@ -59,7 +60,6 @@ public actor P2PService: PeerTransport {
     var discovery: Int32 = -1
     var port = 0
     var broadcastTargets: [IPv4Endpoint] = []
-    var staticPeers: [StaticPeer] = []
     var links: [Int: PeerLink] = [:] {
         // Kept apart as plain numbers so that deinit, which may not touch
         // the non-Sendable links, can still close them.
@@ -68,16 +68,12 @@ public actor P2PService: PeerTransport {
     var linkDescriptors: Set<Int32> = []
     /// The node asked us to stop reading linked peers (see `pauseReading`).
     var readingPaused = false
-    /// The link table's decisions: lifecycles, the established link per
-    /// peer, admission, tie-breaks, link deadlines (`TransportCore`).
+    /// The transport's decisions: the link table, admission, tie-breaks,
+    /// link deadlines; announcements, dials, static peers, beacons,
+    /// answers and the wake plan (`TransportCore`).
     var core: TransportCore
     /// The one established link per peer (the core says which).
     var established: EstablishedLinks { EstablishedLinks(ids: core.established, links: links) }
-    var announcements: AnnouncementTable
-    /// Beacons from a new instance of a linked peer's number, waiting for
-    /// the probe of the link (see `startProbe`): applied if the link turns
-    /// out dead, forgotten if it answers.
-    var pendingClaims: [NodeNumber: (beacon: DiscoveryBeacon, source: IPv4Endpoint)] = [:]
     var stats = TransportCounters()
     var messageIDs = MessageIDGenerator()
     var background: [Task<Void, Never>] = []
@@ -85,21 +81,6 @@ public actor P2PService: PeerTransport {
     var timer = ServiceTimer()
     /// How late the timer has run lately: a handshake's allowance under load.
     var schedulingLag = SchedulingLag()
-    var burstLeft = P2PService.startBurst
-    var nextBeaconAt: Duration = .zero
-    /// When periodic beacons go out, and which are skipped as redundant.
-    var beaconSchedule: BeaconSchedule
-    /// When broadcast answers to newcomers go out, or become dials.
-    var newcomerAnswers: NewcomerAnswers
-    /// `knownNodeCount` as of the last beacon turn.
-    var knownNodesAtTurn = 1
-    var lastAnswerBeaconAt: Duration?
-    /// An answer waits for the gap to end; the ticker's next beacon is it.
-    var answerDeferred = false
-    /// This host's addresses, as our own beacons came back from them.
-    var ownAddresses: Set<UInt32> = []
-    /// Answers sent to a newcomer alone (`AnswerRoute`).
-    var unicastAnswers = TokenBucket(capacity: AnswerRoute.unicastBurst, perSecond: AnswerRoute.unicastPerSecond)
     var warnedTargets: Set<IPv4Endpoint> = []
     var warnedCollisions: Set<String> = []
     /// Addresses whose beacons lacked our group's tag, warned about once
@@ -175,11 +156,6 @@ public actor P2PService: PeerTransport {
             logger.error("cannot derive the group's beacon key (\(error)); no beacons will be sent or read")
             beaconSealKey = nil
         }
-        beaconSchedule = BeaconSchedule(policy: configuration.beaconPolicy)
-        newcomerAnswers = NewcomerAnswers(policy: configuration.answerPolicy)
-        announcements = AnnouncementTable(backoffBase: configuration.reconnectDelay, backoffCap: configuration.maxReconnectDelay,
-                                  maxEntries: configuration.limits.maxAnnouncements,
-                                  maxPerAddress: configuration.limits.maxAnnouncementsPerAddress)
         overlayLinks = configuration.overlay.map { OverlayLinks(me: key.nodeNumber, config: $0, now: clock.uptime()) }
         core = TransportCore(me: key.nodeNumber, limits: configuration.limits,
                              timeouts: LinkLifecycle.Timeouts(handshake: configuration.handshakeTimeout,
@@ -187,7 +163,9 @@ public actor P2PService: PeerTransport {
                                                               write: configuration.writeTimeout,
                                                               keepalive: configuration.keepaliveInterval),
                              restartProbeTimeout: configuration.restartProbeTimeout,
-                             overlayStretch: Self.overlayLinkStretch, firstID: Self.firstLinkToken)
+                             overlayStretch: Self.overlayLinkStretch, firstID: Self.firstLinkToken,
+                             discovery: DiscoverySettings(configuration: configuration, instance: instance),
+                             seed: UInt64.random(in: 0...UInt64.max))
     }
 
     deinit {
@@ -212,8 +190,9 @@ public actor P2PService: PeerTransport {
 
     public func counters() -> TransportCounters {
         var counters = stats
-        counters.evictedAnnouncements = announcements.evictions
-        counters.answersSuppressed = newcomerAnswers.suppressed
+        core.counts.add(to: &counters)
+        counters.evictedAnnouncements = core.announcements.evictions
+        counters.answersSuppressed = core.answers.suppressed
         counters.overlayPartial = overlayIsPartial ? 1 : 0
         counters.overlayActivePeers = overlayLinks?.overlay.membership.active.count ?? 0
         counters.gossipOverBudget = overlayLinks?.overlay.broadcast.overBudget ?? 0
@@ -275,7 +254,7 @@ public actor P2PService: PeerTransport {
         identity.nickname = newIdentity.nickname
         identity.stage = newIdentity.stage
         guard lifecycle == .running, !frozen else { return }
-        sendDiscovery(.beacon)
+        sendBeacon()
         let ping = ControlFrame.encode(control(.ping))
         for link in established.values { write(ping, to: link) }
         replanWake()

@@ -21,12 +21,42 @@ enum TransportAction: Sendable, Hashable {
     case probe(Int)
     /// Dial the announced peer `expecting` at its endpoint.
     case dial(IPv4Endpoint, expecting: NodeNumber)
-    /// A due dial over a budget: it waits for a later pass
-    /// (`AnnouncementTable.deferDial`).
+    /// A due dial over a budget: it waits for a later pass. Only
+    /// `planDials` returns it; the core's dial pass records it in the
+    /// announcement table and counts it, and never hands it on.
     case deferDial(NodeNumber)
+    /// Dial static peer `index` at `endpoint` (its number, once known).
+    case dialStatic(Int, IPv4Endpoint, expecting: NodeNumber?)
+    /// Look static peer `index`'s name up off the actor, then report
+    /// `.staticResolved`.
+    case resolveStatic(Int, HostPort)
+    /// Broadcast a beacon; report `noteBeaconSent` if one went out.
+    case sendBeacon
+    /// Answer the newcomer at `source` with a beacon to it alone (`AnswerRoute`).
+    case sendAnswer(to: IPv4Endpoint)
+    /// Tell the overlay that `number` was heard.
+    case peerHeard(NodeNumber)
+    /// The overlay has been told (`.peerHeard`, before this): the dial rule
+    /// looks at `number` now, with the overlay's view as it is after that.
+    case checkDial(NodeNumber)
+    /// A datagram that changes nothing, for the log.
+    case ignoredBeacon(NodeNumber, IgnoredBeacon)
+    /// Another node (instance `instance`, at `source`) announces this node's number.
+    case numberClaimed(instance: String, from: IPv4Endpoint)
     /// Make link `id` its peer's one link (`P2PService.establish`); an
     /// inbound one is accepted first (its first record tells the dialler).
     case establish(Int)
+}
+
+/// Why a datagram changed nothing.
+enum IgnoredBeacon: Sendable, Hashable {
+    /// A leave datagram for an unlinked number: anyone can forge it.
+    case leave
+    /// A leave datagram for a linked number: only its link's leave frame counts.
+    case linkedLeave
+    /// From `announced`, not the linked peer's address (`linkedAt`), and
+    /// saying something else than its link: counted as a conflict.
+    case conflict(DiscoveryBeacon.Kind, announced: IPv4Endpoint, linkedAt: IPv4Endpoint?)
 }
 
 /// Why a new connection was refused (`PeerLimits`).

@@ -1,8 +1,8 @@
 import ChatCore
 
 extension TransportCore {
-    /// An announced peer whose dial is due by the dial rule (the shell
-    /// finds these in `AnnouncementTable`, with the overlay's say).
+    /// An announced peer whose dial is due by the dial rule (`dialPass`
+    /// finds these in the announcements, with the overlay's say).
     struct DialCandidate: Sendable, Hashable {
         let number: NodeNumber
         let endpoint: IPv4Endpoint

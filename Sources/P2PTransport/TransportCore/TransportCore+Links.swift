@@ -26,7 +26,9 @@ extension TransportCore {
         guard var entry = links[id] else { return [] }
         entry.number = number
         entry.instance = instance
+        entry.listen = listen
         links[id] = entry
+        if let index = entry.staticIndex, statics.indices.contains(index) { statics[index].number = number }
         guard entry.direction == .inbound else { return [] }
         switch standing(of: number, instance: instance, candidate: .inbound) {
         case .conflict(let current):
@@ -71,11 +73,15 @@ extension TransportCore {
     }
 
     /// Makes link `id` its peer's one link, after the shell carried out an
-    /// `.establish` (an inbound link's acceptance written). Returns the
-    /// link it replaces, now retiring, if any.
+    /// `.establish` (an inbound link's acceptance written): the peer needs
+    /// no dial, no answer, no backoff any more. Returns the link it
+    /// replaces, now retiring, if any.
     mutating func establish(_ id: Int, at now: Duration) -> Int? {
         guard let number = links[id]?.number else { return nil }
         links[id]?.lifecycle.establish()
+        announcements.linked(number)
+        answers.linked(number)
+        for index in statics.indices where statics[index].number == number { statics[index].backoff.reset() }
         let previous = established[number]
         established[number] = id
         guard let previous, previous != id else { return nil }

@@ -1,10 +1,14 @@
 import ChatCore
 
-/// The transport's decisions about links, as one pure value: the link
+/// The transport's decisions, as one pure value. About links: the link
 /// table (per link: direction, address, peer number, `LinkLifecycle`),
 /// the one established link per peer, admission of new connections, the
 /// tie-breaks that keep one link per pair (`LinkArbiter`), the deadlines
-/// of every link and when the timer must wake for them.
+/// of every link. About finding peers (its control plane): the
+/// announcements and their dial backoff (`AnnouncementTable`), the dial
+/// rule and its budgets, static peers, beacon turns and answers to
+/// newcomers (`BeaconSchedule`, `NewcomerAnswers`), claims of a linked
+/// number by another instance. And when the timer must wake for all of it.
 ///
 /// It reads no clock and touches no socket: `P2PService`, its shell, feeds
 /// it inputs with the time (`handle(_:)`, `note...`) and carries out the
@@ -27,6 +31,10 @@ struct TransportCore: Sendable {
         var number: NodeNumber?
         /// The peer's instance, once verified.
         var instance: String?
+        /// The address the peer accepts links on, once verified.
+        var listen: IPv4Endpoint?
+        /// The static peer this dial is for (`statics`).
+        var staticIndex: Int?
 
         var phase: LinkLifecycle.Phase { lifecycle.phase }
         /// Inbound and without a finished handshake: counts against the pending limits.
@@ -56,8 +64,35 @@ struct TransportCore: Sendable {
     var unprovenDials: TokenBucket
     private var nextID: Int
 
+    // The control plane (`TransportCore+Beacons`, `+Hearing`, `+DialRule`,
+    // `+StaticPeers`, `+Wake`).
+    let discovery: DiscoverySettings
+    /// The peers announced by beacons: whom to dial, and when.
+    var announcements: AnnouncementTable
+    /// Beacons from a new instance of a linked peer's number, waiting for
+    /// the probe of the link: applied if the link turns out dead,
+    /// forgotten if it answers (`claimRefused`).
+    var claims: [NodeNumber: Claim] = [:]
+    /// The configured `--peer` addresses and their dial schedules.
+    var statics: [StaticPeer] = []
+    var beacons: BeaconState
+    /// When broadcast answers to newcomers go out, or become dials.
+    var answers: NewcomerAnswers
+    /// What the last full wake plan found in the announcements.
+    var planned = PlannedPasses()
+    var counts = ControlCounts()
+    /// Jitter and the schedule's draws; seeded, so a test replays.
+    var random: SeededRandom
+
+    /// A beacon from another instance of a linked number, and where it came from.
+    struct Claim: Sendable, Hashable {
+        let beacon: DiscoveryBeacon
+        let source: IPv4Endpoint
+    }
+
     init(me: NodeNumber, limits: PeerLimits, timeouts: LinkLifecycle.Timeouts, restartProbeTimeout: Duration,
-         overlayStretch: Double = 2.0, firstID: Int = 1) {
+         overlayStretch: Double = 2.0, firstID: Int = 1, discovery: DiscoverySettings = DiscoverySettings(),
+         seed: UInt64 = 1) {
         self.me = me
         self.limits = limits
         self.timeouts = timeouts
@@ -66,6 +101,12 @@ struct TransportCore: Sendable {
         nextID = firstID
         connectionGate = ConnectionGate(burst: limits.connectionBurstPerAddress, perSecond: limits.connectionsPerSecondPerAddress)
         unprovenDials = TokenBucket(capacity: Double(limits.unprovenDialBurst), perSecond: limits.unprovenDialsPerSecond)
+        self.discovery = discovery
+        announcements = AnnouncementTable(backoffBase: discovery.reconnectDelay, backoffCap: discovery.maxReconnectDelay,
+                                          maxEntries: limits.maxAnnouncements, maxPerAddress: limits.maxAnnouncementsPerAddress)
+        beacons = BeaconState(policy: discovery.beaconPolicy)
+        answers = NewcomerAnswers(policy: discovery.answerPolicy)
+        random = SeededRandom(seed: seed)
     }
 
     subscript(id: Int) -> LinkEntry? { links[id] }
@@ -84,11 +125,12 @@ struct TransportCore: Sendable {
 
     /// A dial's connection was made (or is under way): its entry, `connecting`
     /// until `connected`. Returns its id.
-    mutating func openDial(to remote: IPv4Endpoint, expecting: NodeNumber?, at now: Duration) -> Int {
+    mutating func openDial(to remote: IPv4Endpoint, expecting: NodeNumber?, staticIndex: Int? = nil, at now: Duration) -> Int {
         let id = takeID()
         var entry = LinkEntry(id: id, direction: .outbound, remote: remote,
                               lifecycle: LinkLifecycle(phase: .connecting, openedAt: now, direction: .outbound))
         entry.number = expecting
+        entry.staticIndex = staticIndex
         links[id] = entry
         return id
     }
@@ -183,8 +225,14 @@ struct TransportCore: Sendable {
         case .connectionArrived(let remote, let now): admit(from: remote, at: now)
         case .peerVerified(let id, let number, let instance, let listen): verified(id, number: number, instance: instance, listen: listen)
         case .acceptanceArrived(let id): acceptanceArrived(id)
-        case .dialsDue(let due, let now): planDials(due, at: now)
         case .timerFired(let now, let load): timerFired(at: now, load: load)
+        case .beaconHeard(let beacon, let source, let linked, let now, let overlay):
+            beaconHeard(beacon, from: source, linked: linked, at: now, overlay: overlay)
+        case .dialWanted(let number, let now, let overlay): dialPass(only: number, at: now, overlay: overlay)
+        case .dialFailed(let number, let staticIndex, let now): scheduleRedial(number: number, staticIndex: staticIndex, at: now)
+        case .linkLost(let closed, let reason, let now): linkLost(closed, reason, at: now)
+        case .staticResolved(let index, let endpoint, let now): staticResolved(index, to: endpoint, at: now)
+        case .overlayChanged: forgetPlannedPasses()
         }
     }
 }

@@ -12,10 +12,34 @@ enum TransportInput: Sendable, Hashable {
     case peerVerified(link: Int, number: NodeNumber, instance: String, listen: IPv4Endpoint)
     /// The acceptor's first record arrived on our dial `link`.
     case acceptanceArrived(link: Int)
-    /// Announced peers whose dial is due by the dial rule.
-    case dialsDue([TransportCore.DialCandidate], at: Duration)
     /// The timer woke at `now`; `load` is what the shell knows of its links.
+    /// (The control plane's steps of a tick are methods: the shell's own
+    /// I/O sits between them, `P2PService.tick`.)
     case timerFired(at: Duration, load: LinkLoad)
+    /// A beacon (or leave datagram) arrived from `source`. `linked`: the
+    /// names of the peer whose established link has the beacon's number,
+    /// as the link last stated them (the link, not the datagram, is the
+    /// evidence); nil if the number has no link.
+    case beaconHeard(DiscoveryBeacon, from: IPv4Endpoint, linked: PeerNames?, at: Duration, overlay: OverlayView)
+    /// The overlay or a DM asks for announced peer `number` now: the dial
+    /// rule looks at it (`dialAnnouncedPeers(only:)`).
+    case dialWanted(NodeNumber, at: Duration, overlay: OverlayView)
+    /// A dial failed before its link was established (no connection, or
+    /// none allowed, or the handshake did not finish): back off.
+    case dialFailed(expecting: NodeNumber?, staticIndex: Int?, at: Duration)
+    /// A peer's established link closed (`closed`, from `close`), for `reason`.
+    case linkLost(TransportCore.ClosedLink, PeerLeaveReason, at: Duration)
+    /// Static peer `index`'s name resolved to `endpoint` (nil: it did not).
+    case staticResolved(Int, IPv4Endpoint?, at: Duration)
+    /// The overlay took a step: what it asks for may have changed, so the
+    /// last plan's announcement deadlines no longer hold.
+    case overlayChanged
+}
+
+/// A linked peer's names as its link last stated them.
+struct PeerNames: Sendable, Hashable {
+    var nickname: String
+    var stage: String?
 }
 
 /// The shell's facts about its links that the core's deadlines depend on
