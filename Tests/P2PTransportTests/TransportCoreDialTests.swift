@@ -26,7 +26,7 @@ import TestSupport
         var driver = Driver(limits: limits)
         let due = [Self.candidate(600, at: 1), Self.candidate(601, at: 1, port: 7_001), Self.candidate(602, at: 1, port: 7_002),
                    Self.candidate(603, at: 2), Self.candidate(604, at: 3)]
-        let actions = driver.feed(.dialsDue(due, at: driver.now))
+        let actions = driver.planDials(due)
         #expect(Self.dialled(actions) == [600, 601, 603])
         #expect(actions.contains(.deferDial(NodeNumber(rawValue: 602)!)), "a third to one address waits")
         #expect(actions.contains(.deferDial(NodeNumber(rawValue: 604)!)), "a fourth in all waits")
@@ -35,7 +35,7 @@ import TestSupport
         for case .dial(let endpoint, let number) in actions {
             _ = driver.core.openDial(to: endpoint, expecting: number, at: driver.now)
         }
-        #expect(Self.dialled(driver.feed(.dialsDue([Self.candidate(604, at: 3)], at: driver.now))).isEmpty)
+        #expect(Self.dialled(driver.planDials([Self.candidate(604, at: 3)])).isEmpty)
     }
 
     @Test func theLinkCapBoundsDialsToo() {
@@ -43,7 +43,7 @@ import TestSupport
         limits.maxLinks = 2
         var driver = Driver(limits: limits)
         _ = driver.inbound(Driver.lower, from: 9)
-        let actions = driver.feed(.dialsDue([Self.candidate(600, at: 1), Self.candidate(601, at: 2)], at: driver.now))
+        let actions = driver.planDials([Self.candidate(600, at: 1), Self.candidate(601, at: 2)])
         #expect(Self.dialled(actions) == [600])
         #expect(actions.last == .deferDial(NodeNumber(rawValue: 601)!))
     }
@@ -54,11 +54,11 @@ import TestSupport
         limits.unprovenDialsPerSecond = 1
         var driver = Driver(limits: limits)
         let flood = (0..<5).map { Self.candidate(600 + UInt64($0), at: UInt8(10 + $0), proven: false, heard: 1) }
-        #expect(Self.dialled(driver.feed(.dialsDue(flood, at: driver.now))) == [600, 601])
+        #expect(Self.dialled(driver.planDials(flood)) == [600, 601])
         let later = [Self.candidate(700, at: 1, proven: false, heard: 1), Self.candidate(701, at: 2, proven: true, heard: 1)]
-        #expect(Self.dialled(driver.feed(.dialsDue(later, at: driver.now))) == [701], "a proven number needs no token")
+        #expect(Self.dialled(driver.planDials(later)) == [701], "a proven number needs no token")
         driver.advance(by: .seconds(1))
-        #expect(Self.dialled(driver.feed(.dialsDue(later, at: driver.now))) == [701, 700], "proven first")
+        #expect(Self.dialled(driver.planDials(later)) == [701, 700], "proven first")
     }
 
     @Test func provenAndOftenHeardNumbersGoFirst() {
@@ -67,7 +67,7 @@ import TestSupport
         var driver = Driver(limits: limits)
         let due = [Self.candidate(600, at: 1, proven: false, heard: 1), Self.candidate(601, at: 2, proven: false, heard: 5),
                    Self.candidate(602, at: 3, proven: true, heard: 1)]
-        #expect(Self.dialled(driver.feed(.dialsDue(due, at: driver.now))) == [602, 601])
+        #expect(Self.dialled(driver.planDials(due)) == [602, 601])
     }
 
     @Test func aFallbackDialWaitsWhileItsAddressIsHandshaking() {
@@ -75,7 +75,7 @@ import TestSupport
         _ = driver.arrive(from: Driver.address(1))
         // 400 is lower than this node: our dial to it is the fallback one.
         let due = [Self.candidate(400, at: 1), Self.candidate(900, at: 1, port: 7_001)]
-        let actions = driver.feed(.dialsDue(due, at: driver.now))
+        let actions = driver.planDials(due)
         #expect(Self.dialled(actions) == [900], "the rule's own dial goes; the fallback waits, not deferred")
         #expect(!actions.contains(.deferDial(NodeNumber(rawValue: 400)!)))
     }
@@ -83,6 +83,6 @@ import TestSupport
     @Test func aNumberSomeLinkIsForIsNotDialledAgain() {
         var driver = Driver()
         _ = driver.core.openDial(to: Driver.address(1, port: 7_000), expecting: NodeNumber(rawValue: 600)!, at: driver.now)
-        #expect(driver.feed(.dialsDue([Self.candidate(600, at: 1)], at: driver.now)).isEmpty)
+        #expect(driver.planDials([Self.candidate(600, at: 1)]).isEmpty)
     }
 }

@@ -21,10 +21,13 @@ struct TransportCoreDriver {
     var log: [TransportAction] = []
     /// What the shell holds that the core's deadlines read.
     var load = LinkLoad()
+    /// The overlay's say, as the shell would hand it to the core.
+    var overlay = OverlayView.none
     private var pings = 0
 
-    init(limits: PeerLimits = PeerLimits()) {
-        core = TransportCore(me: Self.me, limits: limits, timeouts: Self.timeouts, restartProbeTimeout: .seconds(1))
+    init(limits: PeerLimits = PeerLimits(), discovery: DiscoverySettings = DiscoverySettings(), seed: UInt64 = 7) {
+        core = TransportCore(me: Self.me, limits: limits, timeouts: Self.timeouts, restartProbeTimeout: .seconds(1),
+                             discovery: discovery, seed: seed)
     }
 
     var now: Duration { clock.uptime() }
@@ -35,20 +38,26 @@ struct TransportCoreDriver {
         IPv4Endpoint(address: 0x0A00_0000 | UInt32(last), port: port)
     }
 
-    /// Feeds `input`, carries out the actions like the shell, returns them.
+    /// Feeds `input`, carries out the actions like the shell, returns them
+    /// and those that carrying them out brought (a `.checkDial`'s dials).
     @discardableResult
     mutating func feed(_ input: TransportInput) -> [TransportAction] {
         let actions = core.handle(input)
-        carryOut(actions)
-        return actions
+        return actions + carryOut(actions)
     }
 
-    mutating func carryOut(_ actions: [TransportAction]) {
+    /// Carries out `actions`; returns what that brought.
+    @discardableResult
+    mutating func carryOut(_ actions: [TransportAction]) -> [TransportAction] {
         log += actions
+        var brought: [TransportAction] = []
         for action in actions {
             switch action {
             case .accept, .refuse, .deferDial: break
-            case .dial: break // the test opens the dials it wants (`core.openDial`)
+            case .dial, .dialStatic, .resolveStatic: break // the test opens the dials it wants (`core.openDial`)
+            case .sendBeacon: core.noteBeaconSent(at: now)
+            case .checkDial(let number): brought += feed(.dialWanted(number, at: now, overlay: overlay))
+            case .sendAnswer, .peerHeard, .ignoredBeacon, .numberClaimed: break
             case .close(let id, _), .release(let id): core.close(id)
             case .ping(let id): core.noteSent(id, at: now, wasIdle: !load.queued.contains(id))
             case .probe(let id):
@@ -60,6 +69,7 @@ struct TransportCoreDriver {
                 _ = core.establish(id, at: now)
             }
         }
+        return brought
     }
 
     static func ping(_ n: Int) -> MessageID { MessageID(millis: 1_732_147_200_000 + Int64(n), random: (1, 2)) }
@@ -90,6 +100,14 @@ struct TransportCoreDriver {
         let id = dialVerified(number, instance: instance, to: last)
         feed(.acceptanceArrived(link: id))
         return id
+    }
+
+    /// The dial budgets' verdict on `due` (`planDials`), logged.
+    @discardableResult
+    mutating func planDials(_ due: [TransportCore.DialCandidate]) -> [TransportAction] {
+        let actions = core.planDials(due, at: now)
+        log += actions
+        return actions
     }
 
     /// The timer fires now.
