@@ -33,15 +33,28 @@ import TestSupport
         #expect(driver.core.claims.isEmpty)
     }
 
-    @Test func aClaimIsTakenUpWhenTheLinkDies() {
+    @Test func aClaimIsTakenUpWhenTheLinkDies() throws {
         var (driver, id) = Self.linked()
         driver.hear(Driver.higher, from: 1, instance: "b", linked: Self.names)
         driver.finishBurst()
-        let closed = driver.core.close(id)!
+        let closedOrNil = driver.core.close(id)
+        let closed = try #require(closedOrNil)
         let actions = driver.feed(.linkLost(closed, .restarted, at: driver.now))
         #expect(actions.contains(.sendBeacon), "the new instance is answered")
         #expect(driver.core.announcements[Driver.higher]?.instanceId == "b")
         #expect(driver.core.announcements[Driver.higher]?.nextDialAt == driver.now, "a restarted peer is redialled at once")
+    }
+
+    @Test func aRestartedPeerIsRedialledAtOnceItsBackoffForgotten() throws {
+        var driver = Driver.started()
+        driver.hear(Driver.higher, from: 1)
+        driver.feed(.dialFailed(expecting: Driver.higher, staticIndex: nil, at: driver.now))
+        let id = driver.outbound(Driver.higher, instance: "a", to: 1)
+        let closedOrNil = driver.core.close(id)
+        let closed = try #require(closedOrNil)
+        driver.feed(.linkLost(closed, .restarted, at: driver.now))
+        #expect(driver.core.announcements[Driver.higher]?.nextDialAt == driver.now)
+        #expect(Driver.dialled(driver.feed(.dialWanted(Driver.higher, at: driver.now, overlay: .none))) == [Driver.higher.rawValue])
     }
 
     @Test func leaveDatagramsChangeNothing() {
@@ -63,17 +76,19 @@ import TestSupport
         #expect(driver.hear(Driver.higher, from: 1, linked: Self.names) == [.peerHeard(Driver.higher)], "from its link: heard")
     }
 
-    @Test func aPeerThatLeftIsNotRedialledOneThatTimedOutIsAfterBackoff() {
+    @Test func aPeerThatLeftIsNotRedialledOneThatTimedOutIsAfterBackoff() throws {
         var (driver, id) = Self.linked()
-        let closed = driver.core.close(id)!
+        let closedOrNil = driver.core.close(id)
+        let closed = try #require(closedOrNil)
         driver.feed(.linkLost(closed, .left, at: driver.now))
         #expect(driver.core.announcements[Driver.higher] == nil)
         #expect(Driver.dialled(driver.hear(Driver.higher, from: 1)).isEmpty, "its late beacons are ignored")
 
         var (other, otherID) = Self.linked()
-        let lost = other.core.close(otherID)!
+        let lostOrNil = other.core.close(otherID)
+        let lost = try #require(lostOrNil)
         other.feed(.linkLost(lost, .timedOut, at: other.now))
-        let wait = other.core.announcements[Driver.higher]!.nextDialAt - other.now
+        let wait = try #require(other.core.announcements[Driver.higher]).nextDialAt - other.now
         #expect(wait > .zero && wait <= DiscoverySettings().reconnectDelay * 1.2)
         other.advance(by: wait)
         #expect(Driver.dialled(other.tickAll()) == [Driver.higher.rawValue])

@@ -63,6 +63,22 @@ import TestSupport
         #expect(!driver.hear(Driver.higher, from: 3).contains { $0 == .sendBeacon || $0 == .sendAnswer(to: Driver.address(3, port: 47_474)) })
     }
 
+    @Test func aBroadcastBeaconAnswersEveryNewcomerWaiting() {
+        var driver = Driver.started {
+            $0.answerPolicy.quietSize = 0
+            $0.answerPolicy.answerers = 0
+            $0.answerPolicy.shortest = .milliseconds(500)
+            $0.answerPolicy.longest = .milliseconds(600)
+        }
+        driver.tickAll()
+        _ = driver.feed(.beaconHeard(Driver.beacon(Driver.lower), from: IPv4Endpoint(address: 0x7F00_0001, port: 47_474),
+                                     linked: nil, at: driver.now, overlay: .none))
+        #expect(driver.core.answers.nextDue != nil, "a large LAN's answer waits")
+        driver.advance(by: BeaconState.burstGap)
+        #expect(Driver.beaconsSent(driver.tickAll()) == 1, "the burst's next beacon")
+        #expect(driver.core.answers.nextDue == nil, "that beacon was the answer")
+    }
+
     @Test func broadcastAnswersKeepTheirGapAndTheLateOneGoesAtItsEnd() {
         var driver = Driver.started()
         driver.finishBurst()

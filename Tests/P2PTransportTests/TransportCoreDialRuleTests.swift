@@ -32,18 +32,18 @@ import TestSupport
         #expect(Driver.dialled(driver.tickAll()) == [Driver.lower.rawValue])
     }
 
-    @Test func aFailedDialBacksOffAndDoubles() {
+    @Test func aFailedDialBacksOffAndDoubles() throws {
         var driver = Driver.started()
         driver.hear(Driver.higher, from: 1)
         driver.feed(.dialFailed(expecting: Driver.higher, staticIndex: nil, at: driver.now))
         let base = DiscoverySettings().reconnectDelay
-        let first = driver.core.announcements[Driver.higher]!.nextDialAt - driver.now
+        let first = try #require(driver.core.announcements[Driver.higher]).nextDialAt - driver.now
         #expect(first >= base * 0.8 && first <= base * 1.2, "\(first)")
         #expect(Driver.dialled(driver.feed(.dialWanted(Driver.higher, at: driver.now, overlay: .none))).isEmpty)
         driver.advance(by: first)
         #expect(Driver.dialled(driver.tickAll()) == [Driver.higher.rawValue])
         driver.feed(.dialFailed(expecting: Driver.higher, staticIndex: nil, at: driver.now))
-        let second = driver.core.announcements[Driver.higher]!.nextDialAt - driver.now
+        let second = try #require(driver.core.announcements[Driver.higher]).nextDialAt - driver.now
         #expect(second >= base * 1.6 && second <= base * 2.4, "\(second)")
     }
 
@@ -63,6 +63,21 @@ import TestSupport
         var driver = Driver.started()
         driver.overlay = OverlayView(bounded: false, asked: [Driver.lower])
         #expect(Driver.dialled(driver.hear(Driver.lower, from: 1)) == [Driver.lower.rawValue])
+    }
+
+    @Test func aDialOverTheBudgetWaitsAndIsCountedOnce() {
+        var limits = PeerLimits()
+        limits.maxPendingDials = 1
+        var driver = Driver.started(limits: limits)
+        let first = driver.hear(Driver.number(600), from: 1)
+        #expect(Driver.dialled(first) == [600])
+        _ = driver.core.openDial(to: Driver.address(1, port: 7_000), expecting: Driver.number(600), at: driver.now)
+        #expect(Driver.dialled(driver.hear(Driver.number(601), from: 2)).isEmpty, "over the budget: it waits")
+        #expect(driver.core.announcements[Driver.number(601)]?.dialDeferred == true)
+        #expect(!driver.log.contains(.deferDial(Driver.number(601))), "the core keeps its deferrals")
+        driver.tickAll()
+        driver.tickAll()
+        #expect(driver.core.counts.deferredDials == 1, "a wait is counted once")
     }
 
     @Test func aCrowdedTableLeavesOnceHeardInventionsToTheTick() {

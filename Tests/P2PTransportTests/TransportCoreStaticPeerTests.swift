@@ -59,10 +59,11 @@ import TestSupport
         #expect(resolved == [.dialStatic(0, Driver.address(8, port: 7_000), expecting: nil)])
     }
 
-    @Test func aPeerThatDialledUsIsNotDialled() {
+    @Test func aPeerThatDialledUsIsNotDialled() throws {
         var driver = Driver.started(statics: [Self.literal, Self.name])
         // It dialled us first from its ephemeral port; it listens on 7000.
-        let id = driver.arrive(from: Driver.address(7, port: 51_000))!
+        let arrived = driver.arrive(from: Driver.address(7, port: 51_000))
+        let id = try #require(arrived)
         driver.feed(.peerVerified(link: id, number: Driver.lower, instance: "a", listen: Driver.address(7, port: 7_000)))
         #expect(Driver.dialled(driver.tickAll()).isEmpty, "the literal is linked by address")
         let resolved = driver.feed(.staticResolved(1, Driver.address(7, port: 7_000), at: driver.now))

@@ -36,7 +36,7 @@ import TestSupport
         #expect(driver.wakeAll() == redial)
     }
 
-    @Test func aWaitingAnswerKeepsTheTickBusy() {
+    @Test func aWaitingAnswerKeepsTheTickBusy() throws {
         var driver = Driver.started {
             $0.answerPolicy.quietSize = 0
             $0.answerPolicy.answerers = 0
@@ -47,7 +47,7 @@ import TestSupport
                                      linked: nil, at: driver.now, overlay: .none))
         #expect(driver.core.answers.nextDue != nil)
         #expect(driver.wakeAll() == driver.now + Driver.busy)
-        driver.advance(by: driver.core.answers.nextDue! - driver.now)
+        driver.advance(by: try #require(driver.core.answers.nextDue) - driver.now)
         #expect(Driver.beaconsSent(driver.tickAll()) == 1, "the delayed answer")
         #expect(driver.core.answers.nextDue == nil)
         #expect(!driver.core.isBusy)
@@ -63,12 +63,12 @@ import TestSupport
         #expect(driver.wakeAll() == heardAt + timeout + .nanoseconds(1) + timeout / 8)
     }
 
-    @Test func theTicksPassesRunOnlyWhenThePlanFoundSomethingDue() {
+    @Test func theTicksPassesRunOnlyWhenThePlanFoundSomethingDue() throws {
         var driver = Driver.started()
         driver.hear(Driver.lower, from: 1)
         driver.finishBurst()
         _ = driver.wakeAll()
-        let due = driver.core.planned.dialsDue!
+        let due = try #require(driver.core.planned.dialsDue)
         #expect(!driver.core.passNeeded(driver.core.planned.dialsDue, at: driver.now))
         #expect(driver.core.passNeeded(driver.core.planned.dialsDue, at: due))
         // The overlay stepped: the plan no longer holds.
@@ -77,7 +77,7 @@ import TestSupport
         // A plan that found the overlay asking for it dials at once.
         driver.overlay.asked = [Driver.lower]
         _ = driver.wakeAll()
-        #expect(driver.core.planned.dialsDue! <= driver.now)
+        #expect(try #require(driver.core.planned.dialsDue) <= driver.now)
         #expect(Driver.dialled(driver.tickAll()) == [Driver.lower.rawValue])
     }
 }
