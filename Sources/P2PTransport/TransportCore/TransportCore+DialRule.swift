@@ -61,10 +61,11 @@ extension TransportCore {
     }
 
     /// The tick's dials: announced peers (when the last plan found one due,
-    /// or no longer holds) and static peers.
-    mutating func dialTurn(at now: Duration, overlay: OverlayView) -> [TransportAction] {
+    /// or no longer holds; the overlay's view is built only then) and
+    /// static peers.
+    mutating func dialTurn(at now: Duration, overlay: @autoclosure () -> OverlayView) -> [TransportAction] {
         var actions: [TransportAction] = []
-        if passNeeded(planned.dialsDue, at: now) { actions = dialPass(at: now, overlay: overlay) }
+        if passNeeded(planned.dialsDue, at: now) { actions = dialPass(at: now, overlay: overlay()) }
         return actions + staticDials(at: now)
     }
 }
