@@ -18,7 +18,7 @@ extension P2PService {
         case .close(let id, let reason):
             guard let link = links[id] else { return }
             // A tick's decisions are made together: an earlier one may have
-            // handed a held link its peer (`admitHeldLink`) meanwhile.
+            // handed a held link its peer (`TransportCore.admitHeld`) meanwhile.
             if reason == .handshakeTimedOut, core[id]?.lifecycle.isUnfinished == false { return }
             drop(link, cause(of: reason))
         case .ping(let id):

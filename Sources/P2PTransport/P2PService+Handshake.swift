@@ -185,12 +185,6 @@ extension P2PService {
         perform(core.refuseHeld(for: number))
     }
 
-    /// The old link is gone: the newest held link from the new instance
-    /// takes its place.
-    func admitHeldLink(for number: NodeNumber) {
-        perform(core.admitHeld(for: number))
-    }
-
     /// Our own hello came back: a static peer address points at this node.
     private func markStaticSelfDials() {
         for address in core.dialledItself(listeningOn: port) {

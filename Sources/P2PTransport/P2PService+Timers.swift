@@ -29,7 +29,10 @@ extension P2PService {
             perform(core.dueAnswers(at: now))
         }
         tickOverlay()
-        perform(core.dialTurn(at: now, overlay: overlayView()))
+        // The view is built before the core's turn (it reads the core), and
+        // only if the pass over the announcements runs.
+        let view = core.dialPassDue(at: now) ? overlayView() : nil
+        perform(core.dialTurn(at: now, overlay: view))
         // Reading resumes where the budget refilled; silence while this
         // side does not read is not the peer's. Then the core says what
         // each link's deadlines call for.

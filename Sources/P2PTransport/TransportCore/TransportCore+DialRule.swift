@@ -60,12 +60,16 @@ extension TransportCore {
         return actions
     }
 
-    /// The tick's dials: announced peers (when the last plan found one due,
-    /// or no longer holds; the overlay's view is built only then) and
-    /// static peers.
-    mutating func dialTurn(at now: Duration, overlay: @autoclosure () -> OverlayView) -> [TransportAction] {
+    /// Whether the tick's pass over the announcements can find a dial due
+    /// (the last plan found one, or no longer holds): the shell builds the
+    /// overlay's view for the whole table only then.
+    func dialPassDue(at now: Duration) -> Bool { passNeeded(planned.dialsDue, at: now) }
+
+    /// The tick's dials: announced peers (when `dialPassDue`; `overlay` nil:
+    /// the shell found it was not) and static peers.
+    mutating func dialTurn(at now: Duration, overlay: OverlayView?) -> [TransportAction] {
         var actions: [TransportAction] = []
-        if passNeeded(planned.dialsDue, at: now) { actions = dialPass(at: now, overlay: overlay()) }
+        if let overlay, passNeeded(planned.dialsDue, at: now) { actions = dialPass(at: now, overlay: overlay) }
         return actions + staticDials(at: now)
     }
 }
