@@ -2,8 +2,9 @@
 # Builds and runs the libFuzzer targets in scripts/fuzz/ (swiftc -sanitize=fuzzer,address).
 #
 #   scripts/fuzz.sh TARGET SECONDS [libFuzzer options...]   fuzz one target
-#   scripts/fuzz.sh --ci                                   every target ~30 s (FUZZ_CI_SECONDS;
-#                                                          payload-differential ~30 s)
+#   scripts/fuzz.sh --ci                                   every target ~20 s (FUZZ_CI_SECONDS;
+#                                                          payload-differential ~20 s): a smoke
+#                                                          run that keeps CI short; fuzz longer by hand
 #   scripts/fuzz.sh --build                                build every target, run nothing
 #   scripts/fuzz.sh --list                                 target names
 #
@@ -177,14 +178,14 @@ case "${1:-}" in
         build_core
         for target in "${TARGETS[@]}"; do build_target "$target"; done ;;
     --ci)
-        seconds=${FUZZ_CI_SECONDS:-30}
+        seconds=${FUZZ_CI_SECONDS:-20}
         build_core
         for target in "${TARGETS[@]}"; do build_target "$target"; done
         status=0
         for target in "${TARGETS[@]}"; do
             # The differential and crypto targets get at most 30 s each.
             target_seconds=$seconds
-            [ "$target" = payload-differential ] && target_seconds=${FUZZ_CI_DIFFERENTIAL_SECONDS:-30}
+            [ "$target" = payload-differential ] && target_seconds=${FUZZ_CI_DIFFERENTIAL_SECONDS:-20}
             if [[ "$CRYPTO_TARGETS" == *" $target "* ]] && [ "$seconds" -gt 30 ]; then target_seconds=30; fi
             if ! run_target "$target" "$target_seconds" 2> >(grep -Ev '^#[0-9]+[[:space:]]+(NEW|REDUCE|pulse)' >&2); then
                 echo "fuzz.sh: $target CRASHED; the input is in $BUILD/crashes/$target/" >&2
