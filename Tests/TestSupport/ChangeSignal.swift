@@ -38,6 +38,8 @@ public final class ChangeSignal: Sendable {
             state.active.insert(state.nextWaiter)
             return state.nextWaiter
         }
+        // The wait's deadline, not an assertion: the caller checks its
+        // condition after, whichever woke it.
         let timer = Task { [self] in
             guard (try? await Task.sleep(for: timeout)) != nil else { return }
             wake(id)

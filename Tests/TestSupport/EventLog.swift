@@ -104,6 +104,9 @@ public func waitUntil(_ what: String = "condition", within timeout: Duration? = 
     var budget = WaitBudget(within: timeout)
     while !budget.isSpent() {
         if try await condition() { return true }
+        // The poll's interval, not an assertion: real sockets and processes
+        // (Integration tests) have no event to await; pure tests wait on
+        // `ChangeSignal` or the manual clock.
         try? await Task.sleep(for: .milliseconds(10))
     }
     return try await condition()
