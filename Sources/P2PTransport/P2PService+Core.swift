@@ -126,16 +126,6 @@ extension P2PService {
         }
     }
 
-    /// The announcements, as the core holds them (read by the overlay's shell).
-    var announcements: AnnouncementTable { core.announcements }
-
-    /// Claims of a linked number by another instance (`TransportCore.claims`):
-    /// the data path forgets one when the link answers its probe.
-    var pendingClaims: [NodeNumber: TransportCore.Claim] {
-        get { core.claims }
-        set { core.claims = newValue }
-    }
-
     /// The overlay's say in the dial rule, as plain values for the core:
     /// about `number` alone (nil: every unlinked announced peer).
     func overlayView(for number: NodeNumber? = nil) -> OverlayView {

@@ -17,7 +17,7 @@ extension P2PService {
         var sealed = Set<NodeNumber>()
         for peer in peers.sorted() where established[peer] == nil && peer != identity.number {
             // A peer without the overlay is dialled by the transport's own rule.
-            let canDial = announcements[peer] != nil && !overlayLinks!.legacy.contains(peer)
+            let canDial = core.announcements[peer] != nil && !overlayLinks!.legacy.contains(peer)
             switch overlayLinks!.direct.route(peer, now: now, canDial: canDial) {
             case .dial:
                 stats.directDials += 1

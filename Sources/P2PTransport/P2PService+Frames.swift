@@ -227,7 +227,7 @@ extension P2PService {
         case .pong:
             if core.notePong(link.id, refId: payload.refId) {
                 // Alive: whoever else announced this number is refused.
-                pendingClaims[peer.number] = nil
+                core.claimRefused(peer.number)
                 stats.identityConflicts += 1
                 logger.notice("\(peer.number) still answers on its link; another instance claiming its number is refused")
                 refuseHeldLinks(for: peer.number)

@@ -306,7 +306,7 @@ extension P2PService {
             }
             return link.speaksOverlay ? overlayLinks!.overlay.linkUp(peer, now: now) : overlayLinks!.overlay.linkDown(peer, now: now)
         }
-        guard announcements[peer] != nil, !overlayLinks!.legacy.contains(peer) else {
+        guard core.announcements[peer] != nil, !overlayLinks!.legacy.contains(peer) else {
             return overlayLinks!.overlay.linkDown(peer, now: now)
         }
         overlayLinks!.wanted[peer] = now + (configuration.overlay?.linkDialTimeout ?? .seconds(10))
