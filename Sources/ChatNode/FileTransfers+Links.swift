@@ -28,9 +28,19 @@ extension FileTransfers {
             links.unserve(id)
             if await commit(transfer) { emit(.done(transfer)) }
         case .interrupted(let id, let reason):
-            guard let transfer = transfers[id], transfer.direction == .receiving, transfer.state == .accepted else { return }
+            guard let transfer = transfers[id], transfer.state == .accepted else { return }
             logger.info("transfer \(id) interrupted: \(reason)")
-            scheduleRetry(transfer)
+            switch transfer.direction {
+            case .receiving:
+                scheduleRetry(transfer)
+            case .sending:
+                // The receiver dials again by itself, unless it already has
+                // the whole file and only its verdict was lost: a repeated
+                // offer gets `fileDone` then (or an earlier redial), where
+                // silence would leave this side sending for ever.
+                guard linked[transfer.peer] != nil else { return }
+                await send(await offerFrame(transfer), to: transfer.peer)
+            }
         case .failed(let id, let reason):
             guard var transfer = transfers[id], !transfer.state.isFinished else { return }
             transfer.state = .failed

@@ -302,4 +302,24 @@ import TestSupport
         #expect(alice.links.unserved.withLock { $0 }.contains(sent.id))
         #expect(await bob.files.transfer(sent.id)?.state == .done)
     }
+
+    /// The receiver saved the file but its verdict never reached the sender
+    /// (lost with the link): the sender's link ends `interrupted`, its
+    /// repeated offer is answered `fileDone`, and both show done, with the
+    /// chat link up all along.
+    @Test func aLostVerdictIsRecoveredByRepeatingTheOffer() async throws {
+        let scratch = try ScratchDirectory()
+        let (_, alice, bob) = try await Self.pair(scratch)
+        let sent = try await Self.offer(alice, to: bob)
+        let accepted = try await bob.files.accept(sent.id.description)
+        _ = try await alice.fileEvent("accepted") { if case .accepted(let t) = $0, t.id == sent.id { t } else { nil } }
+        try Data("hello".utf8).write(to: URL(fileURLWithPath: accepted.path))
+        bob.links.continuation.yield(.received(sent.id))
+        _ = try await bob.fileEvent("done") { if case .done(let t) = $0 { t } else { nil } }
+
+        alice.links.continuation.yield(.interrupted(sent.id, reason: "no verdict within 30 s"))
+        let done = try await alice.fileEvent("done") { if case .done(let t) = $0, t.id == sent.id { t } else { nil } }
+        #expect(done.state == .done)
+        #expect(alice.links.unserved.withLock { $0 }.contains(sent.id))
+    }
 }
