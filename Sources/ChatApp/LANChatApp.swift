@@ -100,10 +100,9 @@ public enum LANChatApp {
         let files: FileTransfers
         do {
             // Files move on links of their own (FileTransferService), bound to the same identity.
-            // --file-rate: a pause after each record (chunkBytes) paces the sender.
-            let pause = options.fileRateKiB.map { Duration.microseconds(Int64(FileTransferLimits.chunkBytes) * 1_000_000 / Int64($0 * 1024)) } ?? .zero
+            let pacing = options.fileRateKiB.map { FilePacing(kibPerSecond: $0) } ?? .unpaced
             let links = try FileTransferService(identity: identityKey, groupSecret: groupSecret, logger: logger.labeled("files"),
-                                                recordPause: pause, clock: clock)
+                                                pacing: pacing, clock: clock)
             files = FileTransfers(localNumber: identity.number, links: links, transport: service, store: store, events: node.events,
                                   downloadDirectory: options.downloadDirectory ?? DownloadDirectory.defaultPath(environment: environment),
                                   clock: clock, logger: logger.labeled("files"), identity: { [node] in await node.identity })

@@ -4,9 +4,11 @@ import ChatCrypto
 import Glibc
 
 /// One transfer link's socket, used by the one thread that runs the link:
-/// blocking reads and writes with a timeout (SO_RCVTIMEO / SO_SNDTIMEO),
-/// so backpressure is TCP's own (a write blocks while the peer's window is
-/// full) and a silent peer ends the link. Frames as on a chat link: a
+/// blocking reads and writes with a timeout, so backpressure is TCP's own
+/// (a write blocks while the peer's window is full) and a silent peer ends
+/// the link. The timeout bounds a whole frame, not each byte: on a lossy
+/// link TCP's retransmission backoff can trickle a byte a minute, and only
+/// a new connection starts it over. Frames as on a chat link: a
 /// 2-byte big-endian length (16 to 65535), then the body. Reads go
 /// through an inbox of a few records, so a record costs at most one
 /// recv(2), and a data record is opened straight into the caller's buffer.
@@ -18,6 +20,8 @@ final class FileLinkConnection {
     let fd: Int32
     var cipher: NoiseTransport?
     private var closed = false
+    /// How long one frame may take to read or write (`setTimeout`).
+    private var timeoutMillis: Int64 = 0
     /// Bytes read but not yet taken: `inbox[inboxStart..<inboxEnd]`.
     private let inbox = UnsafeMutableRawBufferPointer.allocate(byteCount: FileLinkConnection.inboxBytes, alignment: 16)
     private var inboxStart = 0
@@ -86,6 +90,8 @@ final class FileLinkConnection {
     }
 
     func setTimeout(seconds: Int) {
+        timeoutMillis = Int64(seconds) * 1000
+        // Also on the socket: a backstop for each call.
         var time = timeval(tv_sec: seconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
@@ -173,7 +179,9 @@ final class FileLinkConnection {
 
     func writeAll(_ bytes: [UInt8]) throws(Failure) {
         var sent = 0
+        let deadline = Self.nowMillis() + timeoutMillis
         while sent < bytes.count {
+            if sent > 0 { try wait(for: Int16(POLLOUT), until: deadline) }
             let count = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL)) }
             if count > 0 { sent += count; continue }
             let error = Glibc.errno
@@ -193,7 +201,11 @@ final class FileLinkConnection {
             inboxStart = 0
             inboxEnd = waiting
         }
+        let deadline = Self.nowMillis() + timeoutMillis
+        var first = true
         while inboxEnd - inboxStart < count {
+            if !first { try wait(for: Int16(POLLIN), until: deadline) }
+            first = false
             let got = Glibc.recv(fd, inbox.baseAddress! + inboxEnd, inbox.count - inboxEnd, 0)
             if got > 0 { inboxEnd += got; continue }
             if got == 0 { throw .closedByPeer }
@@ -202,6 +214,26 @@ final class FileLinkConnection {
             if error == EAGAIN || error == EWOULDBLOCK { throw .timedOut }
             throw .system(Socket.failure("recv", error))
         }
+    }
+
+    /// Waits until the socket is ready for `events`, or throws `.timedOut`
+    /// at `deadline` (a frame that started but did not finish in time).
+    private func wait(for events: Int16, until deadline: Int64) throws(Failure) {
+        while true {
+            let remaining = deadline - Self.nowMillis()
+            guard remaining > 0 else { throw .timedOut }
+            var poller = pollfd(fd: fd, events: events, revents: 0)
+            let ready = poll(&poller, 1, Int32(min(remaining, Int64(Int32.max))))
+            if ready > 0 { return }  // ready, or an error or hang-up the next call reports
+            if ready == 0 { throw .timedOut }
+            if Glibc.errno != EINTR { throw .system(Socket.failure("poll", Glibc.errno)) }
+        }
+    }
+
+    private static func nowMillis() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
     }
 }
 #endif

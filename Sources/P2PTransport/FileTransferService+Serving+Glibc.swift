@@ -190,7 +190,7 @@ extension FileTransferService {
         var position = offset
         var lastReport: Int64?  // the first record reports at once, whatever the clock reads
         while position < file.facts.size {
-            let want = Int(min(Int64(FileTransferLimits.chunkBytes), file.facts.size - position))
+            let want = Int(min(Int64(pacing.recordBytes), file.facts.size - position))
             let got = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + FileLinkRecord.dataHeaderBytes, want, off_t(position)) }
             // Shorter than offered: the file shrank under us.
             guard got > 0 else { throw FileLinkFailure.final(changed) }
@@ -203,7 +203,7 @@ extension FileTransferService {
             try connection.writeAll(out)
             position += Int64(got)
             count { $0.bytesSent += Int64(got) }
-            if recordPause > .zero { clock.blockingSleep(for: recordPause) }
+            if pacing.pause > .zero { clock.blockingSleep(for: pacing.pause) }
             let now = uptimeMillis()
             if lastReport.map({ now - $0 >= FileTransferLimits.progressIntervalMillis }) ?? true {
                 lastReport = now

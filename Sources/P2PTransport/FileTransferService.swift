@@ -83,18 +83,18 @@ public final class FileTransferService: FileLinkPort, Sendable {
     let groupSecret: GroupSecret?
     let logger: ChatLogger
     let listenPort: Int
-    /// A pause after each data record sent: `--file-rate` (also what
-    /// makes a transfer last in tests); zero for none.
-    let recordPause: Duration
-    /// Paces `recordPause` and throttles progress reports.
+    /// Record size and the pause after each data record sent:
+    /// `--file-rate` (also what makes a transfer last in tests).
+    let pacing: FilePacing
+    /// Paces the records and throttles progress reports.
     let clock: any ChatClock
     public let linkEvents: AsyncStream<FileLinkEvent>
     let continuation: AsyncStream<FileLinkEvent>.Continuation
 
     /// - Parameter port: 0 for an ephemeral port (announced in each offer).
     public init(identity: IdentityKey, groupSecret: GroupSecret?, port: Int = 0, logger: ChatLogger = .disabled,
-                recordPause: Duration = .zero, clock: any ChatClock = SystemClock()) throws(CryptoError) {
-        self.recordPause = recordPause
+                pacing: FilePacing = .unpaced, clock: any ChatClock = SystemClock()) throws(CryptoError) {
+        self.pacing = pacing
         self.clock = clock
         credential = try HandshakeIdentity.Credential(identity: identity)
         self.groupSecret = groupSecret

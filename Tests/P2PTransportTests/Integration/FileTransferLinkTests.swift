@@ -20,7 +20,7 @@ import TestSupport
 
         init(seed: UInt64, recordPause: Duration = .zero) throws {
             key = TestNetwork.key(seed)
-            service = try FileTransferService(identity: key, groupSecret: nil, recordPause: recordPause)
+            service = try FileTransferService(identity: key, groupSecret: nil, pacing: FilePacing(recordBytes: FileTransferLimits.chunkBytes, pause: recordPause))
             _ = try service.start()
             let stream = service.linkEvents
             Task { [self] in for await event in stream { self.events.withLock { $0.append(event) } } }
