@@ -16,20 +16,27 @@ import TestSupport
         return (try FileLinkConnection(accepted: fds[0], timeoutSeconds: timeoutSeconds), fds[1])
     }
 
-    @Test func aFrameTrickledSlowerThanTheTimeoutEndsTheLink() async throws {
-        let (connection, peer) = try Self.pair(timeoutSeconds: 1)
-        defer { close(peer) }
-        // A 16-byte frame, one byte every 150 ms: 2.7 s in all, each byte
-        // well within the 1 s timeout of a single read.
-        let frame: [UInt8] = [0, 16] + [UInt8](repeating: 7, count: 16)
-        let writer = Thread {
-            for byte in frame {
-                var one = byte
-                guard send(peer, &one, 1, Int32(MSG_NOSIGNAL)) == 1 else { return }
-                usleep(150_000)
+    /// Writes `bytes` from a thread of its own, `pause` after each piece,
+    /// until done or the reader closes its end; then closes `fd` (the
+    /// writer owns it: no write can reach a reused descriptor number).
+    private static func write(_ bytes: [UInt8], to fd: Int32, pieces: Int, pause: useconds_t) {
+        Thread {
+            defer { close(fd) }
+            for start in stride(from: 0, to: bytes.count, by: pieces) {
+                let piece = Array(bytes[start..<min(start + pieces, bytes.count)])
+                let sent = piece.withUnsafeBytes { send(fd, $0.baseAddress!, $0.count, Int32(MSG_NOSIGNAL)) }
+                guard sent == piece.count else { return }
+                usleep(pause)
             }
-        }
-        writer.start()
+        }.start()
+    }
+
+    @Test func aFrameTrickledSlowerThanTheTimeoutEndsTheLink() throws {
+        let (connection, peer) = try Self.pair(timeoutSeconds: 1)
+        defer { connection.close() }  // ends the trickle
+        // A 1,000-byte frame, a byte every 100 ms: 100 s in all, each byte
+        // well within the 1 s timeout of a single read.
+        Self.write([0x03, 0xE8] + [UInt8](repeating: 7, count: 1_000), to: peer, pieces: 1, pause: 100_000)
         let started = ContinuousClock.now
         let outcome: Result<[UInt8], FileLinkConnection.Failure>
         do throws(FileLinkConnection.Failure) { outcome = .success(try connection.readFrame()) } catch { outcome = .failure(error) }
@@ -38,22 +45,15 @@ import TestSupport
             Issue.record("read \(outcome) in \(took); expected a timeout")
             return
         }
-        // One frame's deadline per fill (length, then body): never the trickle's 2.7 s.
-        #expect(took < .milliseconds(2_500))
+        // About 1 s (one deadline for the length, one for the body); a
+        // per-byte timeout would have read on for the trickle's 100 s.
+        #expect(took < .seconds(30))
     }
 
-    @Test func aFrameThatArrivesInPiecesWithinTheTimeoutIsRead() throws {
-        let (connection, peer) = try Self.pair(timeoutSeconds: 2)
-        defer { close(peer) }
-        let frame: [UInt8] = [0, 16] + [UInt8](repeating: 9, count: 16)
-        let writer = Thread {
-            for start in stride(from: 0, to: frame.count, by: 6) {
-                let piece = Array(frame[start..<min(start + 6, frame.count)])
-                _ = piece.withUnsafeBytes { send(peer, $0.baseAddress!, $0.count, Int32(MSG_NOSIGNAL)) }
-                usleep(100_000)
-            }
-        }
-        writer.start()
+    @Test func aFrameThatArrivesInPiecesIsRead() throws {
+        let (connection, peer) = try Self.pair(timeoutSeconds: 30)
+        defer { connection.close() }
+        Self.write([0, 16] + [UInt8](repeating: 9, count: 16), to: peer, pieces: 6, pause: 50_000)
         #expect(try connection.readFrame() == [UInt8](repeating: 9, count: 16))
     }
 }
