@@ -38,6 +38,17 @@ public struct StoreChanges: Sendable {
             && unpooled.isEmpty
     }
 
+    /// Whether this commit holds nothing but `delivered` marks: the one
+    /// write a file store commits without its own fsync. A lost mark is
+    /// repaired by the protocol: the DM is still in the outbox, resent
+    /// after a restart, and the receiver, who stored it, acknowledges it
+    /// again without storing it twice (ChatStore.docc/Durability.md).
+    /// Anything else in the commit makes it wait for the disk.
+    public var holdsOnlyDeliveredMarks: Bool {
+        !deliveries.isEmpty && deliveries.values.allSatisfy { $0 == .delivered }
+            && messages.isEmpty && conversations.isEmpty && readMarkers.isEmpty && settings.isEmpty && unpooled.isEmpty
+    }
+
     /// Moves `room`'s marker to `cursor` if that is further on than what is planned.
     public mutating func markRead(_ room: RoomID, upTo cursor: HistoryCursor) {
         if let planned = readMarkers[room], planned >= cursor { return }

@@ -3,8 +3,10 @@ import ChatCore
 /// One transaction per node step (see `StoreChanges`).
 extension ChatStore {
     /// Writes `changes` in one transaction (one commit, so one fsync with
-    /// `.full` durability): messages (and the pool's ageing out), then
-    /// delivery states, conversations and read markers. All or nothing: on
+    /// `.full` durability, but for `delivered` marks alone:
+    /// `StoreChanges.holdsOnlyDeliveredMarks`): messages (and the pool's
+    /// ageing out), then delivery states, conversations and read markers.
+    /// All or nothing: on
     /// error nothing is stored and the caller must not change its memory
     /// either. Refused by a full disk or cap while the pool holds
     /// messages, or with an ageing order (`AgeingOrder`: the user's own,
@@ -32,7 +34,9 @@ extension ChatStore {
     }
 
     private func attempt(_ changes: StoreChanges, reclaim: Int, making room: RoomToMake?) throws(StoreError) -> StoreCommitResult {
-        try db().transaction { () throws(StoreError) -> StoreCommitResult in
+        // Delivered marks alone skip the fsync: their loss is repaired by a resend (Durability.md).
+        let level: StoreDurability? = relaxesDeliveredMarks && changes.holdsOnlyDeliveredMarks ? .normal : nil
+        return try db().transaction(synchronous: level) { () throws(StoreError) -> StoreCommitResult in
             if !changes.unpooled.isEmpty { try unpool(changes.unpooled) }
             var result = try insertRows(changes, reclaim: reclaim, making: room)
             for (id, state) in changes.deliveries.sorted(by: { $0.key < $1.key }) {

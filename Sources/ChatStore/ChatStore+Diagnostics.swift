@@ -22,6 +22,17 @@ extension ChatStore {
         }
     }
 
+    /// From now on, records SQLite's `synchronous` value inside every write
+    /// transaction, just before its COMMIT (`synchronousAtCommits`).
+    func recordSynchronousAtCommits() throws(StoreError) {
+        try db().synchronousAtCommits = []
+    }
+
+    /// What `recordSynchronousAtCommits` recorded, oldest first (1 NORMAL, 2 FULL).
+    func synchronousAtCommits() throws(StoreError) -> [Int64] {
+        try db().synchronousAtCommits ?? []
+    }
+
     /// Virtual-machine steps `sql`'s cached statement has run so far: the
     /// work a query did, counted rather than timed.
     func virtualMachineSteps(of sql: String) throws(StoreError) -> Int {

@@ -40,8 +40,10 @@ extension ChatStore {
         }
     }
 
-    /// The pragmas behind the durability promise, checked rather than hoped for.
-    static func configure(_ database: SQLiteDatabase, durability: StoreDurability, logger: ChatLogger) throws(StoreError) {
+    /// The pragmas behind the durability promise, checked rather than hoped
+    /// for. Returns whether the connection is in WAL mode.
+    @discardableResult
+    static func configure(_ database: SQLiteDatabase, durability: StoreDurability, logger: ChatLogger) throws(StoreError) -> Bool {
         // Waits out a short lock held by another process (a backup, sqlite3 shell)
         // instead of failing at once.
         try database.execute("PRAGMA busy_timeout = 5000")
@@ -53,11 +55,12 @@ extension ChatStore {
             // the rollback journal keeps the same promise, only slower.
             logger.warning("WAL not available for \(database.path) (journal_mode=\(mode)); using it as is")
         }
-        try database.execute("PRAGMA synchronous = \(durability.pragma)")
+        try database.keepSynchronous(durability)
         // macOS: a plain fsync leaves data in the drive's cache; F_FULLFSYNC does not. No-op elsewhere.
         try database.execute("PRAGMA fullfsync = ON")
         try database.execute("PRAGMA checkpoint_fullfsync = ON")
         // Keep the -wal file from staying huge after a bulk import.
         try database.execute("PRAGMA journal_size_limit = 67108864")
+        return mode.lowercased() == "wal"
     }
 }

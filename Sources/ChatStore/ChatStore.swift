@@ -54,6 +54,11 @@ public actor ChatStore {
     public nonisolated let reserveBytes: Int?
     /// Messages one search fold takes in one transaction.
     let foldBatch: Int
+    /// Whether a commit of `delivered` marks alone skips its fsync
+    /// (`synchronous=NORMAL` for that transaction): a file in WAL mode with
+    /// `.full` durability. In WAL mode such a commit is atomic and survives
+    /// a process kill; only a power loss may drop it (Durability.md).
+    let relaxesDeliveredMarks: Bool
     /// Off the cooperative pool for a file, on it in memory (see `StoreExecutor`).
     private let executor: StoreExecutor
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.unowned }
@@ -82,7 +87,8 @@ public actor ChatStore {
         self.localNumber = localNumber
         self.logger = logger.labeled("store")
         let database = try SQLiteDatabase(path: path ?? ":memory:")
-        try Self.configure(database, durability: durability, logger: self.logger)
+        let inWAL = try Self.configure(database, durability: durability, logger: self.logger)
+        relaxesDeliveredMarks = inWAL && durability == .full
         let pageSize = try Self.pageSize(of: database)
         self.pageSize = pageSize
         if let maxBytes {

@@ -14,6 +14,16 @@ final class SQLiteDatabase {
     /// fixed set of statements, so the cache stays small.
     private var statements: [String: Statement] = [:]
     private var transactionDepth = 0
+    /// The `synchronous` level the connection keeps (the store's
+    /// durability), and the one in effect: they differ only while a write
+    /// transaction runs at a level of its own (`transaction(synchronous:)`),
+    /// or after restoring failed, and then the next write transaction
+    /// restores it before it begins.
+    private(set) var standingSynchronous: StoreDurability = .full
+    private var synchronousInEffect: StoreDurability = .full
+    /// Tests: when set, every write transaction appends SQLite's own
+    /// `synchronous` value (1 NORMAL, 2 FULL), read just before its COMMIT.
+    var synchronousAtCommits: [Int64]?
 
     /// Process-wide settings, made once before the first connection opens
     /// (SQLite takes them only before it initializes): no memory
@@ -78,12 +88,36 @@ final class SQLiteDatabase {
     /// BEGIN IMMEDIATE takes the write lock up front, so a busy database
     /// fails here rather than halfway through.
     func transaction<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+        try transaction(synchronous: nil, body)
+    }
+
+    /// `transaction`, committed at `synchronous` (nil: the standing level)
+    /// and back at the standing level afterwards, whether it committed or
+    /// not. SQLite refuses to change the level inside a transaction, so it
+    /// is set before BEGIN and restored after COMMIT or ROLLBACK; a nested
+    /// call joins the outer transaction at the outer's level.
+    func transaction<T>(synchronous level: StoreDurability?, _ body: () throws(StoreError) -> T) throws(StoreError) -> T {
         if transactionDepth > 0 {
             transactionDepth += 1
             defer { transactionDepth -= 1 }
             return try body()
         }
-        return try outermost("BEGIN IMMEDIATE", body)
+        let wanted = level ?? standingSynchronous
+        if wanted != synchronousInEffect { try applySynchronous(wanted) }
+        // A failed restore leaves the flag set: the next write transaction tries again first.
+        defer { if synchronousInEffect != standingSynchronous { try? applySynchronous(standingSynchronous) } }
+        return try outermost("BEGIN IMMEDIATE", writes: true, body)
+    }
+
+    /// Sets the level the connection keeps (the store's durability, at open).
+    func keepSynchronous(_ level: StoreDurability) throws(StoreError) {
+        try applySynchronous(level)
+        standingSynchronous = level
+    }
+
+    private func applySynchronous(_ level: StoreDurability) throws(StoreError) {
+        try execute("PRAGMA synchronous = \(level.pragma)")
+        synchronousInEffect = level
     }
 
     /// Runs the reads in `body` as one read transaction: one shared lock
@@ -92,16 +126,17 @@ final class SQLiteDatabase {
     /// transaction already, `body` just joins it.
     func reading<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
         if transactionDepth > 0 { return try body() }
-        return try outermost("BEGIN", body)
+        return try outermost("BEGIN", writes: false, body)
     }
 
     /// `body` between `begin` and COMMIT, rolled back if it throws.
-    private func outermost<T>(_ begin: String, _ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+    private func outermost<T>(_ begin: String, writes: Bool, _ body: () throws(StoreError) -> T) throws(StoreError) -> T {
         try withStatement(begin) { statement throws(StoreError) in _ = try statement.step() }
         transactionDepth = 1
         defer { transactionDepth = 0 }
         do {
             let result = try body()
+            if writes, synchronousAtCommits != nil { synchronousAtCommits!.append(try synchronousNow()) }
             try withStatement("COMMIT") { statement throws(StoreError) in _ = try statement.step() }
             return result
         } catch {
@@ -109,6 +144,11 @@ final class SQLiteDatabase {
             if let db = handle, sqlite3_get_autocommit(db) == 0 { sqlite3_exec(db, "ROLLBACK", nil, nil, nil) }
             throw error
         }
+    }
+
+    /// SQLite's `synchronous` value on this connection (0 OFF, 1 NORMAL, 2 FULL, 3 EXTRA).
+    func synchronousNow() throws(StoreError) -> Int64 {
+        try withStatement("PRAGMA synchronous") { statement throws(StoreError) in try statement.step() ? statement.int64(0) : -1 }
     }
 
     /// Rows changed by the last INSERT, UPDATE or DELETE.
