@@ -30,6 +30,7 @@ import TestSupport
             try await commit(store) { $0.messages = [dm(1), dm(2), dm(3)]; for n: UInt64 in 1...3 { $0.setDelivery(.queued, for: dm(n).id) } }
             try await commit(store) { $0.setDelivery(.sent, for: dm(1).id) }
             try await commit(store) { $0.setDelivery(.delivered, for: dm(1).id) }
+            #expect(try await store.pragma("synchronous") == "\(full)", "restored after the mark's commit")
             try await commit(store) { $0.setDelivery(.delivered, for: dm(2).id); $0.setDelivery(.failed, for: dm(3).id) }
             try await commit(store) { $0.setDelivery(.delivered, for: dm(2).id); $0.messages = [Fixtures.message(at: Fixtures.base, idBits: 9)] }
             try await commit(store) { $0.messages = [dm(4)]; $0.setDelivery(.queued, for: dm(4).id) }
