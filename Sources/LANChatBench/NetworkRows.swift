@@ -155,7 +155,7 @@ enum NetworkRows {
         await cluster.stop()
         let base = try baselines.roundTrip(messages: count, bytes: frameBytes)
         let p50 = Measure.percentile(samples, 0.5), p99 = Measure.percentile(samples, 0.99)
-        let stores = onDisk ? "on-disk stores (synchronous=FULL)" : "in-memory stores"
+        let stores = onDisk ? "on-disk stores (synchronous=FULL; the sender's delivered mark without an fsync of its own)" : "in-memory stores"
         var row = BenchRow(
             key: onDisk ? "dm-disk" : "dm", figure: "DM send to acknowledgement, \(stores), p50 / p99",
             value: "\(Measure.ms(p50)) / \(Measure.ms(p99))",
