@@ -11,7 +11,7 @@ import Synchronization
 /// the address the newcomer's beacons also come from, at 10,000 a second;
 /// then bob starts and the row times until both see the link. Baseline:
 /// the same start without the flood. Transport defaults (beacon interval
-/// 2 s, table 1024 / 128 per address); loopback only.
+/// 2 s, table 1024 in all, 1024 for a loopback address); loopback only.
 enum BeaconFloodRow {
     static let floodRate = 10_000.0
 

@@ -64,6 +64,10 @@ struct AnnouncementTable: Sendable {
     /// Bounds on what beacons can make the node remember (`PeerLimits`).
     let maxEntries: Int
     let maxPerAddress: Int
+    /// The share of a loopback address (127/8), where every node on this
+    /// host beacons from: a share of 128 there made each of 1,000 nodes
+    /// on one host know ~140 of them (issue 29). Bounded by `maxEntries`.
+    let maxPerLoopbackAddress: Int
     /// Entries forgotten to make room for a new number.
     private(set) var evictions = 0
     /// How often numbers forgotten to make room had been heard, the last
@@ -85,11 +89,18 @@ struct AnnouncementTable: Sendable {
     /// is a new instance, and a newcomer still.
     private var expiredInstances: [String: Int] = [:]
 
-    init(backoffBase: Duration, backoffCap: Duration, maxEntries: Int = 1_024, maxPerAddress: Int = 128) {
+    init(backoffBase: Duration, backoffCap: Duration, maxEntries: Int = 1_024, maxPerAddress: Int = 128,
+         maxPerLoopbackAddress: Int = 1_024) {
         self.backoffBase = backoffBase
         self.backoffCap = backoffCap
         self.maxEntries = maxEntries
         self.maxPerAddress = maxPerAddress
+        self.maxPerLoopbackAddress = maxPerLoopbackAddress
+    }
+
+    /// The most numbers recorded from `address` at once.
+    func share(of address: UInt32) -> Int {
+        IPv4Endpoint.isLoopback(address) ? maxPerLoopbackAddress : maxPerAddress
     }
 
     var count: Int { entries.count }
@@ -135,7 +146,7 @@ struct AnnouncementTable: Sendable {
     /// own inventions, and a newcomer's entry lives long enough for the
     /// dial or answer its first beacon causes at once.
     private mutating func makeRoom(for address: UInt32, at now: Duration) -> Bool {
-        if let here = numbersByAddress[address], here.count >= maxPerAddress {
+        if let here = numbersByAddress[address], here.count >= share(of: address) {
             return evictUnproven(among: here, at: now)
         }
         guard entries.count >= maxEntries else { return true }

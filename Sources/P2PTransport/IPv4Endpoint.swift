@@ -20,7 +20,9 @@ struct IPv4Endpoint: Hashable, Sendable, CustomStringConvertible {
     var host: String { Self.dottedQuad(address) }
 
     /// 127.0.0.0/8: this host itself.
-    var isLoopback: Bool { address >> 24 == 127 }
+    var isLoopback: Bool { Self.isLoopback(address) }
+
+    static func isLoopback(_ address: UInt32) -> Bool { address >> 24 == 127 }
 
     var description: String { "\(host):\(port)" }
 

@@ -39,6 +39,12 @@ public struct PeerLimits: Sendable, Hashable {
     /// is not recorded.
     public var maxAnnouncements = 1_024
     public var maxAnnouncementsPerAddress = 128
+    /// The same share for a loopback address (127/8): every node on this
+    /// host beacons from 127.0.0.1, so with 128 a node of 1,000 on one
+    /// host knew ~140 of them, took the LAN for that size and beaconed
+    /// as for it (issue 29). The total still bounds it; a LAN address
+    /// keeps its share (as `maxPendingLinksPerLoopbackAddress`).
+    public var maxAnnouncementsPerLoopbackAddress = 1_024
     /// Dials of announcements that never led to a handshake: a burst, then
     /// a rate. A beacon costs nothing to forge, so without it a flood of
     /// invented numbers would make every node on the LAN dial as fast as
@@ -77,6 +83,7 @@ public struct PeerLimits: Sendable, Hashable {
                               ("connectionBurstPerAddress", connectionBurstPerAddress), ("frameBurst", frameBurst),
                               ("maxPendingDials", maxPendingDials), ("maxPendingDialsPerAddress", maxPendingDialsPerAddress),
                               ("maxAnnouncements", maxAnnouncements), ("maxAnnouncementsPerAddress", maxAnnouncementsPerAddress),
+                              ("maxAnnouncementsPerLoopbackAddress", maxAnnouncementsPerLoopbackAddress),
                               ("unprovenDialBurst", unprovenDialBurst),
                               ("bytesPerFrameToken", bytesPerFrameToken), ("recentIDsPerLink", recentIDsPerLink)] where value < 1 {
             throw .invalidConfiguration("\(name) must be at least 1")

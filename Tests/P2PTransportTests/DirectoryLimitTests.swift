@@ -36,7 +36,7 @@ import Testing
     /// contacts wait for the ordered dial pass, most heard first).
     @Test func aRepeatingNodeOutlastsAFloodOfOnceHeardInventionsFromItsAddress() {
         var directory = AnnouncementTable(backoffBase: .milliseconds(100), backoffCap: .seconds(1), maxEntries: 1_024, maxPerAddress: 128)
-        let address: UInt32 = 0x7F00_0001
+        let address: UInt32 = 0x0A00_0001
         let newcomer = beacon(1 << 40, instance: "real")
         var invented: UInt64 = 1_000
         func flood(for millis: Int64, from start: Int64) {

@@ -103,7 +103,8 @@ struct TransportCore: Sendable {
         unprovenDials = TokenBucket(capacity: Double(limits.unprovenDialBurst), perSecond: limits.unprovenDialsPerSecond)
         self.discovery = discovery
         announcements = AnnouncementTable(backoffBase: discovery.reconnectDelay, backoffCap: discovery.maxReconnectDelay,
-                                          maxEntries: limits.maxAnnouncements, maxPerAddress: limits.maxAnnouncementsPerAddress)
+                                          maxEntries: limits.maxAnnouncements, maxPerAddress: limits.maxAnnouncementsPerAddress,
+                                          maxPerLoopbackAddress: limits.maxAnnouncementsPerLoopbackAddress)
         beacons = BeaconState(policy: discovery.beaconPolicy)
         answers = NewcomerAnswers(policy: discovery.answerPolicy)
         random = SeededRandom(seed: seed)

@@ -32,6 +32,7 @@ import TestSupport
         configuration.limits.maxPendingDialsPerAddress = 4
         configuration.limits.maxAnnouncements = 64
         configuration.limits.maxAnnouncementsPerAddress = 16
+        configuration.limits.maxAnnouncementsPerLoopbackAddress = 16
         let alice = try await TestNode.started(1_501, "alice", configuration: configuration)
         let attacker = try HoldingListener(address: 0x7F00_0002)
         let forger = BeaconSender(discoveryPort: discoveryPort, source: 0x7F00_0002)
@@ -97,6 +98,7 @@ import TestSupport
         configuration.deadPeerTimeout = .seconds(30)
         configuration.limits.maxAnnouncements = 64
         configuration.limits.maxAnnouncementsPerAddress = 16
+        configuration.limits.maxAnnouncementsPerLoopbackAddress = 16
         let seeds = TestNetwork.orderedSeeds(from: aliceIsLower ? 1_511 : 1_521, lowerFirst: aliceIsLower)
         let alice = try await TestNode.started(seeds.0, "alice", configuration: configuration)
         let stop = FloodSwitch()

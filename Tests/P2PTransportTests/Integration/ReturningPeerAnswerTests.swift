@@ -15,6 +15,7 @@ import TestSupport
         var configuration = P2PConfiguration()
         configuration.identityKey = TestNetwork.key(29_600)
         configuration.limits.maxAnnouncementsPerAddress = 2
+        configuration.limits.maxAnnouncementsPerLoopbackAddress = 2
         let me = TestNetwork.identity(29_600, "me")
         let service = P2PService(identity: me, configuration: configuration, clock: clock)
         // Peers whose numbers are below ours: they dial us, we answer them.
