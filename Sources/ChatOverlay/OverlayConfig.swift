@@ -11,11 +11,19 @@ public struct OverlayConfig: Sendable, Hashable {
     public var fullMeshExit = 36
 
     /// Active view: target `ceil(log2(known + 1)) + activeViewConstant`,
-    /// kept within `activeViewMin...activeViewMax`. `activeViewMax` is the
+    /// kept within `activeViewMin...activeViewMax - targetHeadroom`. `activeViewMax` is the
     /// hard cap on links the overlay keeps.
     public var activeViewMin = 4
     public var activeViewMax = 10
     public var activeViewConstant = 1
+    /// The target stays this far under `activeViewMax` (not under
+    /// `activeViewMin`), so a view under its target finds peers with room:
+    /// a request is taken up to the cap. With the target at the cap (every
+    /// node of 300 on one host heard all 300 once the announcement table
+    /// kept them) nearly every view wanted a last slot its peers had
+    /// filled, and the refused fills made and cut 20 links a second; the
+    /// simulator's nodes, hearing ~150, aimed at 9 (issue 29).
+    public var targetHeadroom = 1
     /// At most this many active peers were admitted on their own request
     /// (JOIN, NEIGHBOR, a walk's end): the rest this node chose from its
     /// passive view, so a flood of requests cannot take a whole view
@@ -135,6 +143,8 @@ public struct OverlayConfig: Sendable, Hashable {
     public func activeTarget(known: Int) -> Int {
         var bits = 0
         while (1 << bits) < known + 1 { bits += 1 }
-        return min(activeViewMax, max(activeViewMin, bits + activeViewConstant))
+        var ceiling = activeViewMax - targetHeadroom
+        if ceiling < activeViewMin { ceiling = min(activeViewMin, activeViewMax) }
+        return min(ceiling, max(activeViewMin, bits + activeViewConstant))
     }
 }
