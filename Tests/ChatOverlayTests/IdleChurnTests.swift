@@ -27,8 +27,8 @@ import Testing
     /// host once the announcement table kept them all): the size estimate
     /// is the whole LAN, and the target would be the cap itself without
     /// `targetHeadroom`, every view after a last slot its peers had filled
-    /// (at 300 real processes, 432 link changes in 20 s; here 2,000-odd a
-    /// minute).
+    /// (at 300 real processes, 432 link changes in 20 s; here 115-124 a
+    /// minute with a headroom of 0).
     @Test(arguments: [1, 2] as [UInt64])
     func threeHundredNodesThatHearEveryoneIdle(seed: UInt64) {
         var config = SimulationConfig(seed: seed)
