@@ -153,38 +153,52 @@ struct AnnouncementTable: Sendable {
         return evictUnproven(among: entries.keys, at: now)
     }
 
+    /// Entries looked at per entry forgotten, at most: a share larger than
+    /// this (1024 on loopback) forgets several in one pass, so a flood
+    /// filling it costs a pass per `passPerEviction` of its inventions, as
+    /// a share of 128 did per one (one per invention over 1024 entries
+    /// took a 10k/s loopback flood's newcomer past 2 s to link).
+    static let passPerEviction = 128
+
     /// Forgets one of `candidates` that is unlinked and never led to a
-    /// handshake: the one heard fewest times (a flood's inventions are heard
-    /// once; a real node repeats itself, even while a dial to it fails),
-    /// then the one whose dials failed most, then the one heard least
-    /// recently. False if there is none (every candidate has proven itself).
-    private mutating func evictUnproven(among candidates: some Sequence<NodeNumber>, at now: Duration) -> Bool {
-        var victim: Announcement?
+    /// handshake (several from a large set, `passPerEviction`): the one
+    /// heard fewest times (a flood's inventions are heard once; a real
+    /// node repeats itself, even while a dial to it fails), then the one
+    /// whose dials failed most, then the one heard least recently. False
+    /// if there is none (every candidate has proven itself).
+    private mutating func evictUnproven(among candidates: some Collection<NodeNumber>, at now: Duration) -> Bool {
+        let batch = max(1, candidates.count / Self.passPerEviction)
+        var victims: [Announcement] = []
+        victims.reserveCapacity(batch + 1)
         for number in candidates {
             guard let entry = entries[number], !entry.hasLinked, entry.unlinkedSince != nil else { continue }
-            guard let current = victim else {
-                victim = entry
-                continue
-            }
-            // Plain comparisons: a tuple comparison here cost a metadata look-up per entry.
-            if entry.heardCount != current.heardCount {
-                if entry.heardCount < current.heardCount { victim = entry }
-            } else if entry.backoff.failures != current.backoff.failures {
-                if entry.backoff.failures > current.backoff.failures { victim = entry }
-            } else if entry.lastSeen < current.lastSeen {
-                victim = entry
-            }
+            if victims.count == batch, !Self.forgottenFirst(entry, before: victims[batch - 1]) { continue }
+            var index = victims.count
+            while index > 0, Self.forgottenFirst(entry, before: victims[index - 1]) { index -= 1 }
+            victims.insert(entry, at: index)
+            if victims.count > batch { victims.removeLast() }
         }
-        guard let victim else { return false }
-        remove(victim.number)
-        evictions += 1
+        guard !victims.isEmpty else { return false }
+        for victim in victims {
+            remove(victim.number)
+            evictions += 1
+            if recentlyEvicted.count >= Self.evictedMemory / 2 {
+                earlierEvicted = recentlyEvicted
+                recentlyEvicted.removeAll(keepingCapacity: true)
+            }
+            recentlyEvicted[victim.number] = victim.heardCount
+        }
         lastEvictionAt = now
-        if recentlyEvicted.count >= Self.evictedMemory / 2 {
-            earlierEvicted = recentlyEvicted
-            recentlyEvicted.removeAll(keepingCapacity: true)
-        }
-        recentlyEvicted[victim.number] = victim.heardCount
         return true
+    }
+
+    /// The eviction order: heard fewest times, then most failed dials,
+    /// then heard least recently. Plain comparisons: a tuple comparison
+    /// here cost a metadata look-up per entry.
+    private static func forgottenFirst(_ entry: Announcement, before other: Announcement) -> Bool {
+        if entry.heardCount != other.heardCount { return entry.heardCount < other.heardCount }
+        if entry.backoff.failures != other.backoff.failures { return entry.backoff.failures > other.backoff.failures }
+        return entry.lastSeen < other.lastSeen
     }
 
     /// Whether entries were forgotten to make room within `window` of

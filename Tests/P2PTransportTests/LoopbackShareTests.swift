@@ -75,4 +75,31 @@ import TestSupport
         for number in UInt64(100)..<1_100 { _ = big.observe(beacon(number), from: Self.loopback, at: .seconds(1)) }
         #expect(big.count == 64, "a loopback share over the total is bounded by the total")
     }
+
+    /// A share of 1024 forgets 8 in one pass (`passPerEviction`): a 10k/s
+    /// flood from loopback costs a pass per 8 inventions, not one per
+    /// invention over 1024 entries. The order holds: a node heard twice
+    /// outlasts every once-heard invention.
+    @Test func aLargeShareForgetsABatchPerPassInOrder() {
+        var table = AnnouncementTable(backoffBase: .milliseconds(100), backoffCap: .seconds(1))
+        func beacon(_ number: UInt64) -> DiscoveryBeacon {
+            DiscoveryBeacon(kind: .beacon, identity: NodeIdentity(number: NodeNumber(rawValue: number)!, nickname: "n\(number)"),
+                            tcpPort: 4_000, instanceId: "i\(number)")
+        }
+        let real = beacon(1 << 40)
+        _ = table.observe(real, from: Self.loopback, at: .zero)
+        _ = table.observe(real, from: Self.loopback, at: .milliseconds(1))
+        for number in UInt64(1)..<1_024 {
+            _ = table.observe(beacon(number), from: Self.loopback, at: .milliseconds(Int64(number)))
+        }
+        #expect(table.count == 1_024 && table.evictions == 0)
+        _ = table.observe(beacon(5_000), from: Self.loopback, at: .seconds(2))
+        #expect(table.evictions == 8 && table.count == 1_017)
+        // The eight heard least recently went, nothing else.
+        #expect((1...8).allSatisfy { table[NodeNumber(rawValue: UInt64($0))!] == nil })
+        #expect(table[NodeNumber(rawValue: 9)!] != nil)
+        for number in UInt64(10_000)..<20_000 { _ = table.observe(beacon(number), from: Self.loopback, at: .seconds(3)) }
+        #expect(table[real.number]?.heardCount == 2, "outlasted 10,000 inventions")
+        #expect(table.count <= 1_024)
+    }
 }
