@@ -73,10 +73,32 @@ public struct Broadcast: Sendable {
         lazy.remove(peer)
         eager.insert(peer)
         guard announce, config.lazyPush else { return }
-        let recent = cacheOrder.suffix(config.idsPerFrame)
+        let recent = recentIDs()
         guard !recent.isEmpty else { return }
         pendingIHave[peer, default: []].append(contentsOf: recent)
         if flushAt == nil { flushAt = now + config.ihaveInterval }
+    }
+
+    /// History gossip tells a new neighbour at most this many ids of each
+    /// author first, then the newest of the rest.
+    static let announcedPerAuthor = 4
+
+    /// The cached ids a new neighbour is told, oldest first: the newest
+    /// `announcedPerAuthor` of each author, newest authors first, then the
+    /// newest others, `idsPerFrame` in all. Under a flood the newest 64 ids
+    /// were all the flood's, and a joiner's message published before its
+    /// views joined up never crossed the new link by push.
+    func recentIDs() -> [MessageID] {
+        let limit = config.idsPerFrame
+        var chosen = Set<MessageID>()
+        var perAuthor: [NodeNumber: Int] = [:]
+        for id in cacheOrder.reversed() where chosen.count < limit {
+            guard let author = cache[id]?.message.senderNumber, perAuthor[author, default: 0] < Self.announcedPerAuthor else { continue }
+            perAuthor[author, default: 0] += 1
+            chosen.insert(id)
+        }
+        for id in cacheOrder.reversed() where chosen.count < limit { chosen.insert(id) }
+        return cacheOrder.filter { chosen.contains($0) }
     }
 
     mutating func neighborDown(_ peer: NodeNumber) {

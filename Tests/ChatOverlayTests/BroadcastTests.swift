@@ -94,6 +94,31 @@ import Testing
         #expect(answer == [.send(.gossip(GossipMessage(hops: 2, message: Self.gossip.message)), to: Self.number(5))])
     }
 
+    /// A joiner's message, then a flood of 300 from one author: the new
+    /// neighbour is still told the joiner's id (the newest 64 alone were
+    /// all the flood's, and the message never crossed the link by push).
+    @Test func aNewNeighbourIsToldALoneAuthorsIDBehindAFlood() throws {
+        var overlay = Self.overlay()
+        _ = overlay.received(.gossip(Self.gossip), from: Self.number(2), now: .seconds(1)) { _ in true }
+        var flood: [MessageID] = []
+        for index in 0..<300 {
+            let hex = String(index, radix: 16)
+            let id = try #require(MessageID("01934c04-c002-7c3d-8e4f-" + String(repeating: "0", count: 12 - hex.count) + hex))
+            flood.append(id)
+            let message = P2PPayload(type: .publicMessage, messageId: id, senderNumber: Self.number(50),
+                                     senderNickname: "f", content: "flood", timestamp: 1_732_147_200_000)
+            _ = overlay.received(.gossip(GossipMessage(hops: 1, message: message)), from: Self.number(2), now: .seconds(1)) { _ in true }
+        }
+        _ = overlay.tick(now: .seconds(2))
+        _ = overlay.linkUp(Self.number(5), now: .seconds(3))
+        _ = overlay.received(.neighbor(highPriority: false), from: Self.number(5), now: .seconds(3)) { _ in true }
+        let told = overlay.tick(now: .seconds(4)).flatMap { action -> [MessageID] in
+            if case .send(.ihave(let ids), Self.number(5)) = action { ids } else { [] }
+        }
+        #expect(told.contains(Self.id), "the joiner's message is announced")
+        #expect(told.count == 64 && told.filter(flood.contains) == Array(flood.suffix(63)), "the rest is the newest of the flood, in order")
+    }
+
     /// In a full mesh every author sends to everyone and a new link's
     /// catch-up covers the rest: no announcement.
     @Test func aFullMeshNeighbourIsNotToldOldIDs() {
