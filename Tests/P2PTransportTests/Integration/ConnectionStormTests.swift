@@ -8,9 +8,10 @@ import TestSupport
 /// Connection storms: each `PeerLimits` bound on inbound connections is
 /// met, counted, and leaves the node serving a real peer.
 @Suite(.realTime) struct ConnectionStormTests {
-    private func started(_ number: UInt64, _ adjust: (inout PeerLimits) -> Void) async throws -> TestNode {
+    private func started(_ number: UInt64, handshakeTimeout: Duration = .seconds(30),
+                         _ adjust: (inout PeerLimits) -> Void) async throws -> TestNode {
         var configuration = TestNetwork.configuration(discoveryPort: TestNetwork.discoveryPort())
-        configuration.handshakeTimeout = .seconds(30)
+        configuration.handshakeTimeout = handshakeTimeout
         configuration.deadPeerTimeout = .seconds(30)
         adjust(&configuration.limits)
         return try await TestNode.started(number, "alice", configuration: configuration)
@@ -133,33 +134,65 @@ import TestSupport
         await alice.service.stop()
     }
 
+    /// 500 connects at once from one address: the first 64 (the burst)
+    /// pass the rate, 32 of them are held as pending and 32 refused as
+    /// pending past the cap; the rest are refused by rate.
+    ///
+    /// The checks count what the node decided: a connection it refused
+    /// (closed at the crowd's end) or holds (a pending link from the
+    /// crowd's address). A burst of 1,500 packets on loopback may overflow
+    /// the kernel's input queue; a SYN dropped there is retried by the
+    /// kernel after 1, 3, 7, 15, 31 s. So if some connections are still
+    /// undecided after the wait, each must be one that never reached the
+    /// listener (SYN_SENT at the crowd's end): a connection that did reach
+    /// the host but that the node neither took nor refused still fails.
     @Test func aCrowdFromOneAddressMeetsTheDefaultLimits() async throws {
-        // As from one LAN address: the crowd dials from 127.0.0.1, so
-        // loopback's larger cap is set to the per-address default.
-        let alice = try await started(1_205) { $0.maxPendingLinksPerLoopbackAddress = $0.maxPendingLinksPerAddress }
+        // As from one LAN address: the crowd dials from 127.0.0.x, so
+        // loopback's larger cap is set to the per-address default. The
+        // crowd never speaks, and its pending links are counted at the
+        // end: no handshake may time out before then.
+        let alice = try await started(1_205, handshakeTimeout: .seconds(600)) {
+            $0.maxPendingLinksPerLoopbackAddress = $0.maxPendingLinksPerAddress
+        }
         let limits = PeerLimits()
         let started = ContinuousClock.now
         // From an address of its own, so a stray dial from another node on
         // the host (127.0.0.1) cannot add a refusal and overshoot the sum.
         let source: UInt32 = 0x7F00_0004
-        let crowd = ConnectionCrowd(count: 500, port: await alice.service.listeningPort, from: source)
+        let count = 500
+        let crowd = ConnectionCrowd(count: count, port: await alice.service.listeningPort, from: source)
         #expect(crowd.failedCount == 0)
-        // A connect the full accept queue dropped is retried by the kernel
-        // after 1, 3, 7, 15, 31 s..., so on a starved machine the last ones
-        // come late: the bound covers five retries.
-        let refusedAll = await waitUntil(within: .seconds(70)) {
-            let counters = await alice.service.counters()
-            return counters.refusedConnectionRate + counters.refusedPendingPerAddress == 500 - limits.maxPendingLinksPerAddress
+        var (held, closed) = (0, 0)
+        let allDecided = await waitUntil("every connection taken or refused") {
+            held = await alice.service.linkCountForTesting(from: source)
+            closed = crowd.closedCount
+            return held + closed == count
         }
-        let counters = await alice.service.counters()
-        #expect(refusedAll, "\(counters)")
-        // The accept queue takes 128 at a time (the kernel retries the
-        // rest), so the storm lasts a few seconds and the budget refills a
+        if !allDecided {
+            // Read in this order, a connection that moves on meanwhile is
+            // counted twice (never missed), and the sum overshoots.
+            let states = crowd.states
+            held = await alice.service.linkCountForTesting(from: source)
+            closed = crowd.closedCount
+            let unreached = states["SYN_SENT"] ?? 0
+            #expect(held + closed + unreached == count,
+                    "undecided connections that reached the host: held \(held), refused \(closed), at the crowd's end \(states)")
+        }
+        // Each refusal closed one of the crowd's connections, and nothing else did.
+        var counters = await alice.service.counters()
+        #expect(await waitUntil("the refusals counted are the crowd's closed connections") {
+            counters = await alice.service.counters()
+            closed = crowd.closedCount
+            return closed == counters.refusedConnectionRate + counters.refusedPendingPerAddress
+        }, "\(closed) closed, \(counters)")
+        #expect(await alice.service.linkCountForTesting(from: source) == limits.maxPendingLinksPerAddress, "\(counters)")
+        #expect(counters.refusedPendingPerAddress >= limits.connectionBurstPerAddress - limits.maxPendingLinksPerAddress, "\(counters)")
+        // The storm lasts a while on a busy host, and the budget refills a
         // little meanwhile.
+        let decided = limits.maxPendingLinksPerAddress + closed
         let seconds = Double((ContinuousClock.now - started).components.seconds) + 1
-        #expect(counters.refusedConnectionRate >= 500 - limits.connectionBurstPerAddress - Int(limits.connectionsPerSecondPerAddress * seconds))
-        #expect(counters.refusedPendingPerAddress >= limits.connectionBurstPerAddress - limits.maxPendingLinksPerAddress)
-        #expect(await alice.service.linkCountForTesting(from: source) == limits.maxPendingLinksPerAddress)
+        let mostPassed = limits.connectionBurstPerAddress + Int(limits.connectionsPerSecondPerAddress * seconds)
+        #expect(counters.refusedConnectionRate >= decided - mostPassed, "\(decided) decided in \(seconds) s: \(counters)")
         crowd.close()
         #expect(await waitUntil { await alice.service.linkCountForTesting(from: source) == 0 })
         await alice.service.stop()
