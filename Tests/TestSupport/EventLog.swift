@@ -62,6 +62,26 @@ public final class EventLog<Event: Sendable>: Sendable {
         }
     }
 
+    /// `first`, for work whose length is the machine's, not the code's (a
+    /// thousand peers' keys, signatures and commits on a host whose cores
+    /// other jobs hold): the standard deadline runs from the last event
+    /// logged, not from the start, so it fails once events stop coming
+    /// (the node stuck), or after `limit` in all.
+    @discardableResult
+    public func first<T>(_ what: String, whileEventsArrive limit: Duration, _ match: (Event) -> T?) async throws -> T {
+        let started = ContinuousClock.now
+        var seen = events.count
+        while true {
+            do {
+                return try await first(what, match)
+            } catch let timeout as WaitTimeout {
+                let count = events.count
+                guard count > seen, ContinuousClock.now - started < limit else { throw timeout }
+                seen = count
+            }
+        }
+    }
+
     /// Waits until `condition` holds over all events so far (checked
     /// again as events arrive).
     public func until(_ what: String = "condition", within timeout: Duration? = nil, _ condition: ([Event]) -> Bool) async throws {
