@@ -132,6 +132,23 @@ public func waitUntil(_ what: String = "condition", within timeout: Duration? = 
     return try await condition()
 }
 
+/// `waitUntil` for work whose length is the machine's, not the code's
+/// (a thousand messages' signatures and commits on a host whose cores
+/// other jobs hold): the standard deadline runs from the last time
+/// `progress` grew, not from the start, so the wait fails once progress
+/// stops (the node stuck), or after `limit` in all.
+public func waitUntil(_ what: String, progress: () async throws -> Int, limit: Duration,
+                      _ condition: () async throws -> Bool) async rethrows -> Bool {
+    let started = ContinuousClock.now
+    var seen = try await progress()
+    while true {
+        if try await waitUntil(what, condition) { return true }
+        let now = try await progress()
+        guard now > seen, ContinuousClock.now - started < limit else { return false }
+        seen = now
+    }
+}
+
 extension EventLog where Event == TransportEvent {
     /// A transport's events with each batch of frames logged as one
     /// `.received` per frame, so tests match frames one by one.

@@ -14,10 +14,13 @@ import TestSupport
 /// oldest as fair shares allow (ChatStore+FairShare.swift, `AgeingOrder`),
 /// and the files stay within the cap and its margin.
 @Suite(.realTime) struct OwnSendUnderCapTests {
-    /// Waits until alice took every public frame injected so far.
+    /// Waits until alice took every public frame injected so far. On a
+    /// loaded machine hundreds of signed frames take minutes: the wait
+    /// fails once alice stops taking them, as for `waitForStored`.
     static func waitForTaken(_ alice: TestNode, _ count: Int) async throws {
-        try #require(await waitUntil("\(count) public frames taken", within: .seconds(90)) {
-            await alice.node.statistics().receivedByType[PayloadType.publicMessage.counterKey, default: 0] >= count
+        func taken() async -> Int { await alice.node.statistics().receivedByType[PayloadType.publicMessage.counterKey, default: 0] }
+        try #require(await waitUntil("\(count) public frames taken", progress: taken, limit: .seconds(600)) {
+            await taken() >= count
         })
     }
 
@@ -27,8 +30,9 @@ import TestSupport
     /// steps), and would see them as never seen.
     static func waitForStored(_ alice: TestNode, _ frames: [(payload: P2PPayload, from: PeerInfo)]) async throws {
         let ids = frames.map(\.payload.messageId)
-        try #require(await waitUntil("\(ids.count) messages stored", within: .seconds(90)) {
-            (try? await alice.store.storedIDs(among: ids).count) == ids.count
+        func stored() async -> Int { (try? await alice.store.storedIDs(among: ids).count) ?? 0 }
+        try #require(await waitUntil("\(ids.count) messages stored", progress: stored, limit: .seconds(600)) {
+            await stored() == ids.count
         })
     }
 
