@@ -202,31 +202,56 @@ import TestSupport
         let nodes = try await Self.started(7, base: 7_700, configuration: Self.configuration(port: port, dials: false), connected: true)
         defer { Task { for node in nodes { await node.service.stop() } } }
         let alice = nodes[0]
-        let (bob, cardsBefore) = try await Self.sealedTo(from: alice, among: nodes)
-        let dm = alice.directMessage("sealed through relays", to: bob.number)
-        #expect(await alice.service.send(dm, to: bob.number))
-        let at = try await bob.log.first("the sealed DM at bob, as alice's") {
-            if case .received(let p, alice.number) = $0, p.messageId == dm.messageId { p } else { nil }
-        }
-        #expect(at.content == "sealed through relays")
-        #expect(await bob.service.send(Self.ack(dm.messageId, from: bob, to: alice.number), to: alice.number), "answered sealed")
-        #expect(await waitUntil("the ack at alice, sealed back") { Self.received(alice, .ack, from: bob.number).count == 1 })
+        // A view repaired on a loaded machine (a handshake or a dead peer
+        // timed out) may link the pair while the DM or its ack is on its
+        // way: that one then goes unsealed and proves nothing. Such a try
+        // is made again, with another DM, up to three times.
+        var tries: [String] = []
+        for attempt in 0..<3 {
+            let (bob, cardsBefore) = try await Self.sealedTo(from: alice, among: nodes)
+            let joinsBefore = Self.joins(of: bob.number, at: alice) + Self.joins(of: alice.number, at: bob)
+            let before = (alice: await alice.service.counters(), bob: await bob.service.counters())
+            var relayedBefore = 0
+            for node in nodes where node !== alice && node !== bob { relayedBefore += await node.service.counters().relayForwarded }
 
-        var relayed = 0
-        for node in nodes where node !== alice && node !== bob {
-            relayed += await node.service.counters().relayForwarded
-            #expect(!node.log.events.contains { if case .received(let p, _) = $0 { p.messageId == dm.messageId } else { false } },
-                    "a relay hands its node nothing")
+            let dm = alice.directMessage("sealed through relays, try \(attempt)", to: bob.number)
+            #expect(await alice.service.send(dm, to: bob.number))
+            let at = try await bob.log.first("the sealed DM at bob, as alice's") {
+                if case .received(let p, alice.number) = $0, p.messageId == dm.messageId { p } else { nil }
+            }
+            #expect(at.content == dm.content)
+            let ack = Self.ack(dm.messageId, from: bob, to: alice.number)
+            #expect(await bob.service.send(ack, to: alice.number), "answered sealed")
+            #expect(await waitUntil("the ack at alice, sealed back") {
+                Self.received(alice, .ack, from: bob.number).contains { $0.refId == dm.messageId }
+            })
+            let linkedNow = await alice.service.connectedPeers().contains { $0.number == bob.number }
+            if linkedNow || Self.joins(of: bob.number, at: alice) + Self.joins(of: alice.number, at: bob) > joinsBefore {
+                tries.append("\(bob.number): linked to alice during the exchange")
+                print("withoutDials: try \(tries.count) void: \(tries.last!)")
+                continue
+            }
+            var relayed = -relayedBefore
+            for node in nodes where node !== alice && node !== bob {
+                relayed += await node.service.counters().relayForwarded
+                #expect(!node.log.events.contains { if case .received(let p, _) = $0 { p.messageId == dm.messageId } else { false } },
+                        "a relay hands its node nothing")
+            }
+            #expect(relayed > 0)
+            #expect(await alice.service.onDemandForTesting(bob.number) != true, "no link on demand was made")
+            let (a, b) = (await alice.service.counters(), await bob.service.counters())
+            let seen = "alice sent \(a.sealedSent - before.alice.sealedSent) sealed, opened \(a.sealedDelivered - before.alice.sealedDelivered), "
+                + "learned \(a.cardsLearned - cardsBefore) cards; bob opened \(b.sealedDelivered - before.bob.sealedDelivered)"
+            #expect(a.sealedSent > before.alice.sealedSent && b.sealedDelivered == before.bob.sealedDelivered + 1
+                    && a.sealedDelivered == before.alice.sealedDelivered + 1 && a.cardsLearned - cardsBefore == 1, "\(seen)")
+            return
         }
-        #expect(relayed > 0)
-        #expect(await alice.service.onDemandForTesting(bob.number) != true, "no link on demand was made")
-        let (a, b) = (await alice.service.counters(), await bob.service.counters())
-        // Said on failure: a link between them since bob was chosen (views
-        // still settling) would carry the DM or the ack unsealed.
-        let linked = await alice.service.connectedPeers().contains { $0.number == bob.number }
-        let seen = "alice sent \(a.sealedSent) sealed, opened \(a.sealedDelivered), learned \(a.cardsLearned - cardsBefore) cards; "
-            + "bob opened \(b.sealedDelivered); linked now: \(linked)"
-        #expect(a.sealedSent >= 1 && b.sealedDelivered == 1 && a.sealedDelivered == 1 && a.cardsLearned - cardsBefore == 1, "\(seen)")
+        Issue.record("no exchange without a link between the pair in three tries: \(tries.joined(separator: "; "))")
+    }
+
+    /// How often `node` logged a link joined with `peer`.
+    static func joins(of peer: NodeNumber, at node: TestNode) -> Int {
+        node.log.events.count { if case .peerJoined(let info) = $0 { info.number == peer } else { false } }
     }
 
     /// Bob, alice's overlay neighbour, sends her envelopes by hand: one
