@@ -120,6 +120,9 @@ extension NodeCore {
             // by as much as this step's count did.
             if let planned = next?.scratch.unreadCount(in: room) {
                 next?.scratch.forget(forgotten, in: room, unreadCount: planned + after - before)
+                // Its report was planned on the count before the ageing, and
+                // is said after this correction: it says the corrected count.
+                if let corrected = next?.scratch.unreadCount(in: room) { next?.plan.correctUnread(room, to: corrected) }
             }
             if after != before { corrections.append(.emit(.unread(room, count: after))) }
         }

@@ -72,6 +72,13 @@ struct NodePlan {
         }
         effects.append(.report(event))
     }
+
+    /// The step under this one aged messages of `room` out after this one
+    /// was planned: its report of the room says `count` instead.
+    mutating func correctUnread(_ room: RoomID, to count: Int) {
+        guard let at = unreadAt[room] else { return }
+        effects[at] = .report(.unreadChanged(room, count: count))
+    }
 }
 
 /// An author, and whether the message is in its DM room (there an

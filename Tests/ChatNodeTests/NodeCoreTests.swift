@@ -124,6 +124,28 @@ import Testing
         #expect(core.router.publicChat.messages.isEmpty, "assuming is a copy")
     }
 
+    /// A flood on a full disk: the step under commit ages messages out
+    /// after the next was planned on top of it. The next step's unread
+    /// report, said after the correction, must say the corrected count
+    /// (it said the count before the ageing, and the screen kept it).
+    @Test func aStepPlannedOnTopOfAnAgeingCommitReportsTheCorrectedCount() {
+        var core = F.core()
+        let first = core.plan(F.input([F.publicMessage(1), F.publicMessage(2), F.publicMessage(3)]))
+        var next: PlannedStep? = core.assuming(first.scratch).plan(F.input([F.publicMessage(4)]), after: first.plan)
+        core.adopt(first.scratch, plan: first.plan, added: 3, outside: [])
+        var result = StoreCommitResult()
+        result.added = [F.id(1), F.id(2), F.id(3)]
+        result.agedOut = [.publicRoom: [F.id(1), F.id(2)]]
+        result.unread = [.publicRoom: 1]
+        let corrections = core.forgetAgedOut(result, next: &next)
+        #expect(corrections.map { "\($0)" } == ["\(NodeEffect.emit(.unread(.publicRoom, count: 1)))"])
+        let said = next!.plan.effects.compactMap { effect -> Int? in
+            if case .report(.unreadChanged(.publicRoom, let count)) = effect { count } else { nil }
+        }
+        #expect(said == [2], "message 3 and the next step's message 4")
+        #expect(next!.scratch.unreadCount(in: .publicRoom) == 2)
+    }
+
     @Test func aRoomOpenedWhileAStepCommitsStaysOpenWhenTheStepIsAdopted() {
         var core = F.core()
         core.stepInFlight()
