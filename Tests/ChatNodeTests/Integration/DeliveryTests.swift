@@ -43,6 +43,9 @@ import TestSupport
 
         for n in 1...10 { try await alice.node.sendDirect("dm \(n)", to: bob.identity.number) }
         _ = try await bob.waitForMessage("dm 10")
+        // Bob shows dm 10 before his ack of it is on its way: a crash in
+        // between would leave 11 pending, not the 10 sent after it.
+        try #require(await waitUntil("the first ten acknowledged") { await alice.node.pendingDeliveries == 0 })
         await bob.transport.crash()
         for n in 11...20 { try await alice.node.sendDirect("dm \(n)", to: bob.identity.number) }
         #expect(await alice.node.pendingDeliveries == 10)
