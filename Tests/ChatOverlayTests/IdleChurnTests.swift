@@ -10,12 +10,7 @@ import Testing
     func threeHundredNodesIdle(seed: UInt64) {
         var config = SimulationConfig(seed: seed)
         config.heardAtJoin = 64
-        var sim = OverlaySimulation(config)
-        sim.join(300, spacing: .milliseconds(50))
-        sim.run(for: .seconds(120))
-        let before = sim.linkChanges
-        sim.run(for: .seconds(60))
-        let perMinute = sim.linkChanges - before
+        let (sim, perMinute) = Self.idleMinute(config)
         let views = sim.aliveNodes.map { sim.overlay(of: $0)!.membership.active.count }
         // 9-30 a minute (a fill past a refusal now and then); before a lost
         // peer was dialled again, 28-29.
@@ -34,15 +29,21 @@ import Testing
         var config = SimulationConfig(seed: seed)
         config.heardAtJoin = 299
         config.beaconsPerInterval = 40
+        let (sim, perMinute) = Self.idleMinute(config)
+        let overlays = sim.aliveNodes.map { sim.overlay(of: $0)! }
+        #expect(overlays.allSatisfy { $0.membership.target == OverlayConfig().activeViewMax - 1 })
+        #expect(perMinute < 60, "\(perMinute) link changes in an idle minute")
+        #expect(overlays.map(\.membership.active.count).min()! >= OverlayConfig().activeViewMin)
+    }
+
+    /// 300 nodes joined 50 ms apart, settled for 2 minutes: the link
+    /// changes of the idle minute after.
+    static func idleMinute(_ config: SimulationConfig) -> (OverlaySimulation, Int) {
         var sim = OverlaySimulation(config)
         sim.join(300, spacing: .milliseconds(50))
         sim.run(for: .seconds(120))
         let before = sim.linkChanges
         sim.run(for: .seconds(60))
-        let perMinute = sim.linkChanges - before
-        let overlays = sim.aliveNodes.map { sim.overlay(of: $0)! }
-        #expect(overlays.allSatisfy { $0.membership.target == OverlayConfig().activeViewMax - 1 })
-        #expect(perMinute < 60, "\(perMinute) link changes in an idle minute")
-        #expect(overlays.map(\.membership.active.count).min()! >= OverlayConfig().activeViewMin)
+        return (sim, sim.linkChanges - before)
     }
 }
