@@ -61,10 +61,16 @@ import TestSupport
               + "all linked \(after.allLinked)")
         #expect(before.broadcast >= nodes.count / 2, "the baseline broadcast \(before.broadcast) answers")
         #expect(before.suppressed == 0)
-        #expect(after.broadcast * 3 <= before.broadcast, "\(after.broadcast) answers broadcast, \(before.broadcast) before")
+        // A third on a quiet host (3-4 of 28), up to 11 with the cores busy:
+        // answers wait 20-148 ms for others' beacons, and late timers fire
+        // together before those are read. The exact bound is the seeded
+        // simulation's (`MassStartSimulationTests`); here, on real sockets,
+        // most answers must still be saved.
+        #expect(after.broadcast * 2 <= before.broadcast, "\(after.broadcast) answers broadcast, \(before.broadcast) before")
         // Periodic turns that fall in the wait also answer (and count as neither).
         #expect(after.suppressed >= nodes.count / 4, "only \(after.suppressed) suppressed")
-        #expect(after.beaconsDrawn < before.beaconsDrawn, "\(after.beaconsDrawn) drawn, \(before.beaconsDrawn) before")
+        // Beacons drawn are printed, not compared: with 1 s turns they hold
+        // the periodic beacons of however long the arrival took.
         #expect(after.allLinked < .seconds(2), "all links after \(after.allLinked)")
         for node in nodes { await node.service.stop() }
     }
