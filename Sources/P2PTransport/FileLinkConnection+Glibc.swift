@@ -115,11 +115,14 @@ final class FileLinkConnection {
     }
 
     /// The next frame's body, lent from the inbox until the next read.
+    /// One deadline covers the whole frame, length and body: it starts with
+    /// the frame's first byte (already here if it came with the last read).
     private func nextFrame() throws(Failure) -> UnsafeRawBufferPointer {
-        try fill(2)
+        var deadline: Int64? = inboxEnd > inboxStart ? Self.nowMillis() + timeoutMillis : nil
+        try fill(2, deadline: &deadline)
         let length = Int(inbox[inboxStart]) << 8 | Int(inbox[inboxStart + 1])
         guard length >= 16 else { throw .badFrame("frame of \(length) bytes") }
-        try fill(2 + length)
+        try fill(2 + length, deadline: &deadline)
         let body = UnsafeRawBufferPointer(rebasing: inbox[(inboxStart + 2)..<(inboxStart + 2 + length)])
         inboxStart += 2 + length
         return body
@@ -192,8 +195,10 @@ final class FileLinkConnection {
     }
 
     /// Reads until `count` bytes wait in the inbox, moving what waits to
-    /// its front first when the room past it is short.
-    private func fill(_ count: Int) throws(Failure) {
+    /// its front first when the room past it is short. Until a byte has
+    /// come (`deadline` nil) a read waits the socket's own timeout, the
+    /// link's idle limit; from the first byte on, all reads share `deadline`.
+    private func fill(_ count: Int, deadline: inout Int64?) throws(Failure) {
         guard inboxEnd - inboxStart < count else { return }
         if inboxStart + count > inbox.count {
             let waiting = inboxEnd - inboxStart
@@ -201,13 +206,14 @@ final class FileLinkConnection {
             inboxStart = 0
             inboxEnd = waiting
         }
-        let deadline = Self.nowMillis() + timeoutMillis
-        var first = true
         while inboxEnd - inboxStart < count {
-            if !first { try wait(for: Int16(POLLIN), until: deadline) }
-            first = false
+            if let deadline { try wait(for: Int16(POLLIN), until: deadline) }
             let got = Glibc.recv(fd, inbox.baseAddress! + inboxEnd, inbox.count - inboxEnd, 0)
-            if got > 0 { inboxEnd += got; continue }
+            if got > 0 {
+                inboxEnd += got
+                if deadline == nil { deadline = Self.nowMillis() + timeoutMillis }
+                continue
+            }
             if got == 0 { throw .closedByPeer }
             let error = Glibc.errno
             if error == EINTR { continue }

@@ -20,10 +20,14 @@ import TestSupport
     /// until done or the reader closes its end; then closes `fd` (the
     /// writer owns it: no write can reach a reused descriptor number).
     private static func write(_ bytes: [UInt8], to fd: Int32, pieces: Int, pause: useconds_t) {
+        let cut = stride(from: 0, to: bytes.count, by: pieces).map { Array(bytes[$0..<min($0 + pieces, bytes.count)]) }
+        write(cut, to: fd, pause: pause)
+    }
+
+    private static func write(_ pieces: [[UInt8]], to fd: Int32, pause: useconds_t) {
         Thread {
             defer { close(fd) }
-            for start in stride(from: 0, to: bytes.count, by: pieces) {
-                let piece = Array(bytes[start..<min(start + pieces, bytes.count)])
+            for piece in pieces {
                 let sent = piece.withUnsafeBytes { send(fd, $0.baseAddress!, $0.count, Int32(MSG_NOSIGNAL)) }
                 guard sent == piece.count else { return }
                 usleep(pause)
@@ -45,9 +49,24 @@ import TestSupport
             Issue.record("read \(outcome) in \(took); expected a timeout")
             return
         }
-        // About 1 s (one deadline for the length, one for the body); a
-        // per-byte timeout would have read on for the trickle's 100 s.
+        // About 1 s (one deadline for the whole frame); a per-byte timeout
+        // would have read on for the trickle's 100 s.
         #expect(took < .seconds(30))
+    }
+
+    /// The length's two bytes 1.2 s apart, the body 1.2 s later: each
+    /// part within 2 s, the frame not. One deadline for length and body
+    /// ends it; a deadline each (before) read it whole after 2.4 s.
+    @Test func theLengthAndTheBodyShareOneDeadline() throws {
+        let (connection, peer) = try Self.pair(timeoutSeconds: 2)
+        defer { connection.close() }
+        Self.write([[0], [16], [UInt8](repeating: 5, count: 16)], to: peer, pause: 1_200_000)
+        let outcome: Result<[UInt8], FileLinkConnection.Failure>
+        do throws(FileLinkConnection.Failure) { outcome = .success(try connection.readFrame()) } catch { outcome = .failure(error) }
+        guard case .failure(.timedOut) = outcome else {
+            Issue.record("read \(outcome); expected a timeout 2 s after the frame's first byte")
+            return
+        }
     }
 
     @Test func aFrameThatArrivesInPiecesIsRead() throws {
