@@ -46,7 +46,8 @@ enum NetworkRows {
     static let latencyPeers = 10
 
     static func publicLatency(quick: Bool, baselines: CBaselines) async throws -> [BenchRow] {
-        let count = quick ? 300 : 2000
+        // LANCHAT_BENCH_LATENCY_MESSAGES: a longer run to profile (perf -p).
+        let count = ProcessInfo.processInfo.environment["LANCHAT_BENCH_LATENCY_MESSAGES"].flatMap(Int.init) ?? (quick ? 300 : 2000)
         let warmUp = 50
         let cluster = try await Cluster(count: latencyPeers + 1, discoveryPort: BenchPorts.freeDiscoveryPort())
         guard await cluster.waitForMesh(timeout: .seconds(20)) else {
