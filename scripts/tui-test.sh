@@ -41,8 +41,14 @@ fail() {
         echo "---- $pane's stderr ----" >&2
         tail -5 "$LOGS/$pane.err" >&2 || true
         [ -s "$LOGS/$pane.rc" ] && echo "---- $pane exited with status $(cat "$LOGS/$pane.rc")" >&2
-        [ -f "$LOGS/$pane/lanchat.log" ] && { echo "---- $pane's lanchat.log ----" >&2; tail -5 "$LOGS/$pane/lanchat.log" >&2; }
+        [ -f "$LOGS/$pane/lanchat.log" ] && { echo "---- $pane's lanchat.log ----" >&2; tail -15 "$LOGS/$pane/lanchat.log" >&2; }
     done
+    # The JSON peers' side (writer, caller), when a check had one running.
+    for peer in writer caller; do
+        [ -s "$LOGS/$peer.err" ] && { echo "---- $peer's stderr ----" >&2; tail -15 "$LOGS/$peer.err" >&2; }
+        [ -s "$LOGS/$peer.out" ] && { echo "---- $peer's last events ----" >&2; tail -5 "$LOGS/$peer.out" >&2; }
+    done
+    echo "---- load: $(cat /proc/loadavg)" >&2
     exit 1
 }
 
@@ -430,10 +436,11 @@ check_log_leaves_the_screen_intact() {
 # puts the count in the terminal title; reading it clears the title.
 check_a_mention_wants_attention() {
     local caller_in="$LOGS/caller.in" caller_out="$LOGS/caller.out"
-    start_reader mentioned "$LOGS/mentioned"
+    # Links logged (info), to tell a slow link from a lost one if it fails.
+    start_reader mentioned "$LOGS/mentioned" --log-level info
     mkfifo "$caller_in"
     "$LANCHAT_BIN" --json --nick caller --in-memory -b 127.255.255.255 --discovery-port $OWN_PORT \
-        --beacon-interval 0.5 <"$caller_in" >"$caller_out" 2>"$LOGS/caller.err" &
+        --beacon-interval 0.5 --log-level info <"$caller_in" >"$caller_out" 2>"$LOGS/caller.err" &
     CALLER_PID=$!
     exec 8>"$caller_in"
     wait_for mentioned 20 "1 linked"
