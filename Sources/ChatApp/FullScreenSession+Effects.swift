@@ -145,7 +145,7 @@ extension FullScreenSession {
     }
 
     static let keyHelp = [
-        "keys: F1 (or ? on an empty line) lists them · Enter sends · Ctrl-C quits",
+        "keys: F1 (or ? on an empty line) lists them · Enter sends · Ctrl-C quits ·",
         "      /log shows the log (warnings also on the status line)",
         "search: /search WORDS lists matches in all rooms, newest first; arrows choose,",
         "      Enter opens the room there, Esc closes, Ctrl-R lists them again",

@@ -35,9 +35,10 @@ public enum HelpText {
       /accept-file ID /decline-file ID  answer an offer (ID: its last 8 digits)
       /cancel-file ID stop a transfer either way     /files  list transfers
       /quit           leave (also Ctrl-D)
-      NAME is a nickname, nickname#tag when two peers share it, #tag, or a node
-      number. Messages count as read once shown here (or by /read); a room you
-      have not opened keeps its unread count.
+      NAME            a nickname, nickname#tag when two peers share it, #tag,
+                      or a node number
+      reading         messages count as read once shown here (or by /read); a
+                      room you have not opened keeps its unread count
     """
 
     public static let usage = """

@@ -178,3 +178,31 @@ extension ScreenReducer {
         return effects
     }
 }
+
+extension ScreenReducer {
+    /// A scrolling key (arrows, PgUp/PgDn, Home/End, the wheel over the
+    /// room) moves a panel taller than the room instead of closing it.
+    /// False when there is no such panel or the key does not scroll: the
+    /// key then closes the panel as any other.
+    static func scrollPanel(_ key: ScreenKey, _ state: inout ScreenState) -> Bool {
+        guard state.panel != nil else { return false }
+        let maxTop = PanelLayout.extent(state).maxTop
+        guard maxTop > 0 else { return false }
+        let page = max(1, PanelLayout.visibleRows(state) - 1)
+        let step: Int
+        switch key {
+        case .up: step = -1
+        case .down: step = 1
+        case .pageUp: step = -page
+        case .pageDown: step = page
+        case .home: step = -maxTop
+        case .end: step = maxTop
+        case .mouse(let event) where event.action == .wheelUp || event.action == .wheelDown:
+            guard state.sideWidth == 0 || event.column >= state.sideWidth else { return false }
+            step = event.action == .wheelUp ? -3 : 3
+        default: return false
+        }
+        state.panelTop = min(maxTop, max(0, state.panelTop + step))
+        return true
+    }
+}

@@ -25,6 +25,7 @@ public enum ScreenReducer {
         switch event {
         case .key(let key):
             if let handled = searchKey(key, &state) { effects += handled; break }
+            if scrollPanel(key, &state) { break }
             if state.panel != nil, key != .enter || state.input.text.isEmpty {
                 state.panel = nil  // any key closes the panel; Enter still sends typed text
                 if key == .escape { state.memory.legendOpen = false; break }

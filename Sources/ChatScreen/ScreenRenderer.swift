@@ -101,17 +101,15 @@ public enum ScreenRenderer {
             SearchResultsView.draw(search, state: state, into: &grid)
             return
         }
-        if let panel = state.panel {
-            // Long lines wrap, continuing under their own indentation.
-            var y = 1
-            for line in panel {
-                let indent = line.prefix { $0 == " " }.count
-                for (index, part) in TextWrap.lines(line, first: width - 2, rest: width - 2 - indent).enumerated() where y < state.messageRows {
-                    grid.put((index == 0 ? "" : String(repeating: " ", count: indent)) + part, row: y, column: x + 1, limit: width - 1)
-                    y += 1
-                }
+        if state.panel != nil {
+            let (rows, maxTop) = PanelLayout.extent(state)
+            let top = min(state.panelTop, maxTop), visible = PanelLayout.visibleRows(state)
+            for (offset, row) in rows.dropFirst(top).prefix(visible).enumerated() {
+                grid.put(row, row: 1 + offset, column: x + 1, limit: width - 1)
             }
-            grid.put("(any key closes)", row: state.messageRows, column: x + 1, limit: width - 1, style: dim)
+            let footer = maxTop == 0 ? "(any key closes)"
+                : "(↑↓ PgUp PgDn scroll, any other key closes) \(top + 1)-\(min(rows.count, top + visible)) of \(rows.count)"
+            grid.put(footer, row: state.messageRows, column: x + 1, limit: width - 1, style: dim)
             return
         }
         guard let view = state.view, let layout = state.layout else { return }

@@ -24,8 +24,11 @@ public struct ScreenState: Sendable {
     /// Linked peers and their stages.
     public var peers: [NodeNumber: String?] = [:]
     public var notice: String?
-    /// Lines shown over the room until the next key.
-    public var panel: [String]?
+    /// Lines shown over the room until the next key (a scrolling key
+    /// scrolls one taller than the room instead).
+    public var panel: [String]? { didSet { panelTop = 0 } }
+    /// The panel's first row on screen (`PanelLayout`).
+    public var panelTop = 0
     /// `/search` results shown over the room (ScreenReducer+Search.swift);
     /// `lastSearch` is the list Ctrl-R shows again once it was closed.
     public var search: SearchList?
