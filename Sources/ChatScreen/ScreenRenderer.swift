@@ -97,8 +97,11 @@ public enum ScreenRenderer {
         if room(state) == .publicRoom { title += " · \(state.peers.count) linked" }
         if state.opening != nil { title += " · loading…" }
         grid.put(title, row: 0, column: x, limit: width, style: header)
+        // A panel or the search list covers the messages, not the file
+        // lines under them: an offer waiting for an answer stays in view.
         if let search = state.search {
             SearchResultsView.draw(search, state: state, into: &grid)
+            drawFileLines(state, into: &grid)
             return
         }
         if state.panel != nil {
@@ -110,6 +113,7 @@ public enum ScreenRenderer {
             let footer = maxTop == 0 ? "(any key closes)"
                 : "(↑↓ PgUp PgDn scroll, any other key closes) \(top + 1)-\(min(rows.count, top + visible)) of \(rows.count)"
             grid.put(footer, row: state.messageRows, column: x + 1, limit: width - 1, style: dim)
+            drawFileLines(state, into: &grid)
             return
         }
         guard let view = state.view, let layout = state.layout else { return }

@@ -34,6 +34,17 @@ import Testing
         #expect(state.fileRows == 0)
     }
 
+    /// A panel (`/files`, `/help`) or the search list covers the messages,
+    /// not the offer under them: the offer still waits for an answer.
+    @Test func anOfferStaysInViewUnderAPanel() {
+        var state = Self.inBob()
+        state.feed(.fileLine(Self.bobRoom, FileLine(id: Self.offerID, text: "bob offers report.pdf (5 bytes)", pendingOffer: true)))
+        state.feed(.panel(["#00000010 ← bob report.pdf 0 bytes/5 bytes offered"]))
+        let rows = ScreenFixture.roomLines(state)
+        #expect(rows[state.messageRows + 1].contains("bob offers report.pdf"), "\(rows.joined(separator: "\n"))")
+        #expect(!rows.contains { $0.contains("message 3") }, "the panel covers the messages")
+    }
+
     /// What the console says for an offer (ConsoleRenderer.fileNotice).
     static func offerText(name: String = "quarterly-report-final.pdf") -> String {
         "bob offers \(name) (5.0 MiB): /accept-file 00000010 or /decline-file 00000010"
