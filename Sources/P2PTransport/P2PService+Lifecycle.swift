@@ -36,7 +36,7 @@ extension P2PService {
             port = try Socket.localEndpoint(listener).port
             discovery = try Socket.makeDiscoverySocket(port: configuration.discoveryPort)
             do throws(TransportError) {
-                loop = try PollLoop()
+                loop = try PollLoop(lazyToken: Self.discoveryToken)
             } catch {
                 Socket.close(discovery)
                 throw error
@@ -133,6 +133,7 @@ extension P2PService {
         }
         timer.inTurn = false
         replanWake()
+        holdDiscoveryWhileIdle()
     }
 
     private func handle(_ token: Int, writable: Bool) {

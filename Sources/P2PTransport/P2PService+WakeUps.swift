@@ -72,7 +72,16 @@ extension P2PService {
         timer.inTurn = false
         let next = nextWake()
         timer.due = next
+        holdDiscoveryWhileIdle()
         return next
+    }
+
+    /// Beacons heard while idle wait for company (`PollLoop.holdLazyReports`):
+    /// up to `discoveryHold`, unless something with a short deadline is
+    /// under way (a start burst, an answer to give, a handshake), when
+    /// hearing at once matters.
+    func holdDiscoveryWhileIdle() {
+        loop?.holdLazyReports(for: hasShortDeadlines ? .zero : configuration.discoveryHold)
     }
 
     /// The overlay took a step (`P2PService+Overlay.swift`): its next is

@@ -3,6 +3,7 @@ import CEpoll
 import ChatCore
 import Foundation
 import Glibc
+import Synchronization
 
 /// A readiness notifier over epoll(7): one thread blocked in `epoll_wait`
 /// reports which descriptors are ready, a batch per wake-up, in order.
@@ -48,6 +49,14 @@ final class PollLoop {
 
     /// Batches in the order of the wake-ups; finishes after `stop()`.
     let reports = EventChannel<[Report]>(capacity: .max)
+    /// How long a batch of only `lazyToken`'s reports may wait for company
+    /// (`holdLazyReports`); shared with the thread.
+    private let hold = LazyHold()
+    /// The registration whose reports may wait (the discovery socket's):
+    /// a beacon heard half a second late costs nothing, while each hand-off
+    /// to the service is a thread switch, the largest share of an idle
+    /// node's CPU (docs/BENCHMARKS.md, "What an idle node pays for").
+    private let lazyToken: Int?
     private let epoll: Int32
     private let stopReader: Int32
     private let stopWriter: Int32
@@ -61,7 +70,8 @@ final class PollLoop {
     /// `epoll_event.data` of the stop pipe: no registration has fd -1.
     private static let stopData = UInt64(UInt32.max)
 
-    init() throws(TransportError) {
+    init(lazyToken: Int? = nil) throws(TransportError) {
+        self.lazyToken = lazyToken
         let epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
         guard epoll >= 0 else { throw Socket.failure("epoll_create1", Glibc.errno) }
         let pipe: (reader: Int32, writer: Int32)
@@ -91,8 +101,11 @@ final class PollLoop {
     func start(name: String) {
         guard !started, !stopped else { return }
         started = true
-        let (epoll, stopReader, stopWriter, reports) = (epoll, stopReader, stopWriter, reports)
-        let thread = Thread { Self.run(epoll: epoll, stopReader: stopReader, stopWriter: stopWriter, reports: reports) }
+        let (epoll, stopReader, stopWriter, reports, hold) = (epoll, stopReader, stopWriter, reports, hold)
+        let lazy = lazyToken.map { UInt32(truncatingIfNeeded: $0) }
+        let thread = Thread {
+            Self.run(epoll: epoll, stopReader: stopReader, stopWriter: stopWriter, reports: reports, hold: hold, lazy: lazy)
+        }
         thread.name = name
         thread.start()
     }
@@ -140,6 +153,18 @@ final class PollLoop {
         return Readiness(token: registration.token, readable: readable, writable: writable)
     }
 
+    /// From now on a wake-up that reports only the lazy registration is
+    /// handed over after `window` at most, or with the next other report
+    /// if one comes sooner (its descriptor stays disarmed meanwhile, so
+    /// what arrives waits in the kernel and is read in one go). Zero: at
+    /// once. The owner sets it at the end of each turn: zero while anything
+    /// with a short deadline is under way (a start burst, an answer, a
+    /// handshake), so only an idle node's hearing waits.
+    func holdLazyReports(for window: Duration) {
+        let (seconds, attoseconds) = window.components
+        hold.milliseconds.store(max(0, Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)), ordering: .relaxed)
+    }
+
     /// Stops watching `fd`. Call before closing it.
     func remove(_ fd: Int32) {
         guard !stopped, registrations.removeValue(forKey: fd) != nil else { return }
@@ -183,24 +208,29 @@ final class PollLoop {
         UInt64(UInt32(bitPattern: fd)) | UInt64(UInt32(truncatingIfNeeded: token)) << 32
     }
 
-    /// The thread: waits, sends each wake-up's reports as one batch, and
+    /// The thread: waits, sends each wake-up's reports as one batch (a
+    /// batch of only `lazy`'s waits for company, `holdLazyReports`), and
     /// closes the shared descriptors once stopped (the owner no longer
     /// touches them after `stop`).
     private static func run(epoll: Int32, stopReader: Int32, stopWriter: Int32,
-                            reports: EventChannel<[Report]>) {
+                            reports: EventChannel<[Report]>, hold: LazyHold, lazy: UInt32?) {
         let capacity = 256
         var buffer = [epoll_event](repeating: epoll_event(), count: capacity)
         var stopping = false
+        var held: [Report] = []
+        var heldUntil = 0
         while !stopping {
-            let count = epoll_wait(epoll, &buffer, Int32(capacity), -1)
+            let timeout = held.isEmpty ? -1 : Int32(clamping: max(0, heldUntil - monotonicMilliseconds()))
+            let count = epoll_wait(epoll, &buffer, Int32(capacity), timeout)
             if count < 0 {
                 // EINTR: wait again. Anything else is not fixable by retrying
                 // at once; back off briefly instead of spinning.
                 if Glibc.errno != EINTR { usleep(10_000) }
                 continue
             }
-            var batch: [Report] = []
-            batch.reserveCapacity(Int(count))
+            var batch = held
+            held = []
+            batch.reserveCapacity(batch.count + Int(count))
             for event in buffer[0..<Int(count)] {
                 let data = event.data.u64
                 if data == stopData {
@@ -211,6 +241,14 @@ final class PollLoop {
                                     token: UInt32(truncatingIfNeeded: data >> 32), flags: event.events))
             }
             guard !batch.isEmpty, !stopping else { continue }
+            if count > 0, batch.count == Int(count), let lazy, batch.allSatisfy({ $0.token == lazy }) {
+                let window = hold.milliseconds.load(ordering: .relaxed)
+                if window > 0 {
+                    held = batch
+                    heldUntil = monotonicMilliseconds() + window
+                    continue
+                }
+            }
             // By token: the discovery socket (lowest) before links ready in
             // the same wake-up, so a leave datagram arrives before the end
             // of stream it explains.
@@ -220,5 +258,16 @@ final class PollLoop {
         for fd in [epoll, stopReader, stopWriter] { Socket.close(fd) }
         reports.finish()
     }
+
+    private static func monotonicMilliseconds() -> Int {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return time.tv_sec * 1000 + time.tv_nsec / 1_000_000
+    }
+}
+
+/// The window `PollLoop.holdLazyReports` sets, read by the poll thread.
+private final class LazyHold: Sendable {
+    let milliseconds = Atomic<Int>(0)
 }
 #endif
