@@ -82,7 +82,7 @@ enum ProcessSwarm {
 
         static let shownCounters = ["linksAccepted", "linksDialled", "dialFailures", "handshakeTimeout", "overlayCloses",
                                     "beaconsSent", "beaconsReceived", "beaconsSkipped", "answersBroadcast", "refusedAnnouncements",
-                                    "overlayFramesSent", "framesSent", "timerWakes"]
+                                    "overlayFramesSent", "framesSent", "timerWakes", "pollBatches"]
 
         func numbers(prefix: String) -> [String: Double] {
             let sorted = links.sorted()

@@ -125,6 +125,7 @@ extension P2PService {
     /// One wake-up's readiness reports from the poll thread, in one actor
     /// turn (one hop per wake-up, not per descriptor).
     func handle(_ batch: [PollLoop.Report]) {
+        stats.pollBatches += 1
         timer.inTurn = true
         for report in batch {
             guard lifecycle == .running, !frozen, let readiness = loop?.claim(report) else { continue }

@@ -217,10 +217,9 @@ final class PollLoop {
         let capacity = 256
         var buffer = [epoll_event](repeating: epoll_event(), count: capacity)
         var stopping = false
-        var held: [Report] = []
-        var heldUntil = 0
+        var lazyBatch = LazyBatch<Report>()
         while !stopping {
-            let timeout = held.isEmpty ? -1 : Int32(clamping: max(0, heldUntil - monotonicMilliseconds()))
+            let timeout = lazyBatch.timeout(now: monotonicMilliseconds()).map { Int32(clamping: $0) } ?? -1
             let count = epoll_wait(epoll, &buffer, Int32(capacity), timeout)
             if count < 0 {
                 // EINTR: wait again. Anything else is not fixable by retrying
@@ -228,27 +227,21 @@ final class PollLoop {
                 if Glibc.errno != EINTR { usleep(10_000) }
                 continue
             }
-            var batch = held
-            held = []
-            batch.reserveCapacity(batch.count + Int(count))
+            var woken: [Report] = []
+            woken.reserveCapacity(Int(count))
             for event in buffer[0..<Int(count)] {
                 let data = event.data.u64
                 if data == stopData {
                     stopping = true
                     continue
                 }
-                batch.append(Report(fd: Int32(bitPattern: UInt32(truncatingIfNeeded: data)),
+                woken.append(Report(fd: Int32(bitPattern: UInt32(truncatingIfNeeded: data)),
                                     token: UInt32(truncatingIfNeeded: data >> 32), flags: event.events))
             }
-            guard !batch.isEmpty, !stopping else { continue }
-            if count > 0, batch.count == Int(count), let lazy, batch.allSatisfy({ $0.token == lazy }) {
-                let window = hold.milliseconds.load(ordering: .relaxed)
-                if window > 0 {
-                    held = batch
-                    heldUntil = monotonicMilliseconds() + window
-                    continue
-                }
-            }
+            guard !stopping else { continue }
+            let window = lazy == nil ? 0 : hold.milliseconds.load(ordering: .relaxed)
+            guard var batch = lazyBatch.woke(with: woken, now: monotonicMilliseconds(), window: window,
+                                             isLazy: { $0.token == lazy }) else { continue }
             // By token: the discovery socket (lowest) before links ready in
             // the same wake-up, so a leave datagram arrives before the end
             // of stream it explains.

@@ -25,6 +25,9 @@ public struct TransportCounters: Hashable, Sendable, Codable {
     /// Times the service's timer woke (`WakePlan`): an idle node wakes only
     /// when something is due.
     public var timerWakes = 0
+    /// Batches of readiness the poll thread handed to the service, each a
+    /// thread hand-off (`PollLoop.holdLazyReports` makes fewer of them).
+    public var pollBatches = 0
 
     /// Frames whose `senderNumber` was not the link's identity; the link is cut.
     public var spoofed = 0

@@ -16,11 +16,16 @@ import TestSupport
     /// loop's owner) can wait for reports with a deadline and claim them.
     final class Collector: Sendable {
         private let received = Mutex<[PollLoop.Report]>([])
+        /// Every batch as it came, by the descriptors it reported.
+        private let batchList = Mutex<[[Int32]]>([])
         private let finished = Mutex(false)
 
         init(_ reports: EventChannel<[PollLoop.Report]>) {
             Task { [self] in
-                for await batch in reports { received.withLock { $0 += batch } }
+                for await batch in reports {
+                    batchList.withLock { $0.append(batch.map(\.fd)) }
+                    received.withLock { $0 += batch }
+                }
                 finished.withLock { $0 = true }
             }
         }
@@ -28,6 +33,7 @@ import TestSupport
         /// Takes every report received so far.
         func take() -> [PollLoop.Report] { received.withLock { reports in defer { reports = [] }; return reports } }
         var isFinished: Bool { finished.withLock { $0 } }
+        var batches: [[Int32]] { batchList.withLock { $0 } }
 
         /// Waits for a report on `fd` and returns everything taken until then.
         func waitFor(_ fd: Int32) async -> [PollLoop.Report] {
@@ -138,6 +144,46 @@ import TestSupport
         let readiness = try #require(loop.claim(report))
         #expect(readiness.readable && !readiness.writable)
         loop.stop()
+    }
+
+    /// The lazy registration's report alone is held (here for an hour): it
+    /// comes in the same batch as the next other report, never before it.
+    @Test func aLazyReportWaitsForTheNextOther() async throws {
+        let loop = try PollLoop(lazyToken: 1)
+        let collector = Collector(loop.reports)
+        loop.holdLazyReports(for: .seconds(3600))
+        loop.start(name: "test-poll")
+        let (lazy, lazyWriter) = try Self.pipe()
+        let (sentinel, sentinelWriter) = try Self.pipe()
+        defer { for fd in [lazy, lazyWriter, sentinel, sentinelWriter] { Socket.close(fd) } }
+        loop.register(lazy, token: 1)
+        loop.register(sentinel, token: 11)
+        Self.put(lazyWriter)
+        loop.arm(lazy, read: true)
+        loop.arm(sentinel, read: true)
+        Self.put(sentinelWriter)
+        _ = await collector.waitFor(sentinel)
+        #expect(collector.batches == [[lazy, sentinel]])
+        loop.stop()
+    }
+
+    /// Held with nothing else coming, the lazy report still comes once its
+    /// window ends; with no window (the default) it is not held at all.
+    @Test func aLazyReportAloneComesWhenItsWindowEnds() async throws {
+        for window in [Duration.milliseconds(20), .zero] {
+            let loop = try PollLoop(lazyToken: 1)
+            let collector = Collector(loop.reports)
+            loop.holdLazyReports(for: window)
+            loop.start(name: "test-poll")
+            let (lazy, lazyWriter) = try Self.pipe()
+            defer { for fd in [lazy, lazyWriter] { Socket.close(fd) } }
+            loop.register(lazy, token: 1)
+            Self.put(lazyWriter)
+            loop.arm(lazy, read: true)
+            _ = await collector.waitFor(lazy)
+            #expect(collector.batches == [[lazy]])
+            loop.stop()
+        }
     }
 
     @Test func stopFinishesTheStream() async throws {
