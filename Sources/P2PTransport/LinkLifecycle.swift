@@ -58,6 +58,15 @@ struct LinkLifecycle: Sendable, Hashable {
         /// (nil: no such bound): a stretched link's peer may not have
         /// stretched its own dead-peer timeout.
         var maxQuiet: Duration? = nil
+        /// The keepalive interval of a dialler whose last ping was quiet
+        /// (PROTOCOL.md 5.1, capability `quietLinks`), and how long either
+        /// end waits for a sign of life after a quiet ping (nil: no quiet
+        /// pings on this link).
+        var quietKeepalive: Duration? = nil
+        var quietDeadPeer: Duration? = nil
+        /// This end dialled the link and may ping it quietly: both ends
+        /// speak `quietLinks` and this end runs the link stretched.
+        var pingsQuietly = false
 
         /// Keepalives `factor` times as far apart and a dead peer `factor`
         /// times as late, but never silent past two thirds of the
@@ -101,6 +110,13 @@ struct LinkLifecycle: Sendable, Hashable {
     private(set) var writeProgressAt: Duration
     private(set) var probe: Probe?
     private(set) var retiredAt: Duration?
+    /// The dialler's last ping on the link (sent here if this end dialled,
+    /// received if it accepted) was quiet: its next comes within the quiet
+    /// keepalive, not the ordinary one.
+    private(set) var lastPingQuiet = false
+    /// When the last quiet ping went by (never cleared: the silence it
+    /// allowed is allowed to its end even once pings are ordinary again).
+    private(set) var lastQuietPingAt: Duration?
 
     init(phase: Phase, openedAt: Duration, direction: LinkDirection = .outbound) {
         precondition(phase == .connecting || phase == .handshaking, "a link starts connecting or handshaking")
@@ -160,6 +176,24 @@ struct LinkLifecycle: Sendable, Hashable {
 
     mutating func sent(at now: Duration) { lastSentAt = now }
 
+    /// The dialler's ping, quiet or not, went by (sent or received).
+    mutating func dialerPinged(at now: Duration, quiet: Bool) {
+        lastPingQuiet = quiet
+        if quiet { lastQuietPingAt = now }
+    }
+
+    /// When the peer counts as dead if nothing arrives: the dead-peer
+    /// timeout after the last frame, or the quiet one after the last quiet
+    /// ping, whichever is later. A dialler that pings quietly waits the
+    /// quiet timeout after the last frame (each of its pings is answered);
+    /// its own pings give the peer no allowance.
+    func silentAfter(_ timeouts: Timeouts) -> Duration {
+        let ordinary = lastReceivedAt + timeouts.deadPeer
+        guard let lastQuietPingAt, let quiet = timeouts.quietDeadPeer else { return ordinary }
+        if direction == .outbound, lastPingQuiet { return max(ordinary, lastReceivedAt + quiet) }
+        return max(ordinary, lastQuietPingAt + quiet)
+    }
+
     /// Output was queued on an idle link, or the socket took some.
     mutating func wroteProgress(at now: Duration) { writeProgressAt = now }
 
@@ -178,8 +212,16 @@ struct LinkLifecycle: Sendable, Hashable {
     }
 
     /// The dialler's is the configured one; the acceptor's is longer, but
-    /// never past half the dead-peer timeout.
+    /// never past half the dead-peer timeout. Quiet (`lastPingQuiet`): the dialler's is the quiet one while it
+    /// may still ping quietly, and the acceptor's 1.5 times that, but never
+    /// past half the quiet dead-peer timeout.
     func keepaliveInterval(_ timeouts: Timeouts) -> Duration {
+        if lastPingQuiet, let quiet = timeouts.quietKeepalive, let dead = timeouts.quietDeadPeer {
+            if direction == .outbound, timeouts.pingsQuietly { return quiet }
+            if direction == .inbound {
+                return max(timeouts.keepalive, min(quiet * Self.acceptorKeepaliveFactor, dead / 2))
+            }
+        }
         guard direction == .inbound else { return timeouts.keepalive }
         let interval = max(timeouts.keepalive, min(timeouts.keepalive * Self.acceptorKeepaliveFactor, timeouts.deadPeer / 2))
         return timeouts.maxQuiet.map { min(interval, max($0, timeouts.keepalive)) } ?? interval
@@ -205,7 +247,7 @@ struct LinkLifecycle: Sendable, Hashable {
         guard phase == .established else {
             return min(handshakeProgressAt + timeouts.handshake, openedAt + timeouts.handshake * Self.handshakeCapFactor) + past
         }
-        var next = min(lastReceivedAt + timeouts.deadPeer + past, lastSentAt + keepaliveInterval(timeouts))
+        var next = min(silentAfter(timeouts) + past, lastSentAt + keepaliveInterval(timeouts))
         if hasQueuedOutput { next = min(next, writeProgressAt + timeouts.write + past) }
         if let probe { next = min(next, probe.deadline + past) }
         return next
@@ -223,7 +265,7 @@ struct LinkLifecycle: Sendable, Hashable {
             let overCap = now - openedAt > timeouts.handshake * Self.handshakeCapFactor
             return stalled || overCap ? .handshakeTimedOut : nil
         }
-        if now - lastReceivedAt > timeouts.deadPeer { return .peerSilent }
+        if now > silentAfter(timeouts) { return .peerSilent }
         if hasQueuedOutput, now - writeProgressAt > timeouts.write { return .writeStalled }
         if let probe, now > probe.deadline { return .probeUnanswered }
         let keepalive = keepaliveInterval(timeouts)

@@ -23,7 +23,7 @@ extension P2PService {
             drop(link, cause(of: reason))
         case .ping(let id):
             guard let link = links[id] else { return }
-            write(ControlFrame.encode(control(.ping)), to: link)
+            writePing(to: link)
         case .release(let id):
             guard let link = links[id] else { return }
             release(link, graceful: false)
@@ -156,7 +156,10 @@ extension P2PService {
         let stretch = overlayIsPartial
         for link in links.values {
             if link.queuedByteCount > 0 { load.queued.insert(link.id) }
-            if stretch, link.speaksOverlay, !link.onDemand { load.stretched.insert(link.id) }
+            if stretch, link.speaksOverlay, !link.onDemand {
+                load.stretched.insert(link.id)
+                if pingsQuietly(link) { load.quiet.insert(link.id) }
+            }
         }
         return load
     }

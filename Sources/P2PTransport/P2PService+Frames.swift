@@ -223,6 +223,7 @@ extension P2PService {
         case .hello:
             stats.lateHello += 1
         case .ping:
+            notePingReceived(payload, on: link)
             write(ControlFrame.encode(control(.pong, refId: payload.messageId)), to: link)
         case .pong:
             if core.notePong(link.id, refId: payload.refId) {

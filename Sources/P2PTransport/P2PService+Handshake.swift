@@ -100,6 +100,7 @@ extension P2PService {
         }
         link.peer = peer
         link.speaksOverlay = verified.hello.capabilities?.contains(Self.overlayCapability) ?? false
+        link.speaksQuiet = verified.hello.capabilities?.contains(Self.quietCapability) ?? false
         guard admitsOnDemand(link, capabilities: verified.hello.capabilities ?? []) else {
             drop(link, .superseded("on-demand links full"))
             return
@@ -174,6 +175,8 @@ extension P2PService {
     /// it (the claim is refused); silence means the peer restarted.
     func startProbe(_ link: PeerLink) {
         guard !link.isClosed else { return }
+        // An ordinary ping, even on a quiet link: the acceptor then expects
+        // ordinary keepalives for a while, which errs on the safe side.
         let ping = control(.ping)
         guard core.startProbe(link.id, ping: ping.messageId, at: now) else { return }
         write(ControlFrame.encode(ping), to: link)

@@ -28,12 +28,15 @@ extension P2PService {
     /// bounds a chain of answers to answers.
     static let maxOverlayActions = 4_096
 
-    /// The hello's capabilities: the configured ones, plus `overlay` when it runs.
+    /// The hello's capabilities: the configured ones, plus `overlay` and
+    /// `quietLinks` when the overlay runs.
     var announcedCapabilities: [String] {
-        guard configuration.overlay != nil, !configuration.capabilities.contains(Self.overlayCapability) else {
-            return configuration.capabilities
+        guard configuration.overlay != nil else { return configuration.capabilities }
+        var capabilities = configuration.capabilities
+        for added in [Self.overlayCapability, Self.quietCapability] where !capabilities.contains(added) {
+            capabilities.append(added)
         }
-        return configuration.capabilities + [Self.overlayCapability]
+        return capabilities
     }
 
     /// Whether the overlay runs above its threshold (bounded links, gossip).

@@ -255,8 +255,7 @@ public actor P2PService: PeerTransport {
         identity.stage = newIdentity.stage
         guard lifecycle == .running, !frozen else { return }
         sendBeacon()
-        let ping = ControlFrame.encode(control(.ping))
-        for link in established.values { write(ping, to: link) }
+        for link in established.values { writePing(to: link) }
         replanWake()
     }
 

@@ -54,6 +54,8 @@ final class PeerLink {
     var malformedCount = 0
     /// The peer's hello lists `overlay`: overlay frames go on this link.
     var speaksOverlay = false
+    /// The peer's hello lists `quietLinks` (PROTOCOL.md 5.1).
+    var speaksQuiet = false
     /// Opened on demand for direct frames above the overlay's threshold
     /// (`direct` in the dialler's hello): outside the overlay's views,
     /// carries only direct frames, closed when idle.

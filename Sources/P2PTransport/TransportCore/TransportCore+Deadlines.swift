@@ -6,8 +6,24 @@ extension TransportCore {
     /// A handshake's timeout grows by the load's allowance (`SchedulingLag`).
     func timeouts(of id: Int, load: LinkLoad) -> LinkLifecycle.Timeouts {
         var result = load.stretched.contains(id) ? timeouts.stretched(by: overlayStretch) : timeouts
+        result.quietKeepalive = timeouts.keepalive * Self.quietFactor
+        result.quietDeadPeer = timeouts.deadPeer * Self.quietFactor
+        result.pingsQuietly = load.quiet.contains(id)
         result.handshake += load.handshakeAllowance
         return result
+    }
+
+    /// A quiet link (capability `quietLinks`, PROTOCOL.md 5.1) pings and
+    /// counts its peer dead this many times later than an ordinary one:
+    /// 12 s and 36 s at the defaults. A crash still shows at once (the
+    /// kernel closes the connection); only a silent cut takes longer to
+    /// notice, and the overlay repairs around it.
+    static let quietFactor = 6.0
+
+    /// The dialler's ping on link `id`, quiet or not, went by (sent here if
+    /// this end dialled, received if it accepted).
+    mutating func noteDialerPing(_ id: Int, at now: Duration, quiet: Bool) {
+        links[id]?.lifecycle.dialerPinged(at: now, quiet: quiet)
     }
 
     /// What each link's lifecycle says is due at `now`, by id. One link's

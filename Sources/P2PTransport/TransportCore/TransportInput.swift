@@ -51,6 +51,9 @@ struct LinkLoad: Sendable, Hashable {
     /// Overlay links above the threshold: their keepalive and dead-peer
     /// timeouts are stretched (`LinkLifecycle.Timeouts.stretched`).
     var stretched: Set<Int> = []
+    /// Stretched links this end dialled to a peer that speaks `quietLinks`:
+    /// they may ping quietly (`LinkLifecycle.Timeouts.pingsQuietly`).
+    var quiet: Set<Int> = []
     /// Added to every handshake's timeout: the process itself runs late
     /// (`SchedulingLag`), so a slow handshake is not the peer's fault.
     var handshakeAllowance: Duration = .zero
