@@ -32,11 +32,12 @@ public struct P2PConfiguration: Sendable {
     /// `BeaconSchedule.Policy.newcomerLinks`); false only as the bench's
     /// baseline (`LANCHAT_DISCOVERY_BASELINE`, test-only).
     public var massStartRules = true
-    /// While nothing with a short deadline is under way, beacons heard wait
-    /// up to this long to be handled together with whatever wakes the node
-    /// next (`PollLoop.holdLazyReports`): an idle node at 300 hears ~7 a
-    /// second, and each hand-off from the poll thread costs more than the
-    /// beacon. Zero: each at once (before it; a baseline for figures).
+    /// Above the overlay's threshold, while nothing with a short deadline is
+    /// under way, beacons heard wait up to this long to be handled together
+    /// with whatever wakes the node next (`PollLoop.holdLazyReports`): an
+    /// idle node at 300 hears ~7 a second, and each hand-off from the poll
+    /// thread costs more than the beacon. Zero: each at once (before it; a
+    /// baseline for figures).
     public var discoveryHold: Duration = .milliseconds(500)
     /// Longest wait for the next handshake message (from the connect for
     /// the first); the whole handshake must finish within twice this.

@@ -77,11 +77,15 @@ extension P2PService {
     }
 
     /// Beacons heard while idle wait for company (`PollLoop.holdLazyReports`):
-    /// up to `discoveryHold`, unless something with a short deadline is
-    /// under way (a start burst, an answer to give, a handshake), when
-    /// hearing at once matters.
+    /// up to `discoveryHold`, only above the overlay's threshold (a newcomer
+    /// needs a few links, not one from everyone), and not while anything
+    /// with a short deadline is under way (a start burst, an answer to
+    /// give, a handshake), when hearing at once matters. In a full mesh the
+    /// answers to a newcomer give way to each other within 20-120 ms
+    /// (`NewcomerAnswers`): hearing spread over half a second undid that
+    /// (`NewcomerAnswerTests`: 11 answers of 28 instead of at most 9).
     func holdDiscoveryWhileIdle() {
-        loop?.holdLazyReports(for: hasShortDeadlines ? .zero : configuration.discoveryHold)
+        loop?.holdLazyReports(for: hasShortDeadlines || !overlayIsPartial ? .zero : configuration.discoveryHold)
     }
 
     /// The overlay took a step (`P2PService+Overlay.swift`): its next is
