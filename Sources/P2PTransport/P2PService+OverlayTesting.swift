@@ -8,6 +8,13 @@ extension P2PService {
         overlayLinks.map { ($0.isFullMesh, $0.overlay.membership.activePeers) }
     }
 
+    /// Established overlay links whose dialler's last ping was quiet
+    /// (`quietLinks`), of all established overlay links.
+    func quietLinksForTesting() -> (quiet: Int, overlay: Int) {
+        let overlay = established.values.filter { $0.speaksOverlay && !$0.onDemand }
+        return (overlay.filter { core[$0.id]?.lifecycle.lastPingQuiet == true }.count, overlay.count)
+    }
+
     /// Whether the established link to `peer` carries overlay frames; nil without a link.
     func speaksOverlayForTesting(_ peer: NodeNumber) -> Bool? { established[peer]?.speaksOverlay }
 
