@@ -15,6 +15,9 @@ extension P2PService {
         return (overlay.filter { core[$0.id]?.lifecycle.lastPingQuiet == true }.count, overlay.count)
     }
 
+    /// Whether beacons heard now would be held (`holdDiscoveryWhileIdle`).
+    func holdsDiscoveryForTesting() -> Bool { !hasShortDeadlines && overlayIsPartial && configuration.discoveryHold > .zero }
+
     /// Whether the established link to `peer` carries overlay frames; nil without a link.
     func speaksOverlayForTesting(_ peer: NodeNumber) -> Bool? { established[peer]?.speaksOverlay }
 

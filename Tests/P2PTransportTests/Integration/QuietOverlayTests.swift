@@ -51,16 +51,28 @@ import TestSupport
         let port = TestNetwork.discoveryPort()
         let nodes = try await settledOverlay(port: port, base: 7_700)
         defer { Task { for node in nodes { await node.service.stop() } } }
+        #expect(await waitUntil("every node idle, holding what it hears", within: .seconds(20)) {
+            for node in nodes where await !node.service.holdsDiscoveryForTesting() { return false }
+            return true
+        })
         let newcomer = TestNode(7_799, "late", configuration: OverlayLinkTests.configuration(port: port))
         let started = ContinuousClock.now
         try await newcomer.service.start()
         defer { Task { await newcomer.service.stop() } }
+        // The settled nodes are idle: they hold what they hear for up to
+        // 500 ms (`discoveryHold`), and still all hear the newcomer in time.
+        let heard = await waitUntil("every node heard the newcomer", within: .seconds(10)) {
+            for node in nodes where await !node.service.isAnnouncedForTesting(newcomer.number) { return false }
+            return true
+        }
+        let heardAfter = ContinuousClock.now - started
         let linked = await waitUntil("the newcomer linked", within: .seconds(10)) {
             await !newcomer.service.connectedPeers().isEmpty
         }
         let took = ContinuousClock.now - started
-        print("a newcomer among 6 overlay nodes holding beacons linked after \(took)")
-        #expect(linked)
+        print("a newcomer among 6 overlay nodes holding beacons: heard by all after \(heardAfter), linked after \(took)")
+        #expect(heard && linked)
+        #expect(heardAfter < .seconds(2), "heard by all after \(heardAfter)")
         #expect(took < .seconds(2), "linked after \(took)")
     }
 }
