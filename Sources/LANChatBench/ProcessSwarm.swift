@@ -82,7 +82,8 @@ enum ProcessSwarm {
 
         static let shownCounters = ["linksAccepted", "linksDialled", "dialFailures", "handshakeTimeout", "overlayCloses",
                                     "beaconsSent", "beaconsReceived", "beaconsSkipped", "answersBroadcast", "refusedAnnouncements",
-                                    "overlayFramesSent", "framesSent", "timerWakes", "pollBatches"]
+                                    "overlayFramesSent", "framesSent", "timerWakes", "pollBatches", "deadPeer", "duplicateLinks",
+                                    "refusedLinkCap", "refusedConnectionRate"]
 
         func numbers(prefix: String) -> [String: Double] {
             let sorted = links.sorted()

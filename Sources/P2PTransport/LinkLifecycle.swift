@@ -182,15 +182,16 @@ struct LinkLifecycle: Sendable, Hashable {
         if quiet { lastQuietPingAt = now }
     }
 
-    /// When the peer counts as dead if nothing arrives: the dead-peer
-    /// timeout after the last frame, or the quiet one after the last quiet
-    /// ping, whichever is later. A dialler that pings quietly waits the
-    /// quiet timeout after the last frame (each of its pings is answered);
-    /// its own pings give the peer no allowance.
+    /// When the peer counts as dead if nothing arrives. While the dialler's
+    /// last ping was quiet, the quiet timeout after the last frame, at both
+    /// ends: the dialler's next frame of any kind comes within the quiet
+    /// keepalive of its last (its other frames put its ping off), and the
+    /// acceptor answers each ping. After an ordinary ping, the ordinary
+    /// timeout, but not before the quiet one after the last quiet ping.
     func silentAfter(_ timeouts: Timeouts) -> Duration {
         let ordinary = lastReceivedAt + timeouts.deadPeer
         guard let lastQuietPingAt, let quiet = timeouts.quietDeadPeer else { return ordinary }
-        if direction == .outbound, lastPingQuiet { return max(ordinary, lastReceivedAt + quiet) }
+        if lastPingQuiet { return max(ordinary, lastReceivedAt + quiet) }
         return max(ordinary, lastQuietPingAt + quiet)
     }
 

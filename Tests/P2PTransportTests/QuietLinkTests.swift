@@ -76,6 +76,29 @@ import TestSupport
         #expect(driver.tick().contains(.close(link, .peerSilent(after: .seconds(12)))))
     }
 
+    /// A dialler whose other frames (overlay shuffles, gossip) come often
+    /// enough never pings: each frame, not only a quiet ping, keeps the
+    /// acceptor's allowance (the bench's 300 nodes dropped 11 live links in
+    /// 20 s when only the quiet ping did).
+    @Test func aQuietDiallersOtherFramesKeepTheAllowance() {
+        var driver = Driver()
+        let link = driver.inbound(Driver.lower, from: 2)
+        driver.load.stretched = [link]
+        driver.core.noteReceived(link, at: driver.now)
+        driver.core.noteDialerPing(link, at: driver.now, quiet: true)
+        // Frames 12 s apart (the dialler's keepalive timer restarts at
+        // each), each a little later on the way than the one before.
+        for lateness in [100, 200, 300] {
+            driver.advance(by: .seconds(12) + .milliseconds(100))
+            #expect(!driver.tick().contains(.close(link, .peerSilent(after: .seconds(12)))), "\(lateness) ms late")
+            driver.core.noteReceived(link, at: driver.now)
+        }
+        driver.advance(by: .milliseconds(12_200))
+        #expect(!driver.tick().contains(.close(link, .peerSilent(after: .seconds(12)))), "48.5 s after the quiet ping")
+        driver.advance(by: .seconds(24))
+        #expect(driver.tick().contains(.close(link, .peerSilent(after: .seconds(12)))), "36 s after the last frame")
+    }
+
     @Test func anOrdinaryPingEndsTheQuietButNotItsAllowance() {
         var driver = Driver()
         let link = driver.inbound(Driver.lower, from: 2)
