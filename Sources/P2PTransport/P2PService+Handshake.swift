@@ -176,9 +176,11 @@ extension P2PService {
     func startProbe(_ link: PeerLink) {
         guard !link.isClosed else { return }
         // An ordinary ping, even on a quiet link: the acceptor then expects
-        // ordinary keepalives for a while, which errs on the safe side.
+        // ordinary keepalives, so this end's next ping comes at the
+        // ordinary interval (noted as an ordinary ping).
         let ping = control(.ping)
         guard core.startProbe(link.id, ping: ping.messageId, at: now) else { return }
+        if link.direction == .outbound { core.noteDialerPing(link.id, at: now, quiet: false) }
         write(ControlFrame.encode(ping), to: link)
     }
 
