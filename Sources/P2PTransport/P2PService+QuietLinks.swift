@@ -3,7 +3,8 @@ import ChatCore
 /// Quiet overlay links (capability `quietLinks`, PROTOCOL.md 5.1): on a
 /// stretched overlay link whose both ends speak it, the dialler marks its
 /// pings quiet (`content` "quiet") and then pings every 12 s instead of 4 s;
-/// whichever end saw a quiet ping waits 36 s after it for a sign of life.
+/// while its last ping was quiet, both ends wait 36 s with nothing received
+/// before they count the peer dead (`LinkLifecycle.silentAfter`).
 /// An idle node's keepalives were a third of its wake-ups (docs/BENCHMARKS.md,
 /// "What an idle node pays for"). A peer without the capability never gets
 /// a quiet ping, so it hears from this end as often as before.
