@@ -86,6 +86,8 @@ public enum LANChatApp {
         configuration.enableOverlay(fullMeshThreshold: environment["LANCHAT_OVERLAY_THRESHOLD"].flatMap { Int($0) })
         // LANCHAT_DISCOVERY_BASELINE=1 is for the bench only: discovery as before its mass-start rules.
         if environment["LANCHAT_DISCOVERY_BASELINE"] == "1" { configuration.massStartRules = false }
+        // LANCHAT_DISCOVERY_HOLD_MS is for the bench only: another `discoveryHold` (0: none).
+        if let hold = environment["LANCHAT_DISCOVERY_HOLD_MS"].flatMap({ Int($0) }) { configuration.discoveryHold = .milliseconds(max(0, hold)) }
         configuration.groupSecret = groupSecret
         // One table of verified signatures for the transport and the node:
         // a gossiped message the transport verified is not verified again.
