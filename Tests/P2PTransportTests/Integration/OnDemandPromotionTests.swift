@@ -17,7 +17,7 @@ import TestSupport
         let nodes = try await DirectReachLinkTests.started(7, base: 7_900, configuration: DirectReachLinkTests.configuration(port: port),
                                                            connected: false)
         defer { Task { for node in nodes { await node.service.stop() } } }
-        let alice = nodes[0]
+        let alice = try await DirectReachLinkTests.withFullView(among: nodes)
         let bob = try await DirectReachLinkTests.linkedOnDemand(from: alice, among: nodes)
         #expect(await alice.service.overlayForTesting()?.active.contains(bob.number) == false)
         // Everyone else leaves: alice's view empties, and the one peer left is linked on demand.
