@@ -140,13 +140,22 @@ import TestSupport
         }
         await network.heal(alice.identity.number, bob.identity.number)
 
+        // Thousands of signatures checked and committed: work whose length
+        // is the machine's. In a parallel swift test the pool's two threads
+        // run every test's jobs, and each page takes many of them, so the
+        // standard deadline from the start ran out with pages still coming
+        // in; the waits count from the last page stored (and fail once
+        // none comes for the standard deadline).
+        let stored = { try await bob.storedPublic().count }
         // With time standing still the burst is spent and a request waits.
-        try #require(await waitUntil("a request deferred") { await alice.node.statistics().catchUpDeferred > 0 })
-        let heldBack = try await bob.storedPublic().count
+        try #require(await waitUntil("a request deferred", progress: stored, limit: .seconds(600)) {
+            await alice.node.statistics().catchUpDeferred > 0
+        })
+        let heldBack = try await stored()
         #expect(heldBack < missed + 1, "the burst alone brought all \(heldBack)")
         // Each half second refills one answer (`NodeLimits.catchUpRefillPerSecond`).
-        try #require(await waitUntil("all caught up") {
-            if try await bob.storedPublic().count == missed + 1 { return true }
+        try #require(await waitUntil("all caught up", progress: stored, limit: .seconds(600)) {
+            if try await stored() == missed + 1 { return true }
             clock.advance(by: .seconds(1 / NodeLimits.catchUpRefillPerSecond))
             return false
         })
@@ -154,7 +163,9 @@ import TestSupport
         // Shown once each. The events follow the commit (and the log follows
         // the events), so the last page may still be on its way.
         func shown() -> [MessageID] { bob.messages().filter { $0.room == .publicRoom }.map(\.id) }
-        #expect(await waitUntil("all shown") { Set(shown()).count == missed + 1 })
+        #expect(await waitUntil("all shown", progress: { Set(shown()).count }, limit: .seconds(600)) {
+            Set(shown()).count == missed + 1
+        })
         #expect(shown().count == missed + 1, "shown twice: \(shown().count - Set(shown()).count)")
     }
 
