@@ -132,6 +132,7 @@ extension P2PService {
                 rejectMalformed(error, on: link)
                 continue
             }
+            stats.framesRead += 1
             switch core.noteReceived(link.id, at: now) {
             case nil, .connecting:
                 return // unreachable: reads are armed after the connect

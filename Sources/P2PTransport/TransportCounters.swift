@@ -10,6 +10,9 @@ public struct TransportCounters: Hashable, Sendable, Codable {
     public var framesDelivered = 0
     /// Frames written (each link counts once).
     public var framesSent = 0
+    /// Frames read off links, every kind (keepalives and link control too):
+    /// beside the peer's `framesSent`, whether all it wrote has been read.
+    public var framesRead = 0
     /// Beacons and leave datagrams sent and accepted.
     public var beaconsSent = 0
     public var beaconsReceived = 0

@@ -37,9 +37,9 @@ import TestSupport
         try await alice.log.first("alice links bob") { if case .peerJoined(let info) = $0, info.number == bob.number { true } else { nil } }
         try await bob.log.first("bob links alice") { if case .peerJoined(let info) = $0, info.number == alice.number { true } else { nil } }
         // Past the start bursts and the first turns.
-        try await Self.run(clock, for: .seconds(10))
+        try await Self.run(clock, for: .seconds(10), pair: (alice, bob))
         let before = (await alice.service.counters().timerWakes, await bob.service.counters().timerWakes)
-        try await Self.run(clock, for: .seconds(60))
+        try await Self.run(clock, for: .seconds(60), pair: (alice, bob))
         let wakes = (await alice.service.counters().timerWakes - before.0, await bob.service.counters().timerWakes - before.1)
         #expect(wakes.0 <= 70 && wakes.1 <= 70, "wake-ups in a minute: alice \(wakes.0), bob \(wakes.1)")
         #expect(wakes.0 >= 25 && wakes.1 >= 25, "the beacon turns alone are 30 a minute: alice \(wakes.0), bob \(wakes.1)")
@@ -49,16 +49,20 @@ import TestSupport
     }
 
     /// Moves `clock` from one sleeper's deadline to the next for `span`,
-    /// letting both services' timers run and park again, and giving the
-    /// sockets a moment between steps (a wait, not an assertion) so pings
-    /// and pongs are read before time moves on.
-    static func run(_ clock: ManualClock, for span: Duration) async throws {
+    /// letting both services' timers run and park again, and before time
+    /// moves on waits until each side has read every frame the other wrote
+    /// (pings and pongs on real sockets): on a loaded machine a pong not
+    /// yet read when the clock jumps would count as the peer's silence.
+    static func run(_ clock: ManualClock, for span: Duration, pair: (TestNode, TestNode)) async throws {
         let end = clock.uptime() + span
         while let next = clock.nextDeadline, next <= end {
             // A parked sleeper's deadline is always ahead of uptime; the
             // woken timers re-arm before this returns.
             try #require(await clock.advance(by: next - clock.uptime(), thenWaitFor: 2))
-            _ = await waitUntil("the sockets' turn", within: .milliseconds(5)) { false }
+            try #require(await waitUntil("every frame written is read") {
+                let (a, b) = (await pair.0.service.counters(), await pair.1.service.counters())
+                return a.framesSent == b.framesRead && b.framesSent == a.framesRead
+            })
         }
         clock.advance(by: end - clock.uptime())
         try #require(await clock.waitForSleepers(2))
