@@ -145,15 +145,15 @@ extension FullScreenSession {
     }
 
     static let keyHelp = [
-        "keys: F1 (or ? on an empty line) lists them · Enter sends · Ctrl-C quits ·",
-        "      /log shows the log (warnings also on the status line)",
-        "search: /search WORDS lists matches in all rooms, newest first; arrows choose,",
-        "      Enter opens the room there, Esc closes, Ctrl-R lists them again",
-        "reading: a message is read once it has been on screen in full for half a",
-        "      second; the ── unread ── line marks the first you have not seen",
-        "attention: DMs and messages naming you ring the bell (--no-bell), count in",
-        "      the terminal title, and show as !N in the list (plain unread: N); on a",
-        "      narrow terminal the status line says unread #public @DMs !for-you",
+        "keys:       F1 (or ? on an empty line) lists them · Enter sends · Ctrl-C quits",
+        "            · /log shows the log (warnings also on the status line)",
+        "search:     /search WORDS lists matches in all rooms, newest first; arrows",
+        "            choose, Enter opens the room there, Esc closes, Ctrl-R lists again",
+        "reading:    a message is read once it has been on screen in full for half a",
+        "            second; the ── unread ── line marks the first you have not seen",
+        "attention:  DMs and messages naming you ring the bell (--no-bell), count in",
+        "            the terminal title, and show as !N in the list (plain unread: N);",
+        "            on a narrow terminal the status line says unread #public @DMs !for-you",
         "",
     ]
 }

@@ -17,19 +17,19 @@ enum PanelLayout {
         return rows
     }
 
-    /// Text wrapped by hand for 80 columns, in a narrower room: a line
-    /// that must wrap here takes in the lines that continue it (indented
-    /// deeper than it), and wraps under their indentation, so "show it /
-    /// from / where you stopped" reads as one paragraph rather than a stub
-    /// line between two. Lines that fit, and entries at one indentation
-    /// (`/peers`, `/rooms`), stay as they are.
+    /// Text wrapped by hand for 80 columns, in a narrower room: a
+    /// two-column line that must wrap here takes in the lines that continue
+    /// its text (indented to its text column), so "show it / from / where
+    /// you stopped" reads as one paragraph rather than a stub line between
+    /// two. Lines that fit, entries at one indentation (`/peers`, `/rooms`)
+    /// and entries under a heading (`/log`'s lines) stay as they are.
     static func paragraphs(_ lines: [String], width: Int) -> [(text: String, continuation: Int?)] {
         var out: [(text: String, continuation: Int?)] = []
         for line in lines {
             let lead = line.prefix { $0 == " " }.count
             if let last = out.last, lead < line.count, DisplayWidth.of(last.text) > width - 2,
-               lead > last.text.prefix(while: { $0 == " " }).count, last.continuation ?? lead == lead,
-               lead <= (width - 2) / 2 {
+               lead > last.text.prefix(while: { $0 == " " }).count,
+               (last.continuation ?? hangingIndent(last.text, width: width)) == lead {
                 out[out.count - 1] = (last.text + " " + line.dropFirst(lead), lead)
                 continue
             }

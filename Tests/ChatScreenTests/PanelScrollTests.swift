@@ -98,6 +98,17 @@ import Testing
         #expect(rows.contains("  bob#3c4d linked from 10.0.0.3"))
     }
 
+    /// `/log`: a heading that wraps, then entries indented under it; each
+    /// entry stays a line of its own (tui-test looks for one's text).
+    @Test func entriesUnderAWrappedHeadingStaySeparate() {
+        let log = ["log (/tmp/some/long/directory/lanchat.log, older in /tmp/some/long/directory/lanchat.log.1):",
+                   "  2026-11-27T17:16:13.012Z [lanchat] notice: keeping 2580 MiB free",
+                   "  2026-11-27T17:16:13.098Z [transport] warning: a protocol v1 node at 127.0.0.1"]
+        let rows = PanelLayout.rows(log, width: 74)
+        #expect(rows.contains { $0.hasPrefix("  2026-11-27T17:16:13.098Z [transport] warning: a protocol v1 node") }, "\(rows)")
+        #expect(rows.contains { $0.hasPrefix("  2026-11-27T17:16:13.012Z [lanchat] notice") }, "\(rows)")
+    }
+
     @Test func aCommandFillingItsColumnContinuesUnderTheOthers() {
         let help = ["  /peers          who is linked",
                     "  /rooms          conversations",
