@@ -62,7 +62,7 @@ let package = Package(
         .testTarget(name: "ChatCryptoTests", dependencies: ["ChatCore", "ChatWire", "ChatCrypto", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "P2PTransportTests", dependencies: ["ChatCore", "ChatWire", "P2PTransport", "ChatCrypto", "LANChatHarness", "TestSupport", "ChatOverlay"]),
         .testTarget(name: "ChatNodeTests", dependencies: ["ChatCore", "ChatWire", "ChatNode", "ChatStore", "ChatCrypto", "TestSupport"]),
-        .testTarget(name: "ChatOverlayTests", dependencies: ["ChatCore", "ChatWire", "ChatOverlay"]),
+        .testTarget(name: "ChatOverlayTests", dependencies: ["ChatCore", "ChatWire", "ChatOverlay", "TestSupport"]),
         .testTarget(name: "ChatScreenTests", dependencies: ["ChatCore", "ChatScreen", "TestSupport"]),
         // Runs the built `lanchat` binary end to end.
         .testTarget(name: "ChatAppTests", dependencies: ["ChatCore", "ChatNode", "ChatApp", "ChatStore", "ChatCrypto", "P2PTransport", "ChatScreen", "LANChatHarness", "TestSupport"], exclude: ["Fixtures"]),

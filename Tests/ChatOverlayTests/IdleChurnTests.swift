@@ -1,11 +1,12 @@
 import ChatCore
 import ChatOverlay
 import Testing
+import TestSupport
 
 /// A settled overlay stays still: once the views have formed, an idle LAN
 /// makes and cuts few links (each is a handshake on both ends, and on a
 /// loaded host the churn fed the load: issue 29's 1,000 processes).
-@Suite struct IdleChurnTests {
+@Suite(.heavy) struct IdleChurnTests {
     @Test(arguments: [1, 2, 3] as [UInt64])
     func threeHundredNodesIdle(seed: UInt64) {
         var config = SimulationConfig(seed: seed)

@@ -1,11 +1,12 @@
 import ChatCore
 import ChatOverlay
 import Testing
+import TestSupport
 
 /// The overlay in the simulator, at sizes CI can afford in a debug build:
 /// everyone reached, few copies, bounded links, repair after churn, a
 /// censor routed around, and an exact replay of a seed.
-@Suite struct SimulationTests {
+@Suite(.heavy) struct SimulationTests {
     /// 1,000 nodes joining 2 ms apart, settled, then 12 messages from random nodes.
     static func settled(_ nodes: Int = 1_000, seed: UInt64 = 7, configure: (inout SimulationConfig) -> Void = { _ in })
         -> OverlaySimulation {

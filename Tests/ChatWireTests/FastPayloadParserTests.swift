@@ -77,7 +77,7 @@ import Testing
     /// Seeded random byte edits of valid frames: the fast path either steps
     /// aside (nil) or agrees with JSONDecoder. Only valid UTF-8 is compared:
     /// the codec refuses anything else before either parser runs.
-    @Test func randomEditsNeverDisagree() async {
+    @Test(.heavy) func randomEditsNeverDisagree() async {
         var seed: UInt64 = 0x5EED
         func next() -> UInt64 { seed = seed &* 6364136223846793005 &+ 1442695040888963407; return seed >> 33 }
         let alphabet = Array(#"{}[]":,\0123456789-.eE truefalsnul"#.utf8) + [0x00, 0x1F, 0x7F, 0xC3, 0xA9, 0xFF]

@@ -9,7 +9,7 @@ import TestSupport
 /// unescaped unicode, and numbers at and past the edges of their types;
 /// sometimes with a repeated or an unknown key. The fast path and the
 /// JSONDecoder path must give the same answer whenever the fast path answers.
-@Suite struct GeneratedPayloadTests {
+@Suite(.heavy) struct GeneratedPayloadTests {
     @Test(arguments: [UInt64(1), 2, 3, 4])
     func fastAndSlowPathsAgree(seed: UInt64) async {
         var random = SeededRandom(seed: seed)

@@ -205,7 +205,7 @@ import TestSupport
 
     /// The LAN-wide rate, simulated on one seeded clock: at most about 10
     /// beacons a second at any size, where the fixed schedule sends N/2.
-    @Test(arguments: [10, 100, 1_000, 10_000])
+    @Test(.heavy, arguments: [10, 100, 1_000, 10_000])
     func theLANWideRateStaysBounded(nodes: Int) {
         let adaptive = BeaconRateSimulation.steadyState(nodes: nodes, policy: policy, seed: 29)
         #expect(adaptive.perSecond <= 10.5, "\(adaptive)")

@@ -1,6 +1,7 @@
 import ChatCore
 @testable import P2PTransport
 import Testing
+import TestSupport
 
 /// Discovery when many nodes start together (issue 29: 1,000 processes on
 /// one host never formed), on the seeded simulation of every node's
@@ -8,7 +9,7 @@ import Testing
 /// the LAN stay bounded as N grows, where before they grew with N, and a
 /// single newcomer on a settled LAN still hears its first peers within a
 /// second or two.
-@Suite struct MassStartSimulationTests {
+@Suite(.heavy) struct MassStartSimulationTests {
     /// Launched 20 a second (the bench's rate), run 30 s past the last start.
     private func massStart(_ nodes: Int, _ setup: MassStartSimulation.Setup = .init()) -> MassStartSimulation.Result {
         MassStartSimulation.massStart(nodes: nodes, launchRate: 20, duration: .seconds(Double(nodes) / 20 + 30),
