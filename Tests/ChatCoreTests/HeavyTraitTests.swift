@@ -4,19 +4,19 @@ import TestSupport
 
 /// `.heavy` moves a test's body off the cooperative pool (see `HeavyTrait`).
 @Suite struct HeavyTraitTests {
-    /// The name of the thread the caller runs on.
+    /// The caller's thread, to say where a failing body ran.
     static func threadName() -> String? { Thread.current.name }
 
     @Test(.heavy) func aHeavyBodyRunsOnTheHeavyThread() {
-        #expect(Self.threadName() == "heavy tests")
+        #expect(HeavyThread.isCurrent, "on \(Self.threadName() ?? "?")")
     }
 
     @Test(.heavy) func anAsyncHeavyBodyComesBackToTheHeavyThreadAfterASuspension() async {
         await Task.yield()
-        #expect(Self.threadName() == "heavy tests")
+        #expect(HeavyThread.isCurrent, "on \(Self.threadName() ?? "?")")
     }
 
     @Test func anOrdinaryBodyStaysOnThePool() {
-        #expect(Self.threadName() != "heavy tests")
+        #expect(!HeavyThread.isCurrent)
     }
 }

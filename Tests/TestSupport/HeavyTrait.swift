@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Synchronization
 import Testing
 
@@ -42,12 +43,12 @@ public final class HeavyThread: TaskExecutor {
     static let process = HeavyThread()
 
     private let jobs = Mutex([UnownedJob]())
+    private let thread = Mutex<pthread_t?>(nil)
     private let ready = DispatchSemaphore(value: 0)
 
     public init() {
         let thread = Thread { [self] in
-            // Named from inside: Linux gives a new thread its creator's name.
-            Thread.current.name = "heavy tests"
+            self.thread.withLock { $0 = pthread_self() }
             while true {
                 ready.wait()
                 let job = jobs.withLock { $0.removeFirst() }
@@ -56,6 +57,11 @@ public final class HeavyThread: TaskExecutor {
         }
         thread.stackSize = 8 << 20
         thread.start()
+    }
+
+    /// Whether the caller runs on the heavy tests' thread.
+    public static var isCurrent: Bool {
+        process.thread.withLock { $0.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
     }
 
     public func enqueue(_ job: consuming ExecutorJob) {

@@ -9,7 +9,10 @@ import Testing
 /// has one thread per core. Dozens of nodes with 200 ms keepalives and 1 s
 /// handshake and dead-peer deadlines then share two cores, and their
 /// deadlines expire from starvation, not from the behaviour under test.
-/// One at a time, each gets the machine its deadlines were written for.
+/// One at a time, each gets the machine its deadlines were written for;
+/// and each starts once the pool runs a new job promptly
+/// (`PoolResponsiveness`), not while the pure tests queued at the run's
+/// start still fill it.
 public struct RealTimeTrait: SuiteTrait, TestTrait, TestScoping {
     public var isRecursive: Bool { true }
 
@@ -22,6 +25,7 @@ public struct RealTimeTrait: SuiteTrait, TestTrait, TestScoping {
     public func provideScope(for test: Test, testCase: Test.Case?,
                              performing function: @Sendable () async throws -> Void) async throws {
         await RealTimeGate.process.acquire()
+        await PoolResponsiveness().wait()
         do {
             try await function()
         } catch {
