@@ -12,7 +12,7 @@ final class SQLiteDatabase {
     private var handle: OpaquePointer?
     /// Prepared once per distinct SQL text and reused; the store uses a
     /// fixed set of statements, so the cache stays small.
-    private var statements: [String: Statement] = [:]
+    private var statements: [StatementKey: Statement] = [:]
     private var transactionDepth = 0
     /// The `synchronous` level the connection keeps (the store's
     /// durability), and the one in effect: they differ only while a write
@@ -156,10 +156,11 @@ final class SQLiteDatabase {
 
     /// `Statement.virtualMachineSteps` of `sql`'s cached statement (0 if
     /// it never ran).
-    func virtualMachineSteps(of sql: String) -> Int { statements[sql]?.virtualMachineSteps ?? 0 }
+    func virtualMachineSteps(of sql: String) -> Int { statements[StatementKey(sql)]?.virtualMachineSteps ?? 0 }
 
     private func prepared(_ sql: String) throws(StoreError) -> Statement {
-        if let statement = statements[sql] { return statement }
+        let key = StatementKey(sql)
+        if let statement = statements[key] { return statement }
         let db = try connection()
         var raw: OpaquePointer?
         let code = sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &raw, nil)
@@ -167,7 +168,7 @@ final class SQLiteDatabase {
             throw error(code: sqlite3_extended_errcode(db), message: String(cString: sqlite3_errmsg(db)), sql: sql)
         }
         let statement = Statement(handle: raw, sql: sql, path: path)
-        statements[sql] = statement
+        statements[key] = statement
         return statement
     }
 
