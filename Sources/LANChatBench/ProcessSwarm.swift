@@ -183,7 +183,10 @@ enum ProcessSwarm {
         }
         BenchPlan.log("  \(label): " + (formed == nil ? "not formed in \(Int(timeout)) s" : "formed") + ", \(shape.components) component(s), links \(shape.linkRange)")
         // Idle: past the overlay's first shuffles, then CPU of all over a window.
-        try await Task.sleep(for: .seconds(quick ? 5 : 10))
+        // LANCHAT_BENCH_IDLE_SETTLE: longer first (what a LAN does minutes
+        // after it formed: announcements expire, beacons grow seldom).
+        let settle = ProcessInfo.processInfo.environment["LANCHAT_BENCH_IDLE_SETTLE"].flatMap(Double.init) ?? (quick ? 5 : 10)
+        try await Task.sleep(for: .seconds(settle))
         figures.idleWindow = quick ? 10 : 20
         let eventsBefore = nodes.reduce(0) { $0 + $1.snapshot.linkEvents }
         let countersBefore = await counters(nodes)
