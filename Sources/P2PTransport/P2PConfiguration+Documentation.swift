@@ -11,7 +11,7 @@ extension P2PConfiguration {
             LimitRow("discoveryHold", discoveryHold, "above the overlay's threshold, with nothing short due, beacons heard wait at most this long to be read together with whatever wakes the node next"),
             LimitRow("handshakeTimeout", handshakeTimeout, "longest wait for the next handshake message; the whole handshake gets twice this"),
             LimitRow("keepaliveInterval", keepaliveInterval, "a link we dialled with nothing sent for this long sends a ping (one we accepted: 1.5 times as long; above the overlay's threshold, overlay links twice as long, never past 2/3 of deadPeerTimeout, or 6 times as long after a quiet ping when both ends list quietLinks)"),
-            LimitRow("deadPeerTimeout", deadPeerTimeout, "a link with nothing received for this long is dead (above the overlay's threshold, an overlay link twice as long; 6 times as long after a quiet ping); an unrenewed announcement expires"),
+            LimitRow("deadPeerTimeout", deadPeerTimeout, "a link with nothing received for this long is dead (above the overlay's threshold, an overlay link twice as long; 6 times as long after a quiet ping); an unrenewed announcement expires (stretched as the beacon interval is; on a LAN where beacons are skipped, not before the schedule's longest silence and one more interval)"),
             LimitRow("writeTimeout", writeTimeout, "a link whose queued output makes no progress for this long is cut"),
             LimitRow("reconnectDelay", reconnectDelay, "first wait before redialling; doubles per failure, jittered ±20%"),
             LimitRow("maxReconnectDelay", maxReconnectDelay, "the longest wait before redialling"),

@@ -75,10 +75,21 @@ extension TransportCore {
     }
 
     /// An announcement lives about three of the LAN's beacon intervals:
-    /// stretched as the schedule stretches them (the size as of the last turn).
+    /// stretched as the schedule stretches them (the size as of the last
+    /// turn). On a LAN large enough for beacons to be skipped, it also
+    /// outlives the longest silence the schedule allows a settled node
+    /// and one more turn: else a live node's entry expired between two of
+    /// its beacons, the size counted only nodes heard lately, the smaller
+    /// size shortened intervals, silences and this timeout alike, and 959
+    /// nodes on one host counted ~180 and sent 13 beacons a second where
+    /// the schedule means 3 (issue 29).
     var announcementTimeout: Duration {
-        let stretch = beacons.schedule.interval(knownNodes: beacons.knownAtTurn) / discovery.beaconInterval
-        return discovery.deadPeerTimeout * max(stretch, 1)
+        let known = beacons.knownAtTurn
+        let interval = beacons.schedule.interval(knownNodes: known)
+        let stretched = discovery.deadPeerTimeout * max(interval / discovery.beaconInterval, 1)
+        guard known > discovery.beaconPolicy.quietSize else { return stretched }
+        let policy = discovery.beaconPolicy
+        return max(stretched, beacons.schedule.maxSilence(knownNodes: known) + interval * (1 + policy.jitter))
     }
 
     // MARK: Answers to newcomers
