@@ -69,7 +69,7 @@ extension FullScreenSession {
     /// A `/command` through the same executor the line console uses.
     func run(_ line: String) async {
         if line == "/log" {
-            await apply(.panel(logLines()))
+            await apply(.panelFromEnd(logLines()))
             return
         }
         let command: ControlCommand
@@ -135,13 +135,13 @@ extension FullScreenSession {
         if case .nick = command { await apply(.identity(name: await node.identity.nickname, fingerprint: state.fingerprint, groupSecret: state.groupSecret)) }
     }
 
-    /// The `/log` view: the newest log lines that fit, under where the
-    /// whole log is kept.
+    /// The `/log` view: the recent log lines (the panel opens at the
+    /// newest and scrolls back), under where the whole log is kept.
     func logLines() -> [String] {
         let lines = log?.recentLines ?? []
         let header = log?.filePath.map { "log (\($0), older in \($0).1):" } ?? "log (kept in memory only: no data directory):"
         guard !lines.isEmpty else { return [header, "  nothing logged"] }
-        return [header] + lines.suffix(max(1, state.messageRows - 2)).map { "  " + $0 }
+        return [header] + lines.map { "  " + $0 }
     }
 
     static let keyHelp = [

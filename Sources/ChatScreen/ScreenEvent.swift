@@ -53,6 +53,8 @@ public enum ScreenEvent: Hashable, Sendable {
     case notice(String)
     /// Several lines to show over the room (help, peer lists) until a key.
     case panel([String])
+    /// A panel opened at its end, for lines read newest last (the log).
+    case panelFromEnd([String])
     /// The frame of the current state is on the terminal at `at` (any
     /// monotonic origin): sent after each frame and again once it has
     /// stayed. Only this moves the read marker, over messages shown in full

@@ -202,7 +202,7 @@ extension ScreenReducer {
             step = event.action == .wheelUp ? -3 : 3
         default: return false
         }
-        state.panelTop = min(maxTop, max(0, state.panelTop + step))
+        state.panelTop = min(maxTop, max(0, min(state.panelTop, maxTop) + step))
         return true
     }
 }

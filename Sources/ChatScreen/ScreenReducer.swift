@@ -82,6 +82,9 @@ public enum ScreenReducer {
             state.notice = TerminalText.sanitize(text)
         case .panel(let lines):
             state.panel = lines.map(TerminalText.sanitize)
+        case .panelFromEnd(let lines):
+            state.panel = lines.map(TerminalText.sanitize)
+            state.panelTop = .max  // the renderer and scrolling hold it to the last page
         case .drawn:
             break  // handled above
         case .searchResults(let query, let items, let hasMore, let first):

@@ -40,6 +40,21 @@ import Testing
         #expect(Self.panelRows(state).first == " line 4")
     }
 
+    /// `/log` reads newest last: it opens at its end and scrolls back.
+    @Test func aPanelFromItsEndOpensAtItsLastLinesAndScrollsBack() {
+        var state = ScreenFixture().state()
+        state.feed(.panelFromEnd(Self.tall))
+        #expect(Self.panelRows(state).last == " line 40")
+        #expect(Self.footer(state).contains("21-40 of 40"), "\(Self.footer(state))")
+        state.feed(.key(.up))
+        #expect(state.panel != nil)
+        #expect(Self.panelRows(state).last == " line 39")
+        state.feed(.key(.end), .key(.down))
+        #expect(Self.panelRows(state).last == " line 40", "no scrolling past the end")
+        state.feed(.key(.home))
+        #expect(Self.panelRows(state).first == " line 1")
+    }
+
     @Test func anyOtherKeyClosesItAndIsTyped() {
         var state = ScreenFixture().state()
         state.feed(.panel(Self.tall), .key(.pageDown), .key(.text("x")))
