@@ -7,9 +7,9 @@ import TestSupport
 /// silent for the schedule's longest silence (`BeaconSchedule.maxSilence`),
 /// so its announcement must outlive that silence: when it expired sooner,
 /// the LAN's size counted only nodes heard lately, the smaller size
-/// shortened the intervals, the silences and the timeout with them, and
-/// 959 nodes on one host counted ~180 and beaconed four times as often as
-/// the schedule means (issue 29). On a manual clock; this node is 500.
+/// shortened the intervals, the silences and the timeout with them (issue
+/// 29: 959 nodes on one host beaconed four times as often as the schedule
+/// means). On a manual clock; this node is 500.
 @Suite struct SilentPeerLifetimeTests {
     typealias Driver = TransportCoreDriver
 
