@@ -71,6 +71,7 @@ public final class RawPeer: @unchecked Sendable {
     public internal(set) var streamFailure: String?
     var outbox: [UInt8] = []
     var closedByPeer = false
+    private var closedHere = false
 
     /// Connects to 127.0.0.1:`port` as the dialler (Noise initiator) with
     /// `key`; with `groupSecret` it speaks XXpsk0+psk3 (its group's psk),
@@ -94,7 +95,15 @@ public final class RawPeer: @unchecked Sendable {
         }
     }
 
-    deinit { Self.close(fd) }
+    deinit { if !closedHere { Self.close(fd) } }
+
+    /// Closes the socket now, as a peer that quits does (what the service
+    /// writes afterwards is answered with a reset).
+    public func close() {
+        guard !closedHere else { return }
+        closedHere = true
+        Self.close(fd)
+    }
 
     public var number: NodeNumber { key.nodeNumber }
     public var identity: NodeIdentity { NodeIdentity(number: number, nickname: nickname) }

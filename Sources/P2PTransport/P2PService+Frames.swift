@@ -21,6 +21,10 @@ extension P2PService {
             }
             switch outcome {
             case .wouldBlock:
+                if let failure = link.writeFailure {
+                    drop(link, .ioError(failure))  // read to its end, no leave in it
+                    return
+                }
                 loop?.arm(link.fd, read: true)
                 return
             case .endOfStream:

@@ -89,15 +89,24 @@ extension P2PService {
         // Nodes of this build ignore the datagram (anyone can forge it);
         // earlier v2 builds stop dialling on it. The leave frame is the word.
         sendDiscovery(.leave)
-        // A dialler counts its link as up once it has sent message 3: read
-        // what waits on accepted links, so those peers are told leave too.
-        for link in links.values.sorted(by: { $0.id < $1.id }) where link.direction == .inbound && core[link.id]?.lifecycle.isUnfinished ?? false {
+        // Links up at the far end but not yet here: a dialler's last
+        // handshake message may wait on an accepted link, and the
+        // acceptor's first record on our dial after message 3. Read them,
+        // so those peers are told leave too, not reset.
+        for link in links.values.sorted(by: { $0.id < $1.id }) where awaitsItsLastStep(link) {
             readFrames(from: link)
         }
         let leave = ControlFrame.encode(control(.leave))
         for link in established.values { write(leave, to: link) }
         shutDown(graceful: true)
         logger.info("stopped")
+    }
+
+    /// An accepted link whose message 3 may be waiting, or our dial that
+    /// sent message 3 and waits for the acceptor's first record.
+    private func awaitsItsLastStep(_ link: PeerLink) -> Bool {
+        guard core[link.id]?.lifecycle.isUnfinished ?? false else { return false }
+        return link.direction == .inbound || (link.handshake == nil && link.transport != nil)
     }
 
     /// Closes everything; `graceful` sends FIN after queued output (the

@@ -97,7 +97,7 @@ extension P2PService {
     /// the caller flushes the link itself after queueing more (a batch).
     @discardableResult
     func write(_ frame: Data, to link: PeerLink, flushNow: Bool = true) -> Bool {
-        guard !link.isClosed, link.transport != nil, core.phase(of: link.id) != .retiring else { return false }
+        guard !link.isClosed, link.transport != nil, link.writeFailure == nil, core.phase(of: link.id) != .retiring else { return false }
         let wasIdle = link.queuedByteCount == 0
         guard link.queuedByteCount + frame.count <= configuration.maxQueuedBytesPerLink, link.unsealed.enqueue(frame) else {
             stats.queueOverflow += 1
@@ -149,9 +149,25 @@ extension P2PService {
                 link.output.consume(count)
                 core.noteWroteProgress(link.id, at: now)
             case .failure(let error):
-                drop(link, .ioError(error))
+                peerStoppedReading(link, error)
+                return
             }
         }
+    }
+
+    /// A write failed: the peer closed or reset the connection. What it
+    /// wrote before that (a leave frame) is still readable, so the link is
+    /// read to its end before it is dropped: a peer that said leave and
+    /// closed while this node was writing to it left, it did not fail.
+    private func peerStoppedReading(_ link: PeerLink, _ error: TransportError) {
+        guard link.writeFailure == nil, core.phase(of: link.id) == .established, !link.isThrottled, !waitsForNode(link) else {
+            drop(link, .ioError(error))
+            return
+        }
+        link.writeFailure = error
+        _ = link.output.takeUnwritten()
+        _ = link.unsealed.takeUnwritten()
+        loop?.arm(link.fd, read: true)  // the end of the stream is ready to read
     }
 
     /// Seals queued frames, up to `sealBatchBytes`, into records in

@@ -1,4 +1,5 @@
 import ChatCore
+import ChatWire
 
 /// Hooks for the transport's own tests (reached with `@testable import`).
 extension P2PService {
@@ -16,6 +17,19 @@ extension P2PService {
         for task in background { task.cancel() }
         background.removeAll()
         stopTimer()
+    }
+
+    /// Reads every link once, as a wake-up would (a frozen service reads
+    /// only when a test says so).
+    func readLinksForTesting() {
+        for link in links.values.sorted(by: { $0.id < $1.id }) { readFrames(from: link) }
+    }
+
+    /// Writes `payload` on the link to `number` even while frozen (a frozen
+    /// service refuses `send`); false once the link takes no more.
+    func writeForTesting(_ payload: P2PPayload, to number: NodeNumber) -> Bool {
+        guard let link = established[number] else { return false }
+        return write(P2PFrameCodec.encode(payload), to: link)
     }
 
     /// Links in any phase, handshakes included.

@@ -60,6 +60,9 @@ final class PeerLink {
     /// (`direct` in the dialler's hello): outside the overlay's views,
     /// carries only direct frames, closed when idle.
     var onDemand = false
+    /// A write failed (the peer closed); the link is read to its end
+    /// before it is dropped with this error (`P2PService.peerStoppedReading`).
+    var writeFailure: TransportError?
     private(set) var isClosed = false
 
     init(id: Int, fd: Int32, direction: LinkDirection, remote: IPv4Endpoint, queueLimit: Int, limits: PeerLimits) {

@@ -68,8 +68,8 @@ import TestSupport
         await alice.service.stop()
     }
 
-    /// A dialler counts the link as up once it has sent message 3; a stop
-    /// that comes before the acceptor has read it must still say leave.
+    /// A dialler that has sent message 3 is about to count the link up;
+    /// a stop that comes before the acceptor has read it must still say leave.
     @Test func aStopBeforeMessage3IsReadStillSaysLeave() async throws {
         var configuration = TestNetwork.configuration(discoveryPort: TestNetwork.discoveryPort())
         configuration.deadPeerTimeout = .seconds(60)
@@ -83,6 +83,55 @@ import TestSupport
         await alice.service.stop()
         #expect(await waitUntil { raw.isClosed })
         #expect(raw.frames.contains { $0.type == .leave })
+    }
+
+    /// The mirror: the acceptor counts our dial as up once it has sent its
+    /// first record. A stop before this end has read that record must say
+    /// leave there too, not reset the connection (alice's SIGTERM right
+    /// after bob saw her join read as a crash).
+    @Test func aStopBeforeTheAcceptanceIsReadStillSaysLeave() async throws {
+        let listener = try RawListener()
+        var configuration = TestNetwork.configuration(discoveryPort: TestNetwork.discoveryPort())
+        configuration.deadPeerTimeout = .seconds(60)
+        configuration.handshakeTimeout = .seconds(15)
+        let alice = try await TestNode.started(41, "alice", configuration: configuration)
+        await alice.service.dialForTesting(port: listener.port)
+        let raw = try await RawPeer.accepted(on: listener, key: TestNetwork.key(904), nickname: "mallory")
+        try await raw.awaitMessage1()
+        try raw.sendMessage2()
+        try await raw.awaitMessage3()
+        // Alice reads nothing more on her own: the acceptance waits in her socket.
+        await alice.service.freezeForTesting()
+        raw.send(raw.frame(.ping))
+        await alice.service.stop()
+        #expect(await waitUntil { raw.isClosed })
+        #expect(raw.frames.contains { $0.type == .leave })
+    }
+
+    /// A peer that said leave and closed while this node was still writing
+    /// to it left: the write that fails on its reset does not make it a
+    /// failure, the leave frame waiting in the socket is read first.
+    @Test func aLeaveBehindAFailedWriteIsStillALeave() async throws {
+        var configuration = TestNetwork.configuration(discoveryPort: TestNetwork.discoveryPort())
+        configuration.deadPeerTimeout = .seconds(60)
+        let alice = try await TestNode.started(41, "alice", configuration: configuration)
+        let raw = try RawPeer(connectingTo: await alice.service.listeningPort, seed: 905, "mallory")
+        try await raw.handshake()
+        try await alice.log.first("mallory linked") { if case .peerJoined(let info) = $0, info.number == raw.number { true } else { nil } }
+        // Alice reads nothing on her own now: the leave waits in her socket.
+        await alice.service.freezeForTesting()
+        raw.send(raw.frame(.leave))
+        raw.close()
+        // Alice writes on; the reset to one write makes a later one fail.
+        let failed = await waitUntil("a write to mallory fails") {
+            await alice.service.writeForTesting(alice.publicMessage("still there?"), to: raw.number) == false
+        }
+        try #require(failed)
+        await alice.service.readLinksForTesting()
+        try await alice.log.first("mallory's leave") { if case .peerLeft(let number, let reason) = $0, number == raw.number { reason } else { nil } }
+        #expect(alice.log.contains(.peerLeft(raw.number, .left)))
+        #expect(!alice.log.contains(.peerLeft(raw.number, .timedOut)))
+        await alice.service.stop()
     }
 
     @Test func crashIsSeenWithinTheDeadPeerTimeout() async throws {
