@@ -40,6 +40,8 @@ enum ProcessSwarm {
         /// Nodes whose overlay ran above its threshold, and active views (min/p50/max).
         var partial = 0
         var active: [Int] = []
+        /// Each node's estimate of the LAN's size at its last beacon turn.
+        var sizeEstimates: [Int] = []
         /// Launched, ready and groups every 10 s from the first launch.
         var timeline = SwarmTimeline()
         /// Processes launched (fewer than `size` if launching ran past its share of the budget).
@@ -71,13 +73,18 @@ enum ProcessSwarm {
         }
 
         var note: String {
-            let sorted = active.sorted()
-            let views = sorted.isEmpty ? "-" : "\(sorted.first!)/\(sorted[sorted.count / 2])/\(sorted.last!)"
+            let views = Self.spread(active)
             let counters = Self.shownCounters.map { "\($0) \(idleCounters[$0] ?? 0)" }.joined(separator: ", ")
             let start = ["beaconsSent", "answersBroadcast", "answersSuppressed", "beaconsSkipped", "beaconsReceived"]
                 .map { "\($0) \(startCounters[$0] ?? 0)" }.joined(separator: ", ")
-            return String(format: "%d: %d link changes during the %.0f s idle window (transport counters over it, all nodes: %@); %d nodes above the threshold, active views %@; the nodes used %.1f s of CPU until formed; load average before / idle / end; from start until formed (%.0f s), all nodes: %@; over time: %@",
-                          size, linkEventsIdle, idleWindow, counters, partial, views, startCPU, startSpan, start, timeline.summary)
+            return String(format: "%d: %d link changes during the %.0f s idle window (transport counters over it, all nodes: %@); %d nodes above the threshold, active views %@, LAN size estimates %@; the nodes used %.1f s of CPU until formed; load average before / idle / end; from start until formed (%.0f s), all nodes: %@; over time: %@",
+                          size, linkEventsIdle, idleWindow, counters, partial, views, Self.spread(sizeEstimates), startCPU, startSpan, start, timeline.summary)
+        }
+
+        /// min/p50/max of per-node values, "-" if none.
+        static func spread(_ values: [Int]) -> String {
+            let sorted = values.sorted()
+            return sorted.isEmpty ? "-" : "\(sorted.first!)/\(sorted[sorted.count / 2])/\(sorted.last!)"
         }
 
         static let shownCounters = ["linksAccepted", "linksDialled", "dialFailures", "handshakeTimeout", "overlayCloses",
@@ -200,6 +207,7 @@ enum ProcessSwarm {
         figures.idleCounters = countersAfter.sum.merging(countersBefore.sum.mapValues { -$0 }) { $0 + $1 }
         figures.partial = countersAfter.partial
         figures.active = countersAfter.active
+        figures.sizeEstimates = countersAfter.sizes
         figures.pss = nodes.compactMap { ProcessStats.pss($0.pid) }
         figures.descriptors = nodes.compactMap(\.descriptors)
         figures.links = Graph(nodes.map(\.snapshot)).links
@@ -283,7 +291,7 @@ enum ProcessSwarm {
 
     /// Every node's transport counters (its `stats` reply, waited for up
     /// to 5 s), summed; nodes above the threshold; active views.
-    private static func counters(_ nodes: [GossipChild]) async -> (sum: [String: Int], partial: Int, active: [Int]) {
+    private static func counters(_ nodes: [GossipChild]) async -> (sum: [String: Int], partial: Int, active: [Int], sizes: [Int]) {
         let before = nodes.map { $0.snapshot.statsReplies }
         for node in nodes { node.send(["cmd": "stats"]) }
         let deadline = ContinuousClock.now + .seconds(5)
@@ -293,13 +301,15 @@ enum ProcessSwarm {
         var sum: [String: Int] = [:]
         var partial = 0
         var active: [Int] = []
+        var sizes: [Int] = []
         for node in nodes {
             let transport = node.snapshot.transport
             sum.merge(transport) { $0 + $1 }
             if transport["overlayPartial"] == 1 { partial += 1 }
             active.append(transport["overlayActivePeers"] ?? 0)
+            sizes.append(transport["lanSizeEstimate"] ?? 0)
         }
-        return (sum, partial, active)
+        return (sum, partial, active, sizes)
     }
 
     private static func cpu(_ nodes: [GossipChild]) -> Double {

@@ -144,7 +144,8 @@ public struct BeaconSchedule: Sendable, Hashable {
         }
     }
 
-    /// A link ended: its peer redials on our beacon, so the next turn sends.
+    /// A link ended: its peer redials on our beacon, so the next turn sends
+    /// (with bounded links, only if few links are left).
     public mutating func linkLost() {
         lostLink = true
     }
@@ -170,7 +171,12 @@ public struct BeaconSchedule: Sendable, Hashable {
     public mutating func turn(at now: Duration, knownNodes: Int, canLinkMore: Bool = true, boundedLinks: Bool = false,
                               links: Int = 0, random: Double, isLinked: (NodeNumber) -> Bool) -> Turn {
         let interval = interval(knownNodes: knownNodes)
-        let settled = newcomerDone(links: links) && !lostLink
+        // With bounded links the overlay repairs a lost link from its
+        // passive view (it dials; no peer waits for our beacon), so a loss
+        // keeps the turn only when it left this node short of links: at
+        // 1,000 nodes on one host, churn made nearly every turn send.
+        let lossMatters = lostLink && (!boundedLinks || links < max(policy.newcomerLinks, 1))
+        let settled = newcomerDone(links: links) && !lossMatters
             && (boundedLinks || !canLinkMore || (!unlinkedOverflow && unlinkedHeard.allSatisfy(isLinked)))
         let heard = linkedHeard + (boundedLinks ? unlinkedBeacons : 0)
         let redundant = policy.adaptive && knownNodes > policy.quietSize && heard >= policy.redundancy

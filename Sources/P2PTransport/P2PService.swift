@@ -195,6 +195,7 @@ public actor P2PService: PeerTransport {
         counters.answersSuppressed = core.answers.suppressed
         counters.overlayPartial = overlayIsPartial ? 1 : 0
         counters.overlayActivePeers = overlayLinks?.overlay.membership.active.count ?? 0
+        counters.lanSizeEstimate = core.beacons.knownAtTurn
         counters.gossipOverBudget = overlayLinks?.overlay.broadcast.overBudget ?? 0
         return counters
     }

@@ -128,6 +128,9 @@ public struct TransportCounters: Hashable, Sendable, Codable {
     /// threshold (bounded links, gossip), and its active view's size.
     public var overlayPartial = 0
     public var overlayActivePeers = 0
+    /// Not a count either: the LAN's size as the last beacon turn took it
+    /// (nodes known alive, this one included; `BeaconSchedule`'s input).
+    public var lanSizeEstimate = 0
     /// Direct reach above the threshold (PROTOCOL.md, "Overlay"): dials
     /// made on demand, on-demand links made, inbound ones refused over the
     /// cap, closed idle, frames of other kinds refused on them.

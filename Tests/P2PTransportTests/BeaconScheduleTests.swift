@@ -129,11 +129,18 @@ import TestSupport
         for seed in 0..<UInt64(policy.redundancy) { schedule.heardUnlinked(TestNetwork.key(29_200 + seed).nodeNumber) }
         schedule.heardLinked(count: policy.redundancy)
         #expect(schedule.turn(at: clock.uptime(), knownNodes: 1_000, random: 0.5) { _ in false }.send)
-        // A lost link still keeps the turn with bounded links.
+        // With bounded links a lost link keeps the turn only when it left
+        // the node short of links: the overlay repairs the rest itself.
         clock.advance(by: .seconds(30))
         for seed in 0..<UInt64(policy.redundancy) { schedule.heardUnlinked(TestNetwork.key(29_200 + seed).nodeNumber) }
         schedule.linkLost()
-        #expect(schedule.turn(at: clock.uptime(), knownNodes: 1_000, boundedLinks: true, random: 0.5) { _ in false }.send)
+        #expect(!schedule.turn(at: clock.uptime(), knownNodes: 1_000, boundedLinks: true, links: policy.newcomerLinks,
+                               random: 0.5) { _ in false }.send)
+        clock.advance(by: .seconds(30))
+        for seed in 0..<UInt64(policy.redundancy) { schedule.heardUnlinked(TestNetwork.key(29_200 + seed).nodeNumber) }
+        schedule.linkLost()
+        #expect(schedule.turn(at: clock.uptime(), knownNodes: 1_000, boundedLinks: true, links: policy.newcomerLinks - 1,
+                              random: 0.5) { _ in false }.send)
     }
 
     @Test func tooManyUnlinkedNodesToTrackCountAsUnsettled() {
