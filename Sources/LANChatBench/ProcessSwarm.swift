@@ -188,7 +188,7 @@ enum ProcessSwarm {
             figures.formedFromLaunch = Measure.seconds(formed - launch)
             figures.formedFromReady = max(0, Measure.seconds(formed - lastReady))
         }
-        BenchPlan.log("  \(label): " + (formed == nil ? "not formed in \(Int(timeout)) s" : "formed") + ", \(shape.components) component(s), links \(shape.linkRange)")
+        BenchPlan.log("  \(label): " + (formed == nil ? "not formed in \(Int(timeout)) s" : "formed") + ", \(shape.components) component(s) (\(shape.sizeText)), links \(shape.linkRange)")
         // Idle: past the overlay's first shuffles, then CPU of all over a window.
         // LANCHAT_BENCH_IDLE_SETTLE: longer first (what a LAN does minutes
         // after it formed: announcements expire, beacons grow seldom).
@@ -210,7 +210,9 @@ enum ProcessSwarm {
         figures.sizeEstimates = countersAfter.sizes
         figures.pss = nodes.compactMap { ProcessStats.pss($0.pid) }
         figures.descriptors = nodes.compactMap(\.descriptors)
-        figures.links = Graph(nodes.map(\.snapshot)).links
+        let afterIdle = Graph(nodes.map(\.snapshot))
+        figures.links = afterIdle.links
+        BenchPlan.log("  \(label): after the idle window, \(afterIdle.components) component(s) (\(afterIdle.sizeText)), links \(afterIdle.linkRange)")
         // Not formed: a few messages, waited for less, so the row reports within its budget.
         try await sendMessages(nodes, into: &figures, count: formed == nil ? 3 : quick ? 5 : 10, wait: formed == nil ? 10 : 20)
         figures.loadEnd = Machine.loadAverage() ?? .nan
@@ -331,6 +333,8 @@ struct Graph {
     /// Links per ready node.
     let links: [Int]
     let components: Int
+    /// Nodes in each component, largest first.
+    let sizes: [Int]
 
     init(_ states: [GossipChild.State]) {
         var index: [UInt64: Int] = [:]
@@ -346,19 +350,27 @@ struct Graph {
         }
         links = states.indices.filter { states[$0].number != nil }.map { adjacency[$0].count }
         var seen = Array(repeating: false, count: states.count)
-        var components = 0
+        var sizes: [Int] = []
         for start in states.indices where states[start].number != nil && !seen[start] {
-            components += 1
+            var size = 1
             var stack = [start]
             seen[start] = true
             while let next = stack.popLast() {
                 for peer in adjacency[next] where !seen[peer] {
                     seen[peer] = true
                     stack.append(peer)
+                    size += 1
                 }
             }
+            sizes.append(size)
         }
-        self.components = components
+        self.components = sizes.count
+        self.sizes = sizes.sorted(by: >)
+    }
+
+    /// The largest components' sizes, for a log line.
+    var sizeText: String {
+        sizes.prefix(8).map(String.init).joined(separator: ", ") + (sizes.count > 8 ? ", ..." : "")
     }
 
     var linkRange: String {

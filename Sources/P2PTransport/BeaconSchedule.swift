@@ -72,6 +72,9 @@ public struct BeaconSchedule: Sendable, Hashable {
         /// Numbers of unlinked nodes remembered per turn; more counts as
         /// "not settled" without remembering them.
         public var maxUnlinkedTracked = 64
+        /// The LAN's size as a turn takes it falls by at most
+        /// `1/sizeFall` of itself a turn (`lanSize`).
+        public var sizeFall = 8
         /// Fixed: every turn sends, every `base` (the schedule before
         /// issue 29; a baseline for figures and a switch for tests).
         public var adaptive = true
@@ -114,6 +117,20 @@ public struct BeaconSchedule: Sendable, Hashable {
         guard policy.adaptive, knownNodes > policy.quietSize else { return policy.base }
         let stretch = min(Double(knownNodes) / Double(policy.quietSize), Double(policy.maxStretch))
         return policy.base * stretch
+    }
+
+    /// The LAN's size for a turn, from `counted` (nodes known alive now,
+    /// this one included) and the size the previous turn took: up at once,
+    /// down by at most `1/sizeFall` a turn, the count itself on a small
+    /// LAN. A node that hears less (its socket's queue overflowed while its
+    /// host was saturated, or others stayed silent longer than it expected)
+    /// must not take that for a smaller LAN at once: a smaller size
+    /// shortens its intervals, silences and announcement timeout, and it
+    /// sends more beacons into the overload that made it deaf (issue 29:
+    /// on one host of 1,000 nodes, sizes of 180-650 after forming).
+    public func lanSize(counted: Int, previous: Int) -> Int {
+        guard policy.adaptive, previous > policy.quietSize, counted < previous else { return counted }
+        return max(counted, previous - max(1, previous / max(policy.sizeFall, 1)))
     }
 
     /// The longest a node that knows `knownNodes` nodes goes without a

@@ -152,6 +152,31 @@ import TestSupport
         #expect(schedule.turn(at: clock.uptime(), knownNodes: 1_000, random: 0.5) { _ in true }.send)
     }
 
+    /// The size a turn takes rises with the count at once, falls by an
+    /// eighth a turn at most, and is the count itself on a small LAN.
+    @Test func theLANSizeRisesAtOnceAndFallsSlowly() {
+        let schedule = BeaconSchedule(policy: policy)
+        #expect(schedule.lanSize(counted: 1_000, previous: 50) == 1_000)
+        #expect(schedule.lanSize(counted: 5, previous: 12) == 5, "a small LAN: the count")
+        #expect(schedule.lanSize(counted: 900, previous: 1_000) == 900, "within a turn's fall")
+        var size = 1_000
+        var turns = 0
+        while size > 100 {
+            let next = schedule.lanSize(counted: 100, previous: size)
+            #expect(next >= size - size / policy.sizeFall && next < size)
+            size = next
+            turns += 1
+        }
+        #expect(size == 100)
+        #expect((15...25).contains(turns), "a tenth of the size within a few minutes of turns, not at once")
+        // Below the quiet size it ends at the count itself.
+        #expect(schedule.lanSize(counted: 3, previous: policy.quietSize + 1) == policy.quietSize + 1 - max(1, (policy.quietSize + 1) / policy.sizeFall))
+        #expect(schedule.lanSize(counted: 3, previous: policy.quietSize) == 3)
+        var fixed = policy
+        fixed.adaptive = false
+        #expect(BeaconSchedule(policy: fixed).lanSize(counted: 100, previous: 1_000) == 100, "a fixed schedule takes the count")
+    }
+
     @Test func aLostLinkKeepsTheNextTurn() {
         let clock = ManualClock()
         var schedule = settled(clock)

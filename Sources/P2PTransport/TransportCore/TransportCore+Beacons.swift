@@ -24,7 +24,7 @@ extension TransportCore {
     /// overlay runs above its threshold.
     mutating func beaconTurn(at now: Duration, bounded: Bool) -> [TransportAction] {
         guard beaconTurnDue(at: now) else { return [] }
-        beacons.knownAtTurn = knownNodeCount
+        beacons.knownAtTurn = beacons.schedule.lanSize(counted: knownNodeCount, previous: beacons.knownAtTurn)
         let interval = beacons.schedule.interval(knownNodes: beacons.knownAtTurn)
         guard beacons.burstLeft == 0, !beacons.answerDeferred else {
             if beacons.answerDeferred {
