@@ -53,6 +53,20 @@ import TestSupport
         #expect(driver.core.beacons.knownAtTurn == 301, "the size shrank with the silence")
     }
 
+    /// A peer that counts more nodes than this one may stay silent longer:
+    /// at a size of 601 the schedule allows 300 s, a peer that counts 1,000
+    /// keeps 400 s, and forgetting it would shrink this node's size.
+    @Test func aPeerThatCountsMoreNodesIsStillCountedThroughItsLongerSilence() {
+        var driver = Self.settled(600)
+        #expect(driver.core.beacons.knownAtTurn == 601)
+        let ours = driver.core.beacons.schedule.maxSilence(knownNodes: 601)
+        let theirs = driver.core.beacons.schedule.maxSilence(knownNodes: 1_000)
+        #expect(theirs > ours + .seconds(60))
+        Self.silence(&driver, for: theirs)
+        #expect(driver.core.announcements.count == 600)
+        #expect(driver.core.beacons.knownAtTurn == 601)
+    }
+
     @Test func aPeerSilentLongerThanTheScheduleAllowsIsForgotten() {
         var driver = Self.settled(300)
         Self.silence(&driver, for: driver.core.announcementTimeout + .seconds(10))

@@ -84,13 +84,17 @@ extension TransportCore {
     /// 29: 959 nodes on one host took turns every 18 s, a size of ~180,
     /// and sent 13 beacons a second where the schedule means 3; at 300,
     /// minutes after forming, ~150 and twice the beacons of this rule).
+    /// The silence is the one a node counting twice our size may keep:
+    /// sizes differ from node to node, and a peer that counts more stays
+    /// silent longer (1,000 on one host: sizes of 208-1,000, p50 608, where
+    /// the 608s forgot the 1,000s between two of their beacons).
     var announcementTimeout: Duration {
         let known = beacons.knownAtTurn
         let interval = beacons.schedule.interval(knownNodes: known)
         let stretched = discovery.deadPeerTimeout * max(interval / discovery.beaconInterval, 1)
         guard known > discovery.beaconPolicy.quietSize else { return stretched }
         let policy = discovery.beaconPolicy
-        return max(stretched, beacons.schedule.maxSilence(knownNodes: known) + interval * (1 + policy.jitter))
+        return max(stretched, beacons.schedule.maxSilence(knownNodes: 2 * known) + interval * (1 + policy.jitter))
     }
 
     // MARK: Answers to newcomers
