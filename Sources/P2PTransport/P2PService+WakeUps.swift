@@ -29,6 +29,15 @@ extension P2PService {
     /// No sleep is longer, whatever the deadlines say.
     static let longestSleep = TransportCore.longestSleep
 
+    /// A full plan between wake-ups at most this often. Its pass over the
+    /// announcements costs a node of a 1,000-node LAN as much as the event
+    /// that asked for it: once a busy tick (50 ms), 1,000 nodes on one
+    /// host spent a quarter of their CPU in it while messages streamed.
+    /// What an event makes due at once (a dial on a new beacon, a handshake)
+    /// is done or planned without it; the rest waits for the quick plan's
+    /// last findings or the next tick's full plan.
+    static let fullReplanGap: Duration = .seconds(1)
+
     /// Starts the timer to wake at `due`, replacing any running one (a
     /// cancelled sleep ends at once, and a woken one that was replaced
     /// finds itself cancelled in `timerFired`). Every timer of the
@@ -100,8 +109,8 @@ extension P2PService {
     /// Events between two wake-ups (frames, a send, an overlay step) may
     /// make something due before the planned wake-up: then the timer moves
     /// up. While a busy tick is near, nothing to do; while events stream
-    /// in, a full plan at most once a busy tick, and in between a quick
-    /// one (`quickWake`).
+    /// in, a full plan at most once every `fullReplanGap`, and in between
+    /// a quick one (`quickWake`).
     func replanWake() {
         guard lifecycle == .running, !frozen, !timer.inTurn, let due = timer.due else { return }
         let now = self.now
@@ -110,7 +119,7 @@ extension P2PService {
             return
         }
         let wake: Duration
-        if let last = timer.replannedAt, now - last < timer.busy {
+        if let last = timer.replannedAt, now - last < Self.fullReplanGap {
             wake = quickWake()
         } else {
             timer.replannedAt = now

@@ -68,7 +68,7 @@ extension TransportCore {
     /// the interval to its cap.
     var knownNodeCount: Int {
         var count = established.count + 1
-        for (number, entry) in announcements.entries where entry.heardCount >= 2 && established[number] == nil {
+        for (number, timing) in announcements.timings where timing.heardCount >= 2 && established[number] == nil {
             count += 1
         }
         return count

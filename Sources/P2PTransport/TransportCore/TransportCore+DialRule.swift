@@ -9,13 +9,17 @@ extension TransportCore {
     /// once the peer has gone `fallbackDialDelay` without a link, or at
     /// once if its answer became a dial (`NewcomerAnswers`).
     func dialDue(_ number: NodeNumber, _ announcement: Announcement, overlay: OverlayView) -> Duration? {
+        dialDue(number, Timing(announcement), overlay: overlay)
+    }
+
+    func dialDue(_ number: NodeNumber, _ timing: Timing, overlay: OverlayView) -> Duration? {
         guard overlay.permitsDial(number) else { return nil }
-        if overlay.asked.contains(number) { return announcement.nextDialAt }
+        if overlay.asked.contains(number) { return timing.nextDialAt }
         if LinkArbiter.shouldDialOnDiscovery(local: me, remote: number) || answers.dialsEarly(number) {
-            return announcement.nextDialAt
+            return timing.nextDialAt
         }
-        guard let since = announcement.unlinkedSince else { return nil }
-        return max(announcement.nextDialAt, since + discovery.fallbackDialDelay)
+        guard let since = timing.unlinkedSince else { return nil }
+        return max(timing.nextDialAt, since + discovery.fallbackDialDelay)
     }
 
     /// Dials announced peers that have no link and are due by the dial

@@ -62,10 +62,10 @@ extension TransportCore {
         let expiry = announcementTimeout
         var dials = WakePlan(now: now, busy: discovery.busyTick, longest: Self.longestSleep)
         var expiries = dials
-        for (number, announcement) in announcements.entries where established[number] == nil {
-            dials.due(dialDue(number, announcement, overlay: facts.overlay))
-            if let since = announcement.unlinkedSince {
-                expiries.due(max(announcement.lastSeen, since) + expiry + .nanoseconds(1))
+        for (number, timing) in announcements.timings where established[number] == nil {
+            dials.due(dialDue(number, timing, overlay: facts.overlay))
+            if let since = timing.unlinkedSince {
+                expiries.due(max(timing.lastSeen, since) + expiry + .nanoseconds(1))
             }
         }
         planned = PlannedPasses(dialsDue: dials.earliest, expiryDue: expiries.earliest, known: true)
