@@ -52,7 +52,12 @@ extension TransportCore {
         if let only {
             if let announcement = announcements[only] { consider(only, announcement) }
         } else {
-            for (number, announcement) in announcements.entries { consider(number, announcement) }
+            // The timings first (plain values); an entry is copied only when due.
+            for (number, timing) in announcements.timings where established[number] == nil && now >= timing.nextDialAt {
+                guard let dueAt = dialDue(number, timing, overlay: overlay), now >= dueAt,
+                      let announcement = announcements[number] else { continue }
+                consider(number, announcement)
+            }
         }
         guard !due.isEmpty else { return [] }
         var actions = planDials(due, at: now)
