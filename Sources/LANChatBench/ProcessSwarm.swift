@@ -60,9 +60,7 @@ enum ProcessSwarm {
             let formed = formedFromLaunch.map { String(format: "formed %.1f s from first launch (%.1f s after last ready, launched over %.1f s, %.0f s of it waiting for CPU)", $0, formedFromReady ?? .nan, launchSeconds, launchWaits) }
                 ?? String(format: "NOT formed (%d groups, %d of %d launched, %d ready) after launching over %.1f s (%.0f s waiting for CPU)",
                           components, launched, size, links.count, launchSeconds, launchWaits)
-            let sorted = links.sorted()
-            let linkText = sorted.isEmpty ? "-" : "\(sorted.first!)/\(sorted[sorted.count / 2])/\(sorted.last!)"
-            return "\(size)\(fullMesh ? " full mesh" : ""): \(formed); links min/p50/max \(linkText); "
+            return "\(size)\(fullMesh ? " full mesh" : ""): \(formed); links min/p50/max \(Self.spread(links)); "
                 + String(format: "idle CPU of all %.2f cores; PSS p50 %@ (max %@); fds p50 %d; ", idleCores,
                          Measure.mib(Measure.percentile(pss, 0.5)), Measure.mib(pss.max() ?? .nan),
                          Int(Measure.percentile(descriptors.map(Double.init), 0.5)))
@@ -373,9 +371,5 @@ struct Graph {
         sizes.prefix(8).map(String.init).joined(separator: ", ") + (sizes.count > 8 ? ", ..." : "")
     }
 
-    var linkRange: String {
-        let sorted = links.sorted()
-        guard let first = sorted.first, let last = sorted.last else { return "-" }
-        return "\(first)/\(sorted[sorted.count / 2])/\(last)"
-    }
+    var linkRange: String { ProcessSwarm.Figures.spread(links) }
 }
