@@ -91,18 +91,18 @@ final class ChildNode: Sendable {
     private func handle(_ line: ArraySlice<UInt8>, at now: ContinuousClock.Instant) {
         trace?.add("o", line, at: now)
         // Keys are sorted, so "event" is not always first ("automatic" sorts before it).
-        if line.firstRange(of: Self.message) != nil {
+        if ByteSearch.contains(line, Self.message) {
             state.withLock { $0.messages += 1 }
-        } else if line.firstRange(of: Self.joined) != nil || line.firstRange(of: Self.left) != nil {
-            let joined = line.firstRange(of: Self.joined) != nil
+        } else if ByteSearch.contains(line, Self.joined) || ByteSearch.contains(line, Self.left) {
+            let joined = ByteSearch.contains(line, Self.joined)
             state.withLock { counts in
                 counts.peers += joined ? 1 : -1
                 if counts.peers >= meshSize, meshSize > 0, counts.meshAt == nil { counts.meshAt = now }
             }
-        } else if line.firstRange(of: Self.statsReply) != nil {
+        } else if ByteSearch.contains(line, Self.statsReply) {
             let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any]
             if let stored = object?["stored"] as? Int { state.withLock { $0.stored = stored } }
-        } else if line.firstRange(of: Self.ready) != nil {
+        } else if ByteSearch.contains(line, Self.ready) {
             let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any]
             let cpu = ProcessStats.cpuSeconds(process.pid)
             state.withLock { counts in

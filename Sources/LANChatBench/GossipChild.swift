@@ -73,11 +73,11 @@ final class GossipChild: Sendable {
     }
 
     private func handle(_ line: ArraySlice<UInt8>, at now: ContinuousClock.Instant) {
-        let joined = line.firstRange(of: Self.joined) != nil
-        let left = !joined && line.firstRange(of: Self.left) != nil
-        let isMessage = !joined && !left && line.firstRange(of: Self.message) != nil
-        let isReady = !joined && !left && !isMessage && line.firstRange(of: Self.ready) != nil
-        let isStats = !joined && !left && !isMessage && !isReady && line.firstRange(of: Self.statsReply) != nil
+        let joined = ByteSearch.contains(line, Self.joined)
+        let left = !joined && ByteSearch.contains(line, Self.left)
+        let isMessage = !joined && !left && ByteSearch.contains(line, Self.message)
+        let isReady = !joined && !left && !isMessage && ByteSearch.contains(line, Self.ready)
+        let isStats = !joined && !left && !isMessage && !isReady && ByteSearch.contains(line, Self.statsReply)
         guard joined || left || isMessage || isReady || isStats,
               let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any] else { return }
         state.withLock { state in

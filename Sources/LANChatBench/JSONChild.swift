@@ -79,7 +79,7 @@ final class JSONChild: Sendable {
     }
 
     private func handle(_ line: ArraySlice<UInt8>, at now: ContinuousClock.Instant) {
-        if line.firstRange(of: Self.message) != nil {
+        if ByteSearch.contains(line, Self.message) {
             let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any]
             if let text = object?["text"] as? String {
                 arrived.lock()
@@ -87,7 +87,7 @@ final class JSONChild: Sendable {
                 arrived.broadcast()
                 arrived.unlock()
             }
-        } else if line.firstRange(of: Self.progress) != nil {
+        } else if ByteSearch.contains(line, Self.progress) {
             lines.withLock { $0.progress += 1 }
         } else {
             let text = String(decoding: line, as: UTF8.self)

@@ -32,6 +32,11 @@ enum ProcessSwarm {
         var latencyP50 = Double.nan
         var latencyP99 = Double.nan
         var latencyMax = Double.nan
+        /// The message phase's CPU of all nodes beyond their idle rate, a
+        /// message, and overlay frames (gossip, IHAVE, GRAFT, PRUNE) each
+        /// node received a message: what bounds the p99 on a shared host.
+        var messageCPU = Double.nan
+        var overlayFramesPerMessage = Double.nan
         var loadBefore = Double.nan
         var loadIdle = Double.nan
         var loadEnd = Double.nan
@@ -65,9 +70,11 @@ enum ProcessSwarm {
                          Measure.mib(Measure.percentile(pss, 0.5)), Measure.mib(pss.max() ?? .nan),
                          Int(Measure.percentile(descriptors.map(Double.init), 0.5)))
                 + String(format: "start: %.1f broadcasts/s LAN-wide (%.1f answers/s); ", startBeaconsPerSecond, startAnswersPerSecond)
-                + String(format: "%d messages: reach %.2f%%, %d duplicates, latency p50 %.0f ms / p99 %.0f ms / max %.0f ms; load %.1f/%.1f/%.1f",
-                         messages, reach * 100, duplicates, latencyP50 * 1000, latencyP99 * 1000, latencyMax * 1000,
-                         loadBefore, loadIdle, loadEnd)
+                + String(format: "%d messages: reach %.2f%%, %d duplicates, latency p50 %.0f ms / p99 %.0f ms / max %.0f ms; ",
+                         messages, reach * 100, duplicates, latencyP50 * 1000, latencyP99 * 1000, latencyMax * 1000)
+                + String(format: "a message cost all nodes %.0f ms of CPU beyond idle (%.0f µs a node), %.1f overlay frames received a node; ",
+                         messageCPU * 1000, messageCPU * 1e6 / Double(max(1, size)), overlayFramesPerMessage)
+                + String(format: "load %.1f/%.1f/%.1f", loadBefore, loadIdle, loadEnd)
         }
 
         var note: String {
@@ -104,6 +111,7 @@ enum ProcessSwarm {
                 "\(prefix)fds_max": Double(descriptors.max() ?? 0), "\(prefix)reach": reach,
                 "\(prefix)duplicates": Double(duplicates), "\(prefix)latency_p50_s": latencyP50,
                 "\(prefix)latency_p99_s": latencyP99, "\(prefix)latency_max_s": latencyMax,
+                "\(prefix)message_cpu_s": messageCPU, "\(prefix)overlay_frames_per_message": overlayFramesPerMessage,
                 "\(prefix)load_before": loadBefore, "\(prefix)load_idle": loadIdle, "\(prefix)load_end": loadEnd,
                 "\(prefix)components": Double(components), "\(prefix)launched": Double(launched),
                 "\(prefix)start_beacons_per_s": startBeaconsPerSecond, "\(prefix)start_answers_per_s": startAnswersPerSecond,
@@ -212,7 +220,14 @@ enum ProcessSwarm {
         figures.links = afterIdle.links
         BenchPlan.log("  \(label): after the idle window, \(afterIdle.components) component(s) (\(afterIdle.sizeText)), links \(afterIdle.linkRange)")
         // Not formed: a few messages, waited for less, so the row reports within its budget.
-        try await sendMessages(nodes, into: &figures, count: formed == nil ? 3 : quick ? 5 : 10, wait: formed == nil ? 10 : 20)
+        let messagesCPU = cpu(nodes), messagesStart = ContinuousClock.now
+        let messageCount = ProcessInfo.processInfo.environment["LANCHAT_BENCH_MESSAGES"].flatMap(Int.init) ?? (quick ? 5 : 10)
+        try await sendMessages(nodes, into: &figures, count: formed == nil ? 3 : messageCount, wait: formed == nil ? 10 : 20)
+        let phase = Measure.seconds(ContinuousClock.now - messagesStart)
+        figures.messageCPU = (cpu(nodes) - messagesCPU - figures.idleCores * phase) / Double(max(1, figures.messages))
+        let countersEnd = await counters(nodes)
+        let framesReceived = (countersEnd.sum["overlayFramesReceived"] ?? 0) - (countersAfter.sum["overlayFramesReceived"] ?? 0)
+        figures.overlayFramesPerMessage = Double(framesReceived) / Double(max(1, figures.messages * nodes.count))
         figures.loadEnd = Machine.loadAverage() ?? .nan
         BenchPlan.log("  " + figures.summary)
         BenchPlan.log("  " + figures.note)

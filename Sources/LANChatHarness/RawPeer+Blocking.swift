@@ -61,9 +61,9 @@ extension RawPeer {
                     try splitter.append(buffer[0..<got])
                     while let record = try splitter.decode() {
                         let plaintext = try transport!.open(record)
-                        if Self.contains(plaintext, needle) {
+                        if ByteSearch.contains(plaintext, needle) {
                             seen += 1
-                        } else if Self.contains(plaintext, ping) {
+                        } else if ByteSearch.contains(plaintext, ping) {
                             send(frame(.pong))
                         }
                     }
@@ -77,24 +77,6 @@ extension RawPeer {
             }
         }
         return seen
-    }
-
-    /// A plain byte search over buffer pointers: the generic
-    /// `firstRange(of:)` cost the draining peers more CPU than the node
-    /// they measure (they share its 2 cores).
-    static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
-        haystack.withUnsafeBufferPointer { hay in
-            needle.withUnsafeBufferPointer { pin in
-                guard let first = pin.first, pin.count <= hay.count else { return pin.isEmpty }
-                var index = 0
-                let last = hay.count - pin.count
-                while index <= last {
-                    if hay[index] == first, memcmp(hay.baseAddress! + index, pin.baseAddress!, pin.count) == 0 { return true }
-                    index += 1
-                }
-                return false
-            }
-        }
     }
 }
 #endif
