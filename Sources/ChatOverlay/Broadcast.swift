@@ -149,6 +149,7 @@ public struct Broadcast: Sendable {
         guard isNeighbor(peer) else { return [] }
         var out: [OverlayAction] = []
         if seen.contains(gossip.id) {
+            forgetPending([gossip.id], for: peer)
             if config.lazyPush, relay, eager.contains(peer) {
                 eager.remove(peer)
                 lazy.insert(peer)
@@ -200,6 +201,7 @@ public struct Broadcast: Sendable {
                 notes.append((peer, .overBudget))
                 break
             }
+            forgetPending(ids, for: peer)
             for id in ids.prefix(config.idsPerFrame) where !seen.contains(id) {
                 if var entry = missing[id] {
                     if entry.announcers.count < config.announcersPerID, !entry.announcers.contains(peer) {
@@ -278,6 +280,21 @@ public struct Broadcast: Sendable {
         if let last = lastBroken[peer], now - last < .seconds(1) { return }
         lastBroken[peer] = now
         notes.append((peer, .brokenPromise))
+    }
+
+    /// A neighbour that announced or sent these ids holds them: an IHAVE
+    /// of them still waiting for it would tell it nothing. In a wave each
+    /// pair of lazy neighbours that both got a message told each other;
+    /// now whichever flushes second mostly has nothing left to say.
+    private mutating func forgetPending(_ ids: [MessageID], for peer: NodeNumber) {
+        guard var waiting = pendingIHave[peer] else { return }
+        if ids.count == 1 {
+            waiting.removeAll { $0 == ids[0] }
+        } else {
+            let held = Set(ids)
+            waiting.removeAll { held.contains($0) }
+        }
+        pendingIHave[peer] = waiting.isEmpty ? nil : waiting
     }
 
     private mutating func keep(_ gossip: GossipMessage) {

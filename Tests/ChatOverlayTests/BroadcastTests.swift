@@ -76,6 +76,28 @@ import Testing
         #expect(answer == [.send(.gossip(GossipMessage(hops: 2, message: Self.gossip.message)), to: Self.number(4))])
     }
 
+    /// A lazy neighbour that announced the id itself, or sent it again, is
+    /// not told it: every pair of lazy neighbours in a wave told each other.
+    @Test func aNeighbourThatHoldsTheIDIsNotToldIt() {
+        var overlay = Self.overlay()
+        _ = overlay.received(.prune, from: Self.number(3), now: .seconds(1)) { _ in true }
+        _ = overlay.received(.prune, from: Self.number(4), now: .seconds(1)) { _ in true }
+        _ = overlay.received(.gossip(Self.gossip), from: Self.number(2), now: .seconds(1)) { _ in true }
+        _ = overlay.received(.ihave([Self.id]), from: Self.number(3), now: .seconds(1) + .milliseconds(10)) { _ in true }
+        let flushed = overlay.tick(now: .seconds(2))
+        #expect(!flushed.contains(.send(.ihave([Self.id]), to: Self.number(3))), "3 announced it")
+        #expect(flushed.contains(.send(.ihave([Self.id]), to: Self.number(4))), "4 did not")
+
+        let second = GossipMessage(hops: 1, message: P2PPayload(type: .publicMessage, messageId: MessageID("01934c04-c001-7c3d-8e4f-5a6b7c8d9e10")!,
+                                                                senderNumber: Self.number(9), senderNickname: "n", content: "m2",
+                                                                timestamp: 1_732_147_200_001))
+        _ = overlay.received(.gossip(second), from: Self.number(2), now: .seconds(3)) { _ in true }
+        _ = overlay.received(.gossip(second), from: Self.number(4), now: .seconds(3)) { _ in true }
+        let again = overlay.tick(now: .seconds(4))
+        #expect(!again.contains(.send(.ihave([second.id]), to: Self.number(4))), "4 sent it")
+        #expect(again.contains(.send(.ihave([second.id]), to: Self.number(3))))
+    }
+
     /// A message that went out before a link joined the views (published
     /// while they were apart) is announced to the new neighbour, which
     /// grafts it: push alone would never carry it across.
