@@ -7,13 +7,24 @@ import Foundation
 /// a node sends is encoded once, and Foundation's encoder was the largest
 /// cost of a send after the signature. Frames with nested objects (a
 /// history reply's `messages`, a `catchUp` cursor) are rare and big, and
-/// go through `JSONEncoder` (`encode` returns nil for them).
-enum P2PFrameEncoder {
-    /// The frame's JSON without the "\n" `P2PFrameCodec.encode` adds, or nil if it needs `JSONEncoder`.
-    static func encode(_ payload: P2PPayload) -> [UInt8]? {
-        guard payload.messages == nil, payload.catchUp == nil else { return nil }
+/// go through `JSONEncoder` (`encode` returns nil for them). Its writers
+/// serve the overlay's frames too (`OverlayFrameEncoder`), which embed a
+/// payload.
+package enum P2PFrameEncoder {
+    /// The frame's JSON without the "\n" `P2PFrameCodec.encode` adds, or nil
+    /// if it needs `JSONEncoder`. `escapingSlashes`: "/" as "\/", as
+    /// JSONEncoder writes it by default (false: its `.withoutEscapingSlashes`).
+    package static func encode(_ payload: P2PPayload, escapingSlashes: Bool = true) -> [UInt8]? {
         var out: [UInt8] = []
-        out.reserveCapacity(160 + payload.content.utf8.count + (payload.signature == nil ? 0 : 150))
+        return encode(payload, into: &out, escapingSlashes: escapingSlashes) ? out : nil
+    }
+
+    /// As `encode`, appended to `out`; false (and `out` untouched) if it needs `JSONEncoder`.
+    package static func encode(_ payload: P2PPayload, into out: inout [UInt8], escapingSlashes: Bool = true) -> Bool {
+        let slashes = escapingSlashes
+        func string(_ text: String, _ out: inout [UInt8]) { Self.string(text, &out, escapingSlashes: slashes) }
+        guard payload.messages == nil, payload.catchUp == nil else { return false }
+        out.reserveCapacity(out.count + 160 + payload.content.utf8.count + (payload.signature == nil ? 0 : 150))
         out.append(UInt8(ascii: "{"))
         field("version", &out, first: true); integer(payload.version, &out)
         field("type", &out); string(payload.type.name, &out)
@@ -44,10 +55,10 @@ enum P2PFrameEncoder {
         if let signature = payload.signature { field("signature", &out); string(signature, &out) }
         if let authorKey = payload.authorKey { field("authorKey", &out); string(authorKey, &out) }
         out.append(UInt8(ascii: "}"))
-        return out
+        return true
     }
 
-    private static func field(_ name: StaticString, _ out: inout [UInt8], first: Bool = false) {
+    package static func field(_ name: StaticString, _ out: inout [UInt8], first: Bool = false) {
         if !first { out.append(UInt8(ascii: ",")) }
         out.append(UInt8(ascii: "\""))
         name.withUTF8Buffer { out.append(contentsOf: $0) }
@@ -55,14 +66,14 @@ enum P2PFrameEncoder {
         out.append(UInt8(ascii: ":"))
     }
 
-    private static func integer<T: BinaryInteger>(_ value: T, _ out: inout [UInt8]) {
+    package static func integer<T: BinaryInteger>(_ value: T, _ out: inout [UInt8]) {
         out.append(contentsOf: String(value).utf8)
     }
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// Lower-case 8-4-4-4-12 hex, as `MessageID.description`.
-    private static func messageID(_ id: MessageID, _ out: inout [UInt8]) {
+    package static func messageID(_ id: MessageID, _ out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         withUnsafeBytes(of: id.uuid.uuid) { bytes in
             for (index, byte) in bytes.enumerated() {
@@ -74,15 +85,15 @@ enum P2PFrameEncoder {
         out.append(UInt8(ascii: "\""))
     }
 
-    private static func needsEscape(_ byte: UInt8) -> Bool {
-        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "/")
+    private static func needsEscape(_ byte: UInt8, slashes: Bool) -> Bool {
+        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || (slashes && byte == UInt8(ascii: "/"))
     }
 
     /// A JSON string with JSONEncoder's escapes.
-    private static func string(_ text: String, _ out: inout [UInt8]) {
+    package static func string(_ text: String, _ out: inout [UInt8], escapingSlashes: Bool = true) {
         out.append(UInt8(ascii: "\""))
         // Most text needs no escape: copied in one go.
-        if !text.utf8.contains(where: needsEscape) {
+        if !text.utf8.contains(where: { needsEscape($0, slashes: escapingSlashes) }) {
             out.append(contentsOf: text.utf8)
             out.append(UInt8(ascii: "\""))
             return
@@ -91,7 +102,7 @@ enum P2PFrameEncoder {
             switch byte {
             case UInt8(ascii: "\""): out.append(UInt8(ascii: "\\")); out.append(byte)
             case UInt8(ascii: "\\"): out.append(UInt8(ascii: "\\")); out.append(byte)
-            case UInt8(ascii: "/"): out.append(UInt8(ascii: "\\")); out.append(byte)
+            case UInt8(ascii: "/") where escapingSlashes: out.append(UInt8(ascii: "\\")); out.append(byte)
             case 0x08: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "b"))
             case 0x0C: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "f"))
             case 0x0A: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "n"))

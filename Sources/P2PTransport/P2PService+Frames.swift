@@ -1,6 +1,7 @@
 import ChatCore
 import ChatWire
 import ChatCrypto
+import ChatOverlay
 import Foundation
 
 extension P2PService {
@@ -130,11 +131,16 @@ extension P2PService {
             }
             link.unpaidLine = nil
             let payload: P2PPayload
-            do {
-                payload = try P2PFrameCodec.decode(plaintext, using: link.decoder)
-            } catch {
-                rejectMalformed(error, on: link)
-                continue
+            let overlay = overlayLinks == nil ? nil : Self.overlayFrame(plaintext)
+            if let overlay {
+                payload = overlay.carrier
+            } else {
+                do {
+                    payload = try P2PFrameCodec.decode(plaintext, using: link.decoder)
+                } catch {
+                    rejectMalformed(error, on: link)
+                    continue
+                }
             }
             stats.framesRead += 1
             switch core.noteReceived(link.id, at: now) {
@@ -144,15 +150,27 @@ extension P2PService {
                 // Only a dialler gets here: the acceptor's first record
                 // says it accepted the link.
                 acceptanceArrived(on: link)
-                if phase(of: link) == .established { handleFrame(payload, on: link, line: plaintext) }
+                if phase(of: link) == .established { handleFrame(payload, on: link, line: plaintext, overlay: overlay?.frame) }
             case .held:
                 // The dialler speaks only after the acceptor's first record.
                 stats.badHello += 1
                 drop(link, .violation("a \(payload.type) frame before the link was accepted"))
             case .established, .retiring:
-                handleFrame(payload, on: link, line: plaintext)
+                handleFrame(payload, on: link, line: plaintext, overlay: overlay?.frame)
             }
         }
+    }
+
+    /// An overlay frame read by the overlay's own parser, with the frame's
+    /// common fields as the payload the link's rules look at (sender, id,
+    /// type), or nil: any other frame, and any the parser or the common
+    /// fields' rules refuse, go through the generic decoder as before.
+    static func overlayFrame(_ plaintext: [UInt8]) -> (carrier: P2PPayload, frame: OverlayFrame)? {
+        guard let (header, type, frame) = OverlayFrameCodec.decodeIfOverlay(plaintext) else { return nil }
+        let carrier = P2PPayload(type: PayloadType(name: type), messageId: header.messageId, senderNumber: header.senderNumber,
+                                 senderNickname: header.senderNickname, timestamp: header.timestamp)
+        guard (try? P2PFrameCodec.validateEmbedded(carrier)) != nil else { return nil }
+        return (carrier, frame)
     }
 
     /// A length prefix out of bounds: a broken handshake or a broken link.
@@ -195,7 +213,7 @@ extension P2PService {
     /// link's identity get through; link control (hello, ping, pong, leave)
     /// is handled here; everything else, unknown types included, goes to
     /// the node.
-    private func handleFrame(_ payload: P2PPayload, on link: PeerLink, line: [UInt8]) {
+    private func handleFrame(_ payload: P2PPayload, on link: PeerLink, line: [UInt8], overlay: OverlayFrame?) {
         guard let peer = link.peer else { return }
         guard payload.senderNumber == peer.number else {
             stats.spoofed += 1
@@ -212,7 +230,7 @@ extension P2PService {
         // Overlay frames are the shell's (they carry no stage: not names to note).
         if case .unknown(let name) = payload.type, overlayLinks != nil, name.hasPrefix("overlay"),
            link.speaksOverlay || promoteOnArrival(link, peer.number) {
-            receiveOverlay(line, from: peer.number, on: link)
+            receiveOverlay(line, decoded: overlay, from: peer.number, on: link)
             return
         }
         if link.onDemand {

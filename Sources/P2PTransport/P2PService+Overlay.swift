@@ -193,10 +193,10 @@ extension P2PService {
 
     /// An overlay frame on `link` (its peer announced the capability).
     /// Malformed ones count like malformed frames: a few are tolerated.
-    func receiveOverlay(_ line: [UInt8], from peer: NodeNumber, on link: PeerLink) {
+    func receiveOverlay(_ line: [UInt8], decoded: OverlayFrame? = nil, from peer: NodeNumber, on link: PeerLink) {
         let frame: OverlayFrame
         do {
-            (_, frame) = try OverlayFrameCodec.decode(line)
+            frame = try decoded ?? OverlayFrameCodec.decode(line).1
         } catch {
             stats.overlayMalformed += 1
             link.malformedCount += 1
