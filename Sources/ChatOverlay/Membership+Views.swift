@@ -29,7 +29,7 @@ extension Membership {
     }
 
     mutating func expire(now: Duration) {
-        known = known.filter { now - $0.value <= config.knownPeerLifetime || active[$0.key] != nil }
+        known = known.filter { now - $0.value <= knownLifetime || active[$0.key] != nil }
         heldOff = heldOff.filter { now < $0.value }
         declined = declined.filter { now < $0.value }
         walked = walked.filter { now - $0.value < config.joinCooldown }

@@ -49,6 +49,10 @@ public struct Membership: Sendable {
     /// Inbound links that have not yet said what they are for.
     var awaiting: [NodeNumber: Duration] = [:]
     var known: [NodeNumber: Duration] = [:]
+    /// How long a peer heard of counts as known: `knownPeerLifetime`, or
+    /// longer where the shell says peers may stay silent longer
+    /// (`Overlay.peersMayBeSilent`).
+    public internal(set) var knownLifetime: Duration
     /// Peers scored down (a bad signature, a flood, a broken promise, a
     /// laggard): neither dialled nor admitted until the time given.
     var heldOff: [NodeNumber: Duration] = [:]
@@ -82,6 +86,7 @@ public struct Membership: Sendable {
         evictions = TokenBucket(capacity: config.evictionBurst, perSecond: config.evictionsPerSecond)
         nextShuffle = now + config.shuffleInterval
         nextExpiry = now + .seconds(5)
+        knownLifetime = config.knownPeerLifetime
     }
 
     /// The peers the active view holds, sorted (a stable order for replay).

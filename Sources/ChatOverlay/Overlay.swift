@@ -19,6 +19,18 @@ public struct Overlay: Sendable {
 
     public var me: NodeNumber { membership.me }
 
+    /// Live peers may go this long without a beacon (the discovery
+    /// schedule's longest silence on a large LAN, minutes): a peer heard of
+    /// stays known that long, not less than `knownPeerLifetime`. With 60 s
+    /// against beacons minutes apart, a node that joined a settled LAN of
+    /// 300 knew about 40 peers, fell back to a full mesh under the exit
+    /// threshold, dialled everyone it heard (210 dials, 31 links), rose
+    /// past the threshold on those links and fell back again once they
+    /// aged out (issue 29).
+    public mutating func peersMayBeSilent(for silence: Duration) {
+        membership.knownLifetime = max(membership.config.knownPeerLifetime, silence)
+    }
+
     public mutating func peerHeard(_ peer: NodeNumber, now: Duration) -> [OverlayAction] {
         settle(membership.peerHeard(peer, now: now), now: now)
     }

@@ -184,6 +184,7 @@ enum ProcessSwarm {
         let formed = await waitUntilFormed(nodes, fullMesh: fullMesh, timeout: timeout, launch: launch, timeline: &figures.timeline)
         let startCounters = await counters(nodes)
         figures.startCounters = startCounters.sum
+        if !fullMesh { logMostLinked(nodes, label: label) }
         figures.startSpan = Measure.seconds((formed ?? ContinuousClock.now) - launch)
         let shape = Graph(nodes.map(\.snapshot))
         figures.links = shape.links
@@ -221,8 +222,10 @@ enum ProcessSwarm {
         BenchPlan.log("  \(label): after the idle window, \(afterIdle.components) component(s) (\(afterIdle.sizeText)), links \(afterIdle.linkRange)")
         // Not formed: a few messages, waited for less, so the row reports within its budget.
         let messagesCPU = cpu(nodes), messagesStart = ContinuousClock.now
-        let messageCount = ProcessInfo.processInfo.environment["LANCHAT_BENCH_MESSAGES"].flatMap(Int.init) ?? (quick ? 5 : 10)
-        try await sendMessages(nodes, into: &figures, count: formed == nil ? 3 : messageCount, wait: formed == nil ? 10 : 20)
+        // LANCHAT_BENCH_MESSAGES: how many, formed or not (a profile's window).
+        let asked = ProcessInfo.processInfo.environment["LANCHAT_BENCH_MESSAGES"].flatMap(Int.init)
+        let messageCount = asked ?? (formed == nil ? 3 : quick ? 5 : 10)
+        try await sendMessages(nodes, into: &figures, count: messageCount, wait: formed == nil ? 10 : 20)
         let phase = Measure.seconds(ContinuousClock.now - messagesStart)
         figures.messageCPU = (cpu(nodes) - messagesCPU - figures.idleCores * phase) / Double(max(1, figures.messages))
         let countersEnd = await counters(nodes)
@@ -325,6 +328,16 @@ enum ProcessSwarm {
             sizes.append(transport["lanSizeEstimate"] ?? 0)
         }
         return (sum, partial, active, sizes)
+    }
+
+    /// The three nodes with the most links and what their transport says
+    /// of them (a node over the overlay's cap keeps the row from forming).
+    private static func logMostLinked(_ nodes: [GossipChild], label: String) {
+        let keys = ["overlayPartial", "overlayActivePeers", "lanSizeEstimate", "directLinks", "linksAccepted", "linksDialled", "overlayCloses"]
+        for node in nodes.sorted(by: { $0.linkCount > $1.linkCount }).prefix(3) {
+            let transport = node.snapshot.transport
+            BenchPlan.log("    \(label): a most linked node, \(node.linkCount) links: " + keys.map { "\($0) \(transport[$0] ?? -1)" }.joined(separator: ", "))
+        }
     }
 
     private static func cpu(_ nodes: [GossipChild]) -> Double {

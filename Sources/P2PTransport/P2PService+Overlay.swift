@@ -155,6 +155,8 @@ extension P2PService {
         }
         let now = self.now
         overlayLinks!.wanted = overlayLinks!.wanted.filter { $0.value > now }
+        // Known peers outlive silences as announcements do.
+        overlayLinks!.overlay.peersMayBeSilent(for: core.announcementTimeout)
         runOverlay { $0.tick(now: $1) }
     }
 

@@ -18,6 +18,33 @@ import Testing
         #expect(membership.isFullMesh)
     }
 
+    /// On a large LAN peers stay silent for minutes between beacons: a
+    /// node told so keeps counting them, and keeps its bounded views; with
+    /// the 60 s default alone it fell back to a full mesh and dialled
+    /// everyone it heard (issue 29).
+    @Test func peersThatMayBeSilentLongerStayKnown() {
+        func settled() -> Overlay {
+            var overlay = Overlay(me: Self.me, seed: 1, now: .zero)
+            for peer in 2...80 { _ = overlay.peerHeard(Self.number(peer), now: .zero) }
+            return overlay
+        }
+        var told = settled()
+        told.peersMayBeSilent(for: .seconds(300))
+        var untold = settled()
+        #expect(!told.membership.isFullMesh && !untold.membership.isFullMesh)
+        for now in [Duration.seconds(120), .seconds(126)] {
+            _ = told.tick(now: now)
+            _ = untold.tick(now: now)
+        }
+        #expect(!told.membership.isFullMesh, "79 peers heard 2 minutes ago are still counted")
+        #expect(told.membership.knownCount == 79)
+        #expect(untold.membership.isFullMesh, "the default forgets them after 60 s")
+        #expect(untold.membership.knownCount == 0)
+        var shorter = settled()
+        shorter.peersMayBeSilent(for: .seconds(5))
+        #expect(shorter.membership.knownLifetime == OverlayConfig().knownPeerLifetime, "never below the default")
+    }
+
     @Test func aboveTheThresholdViewsAreBoundedAndOnlyOnePeerIsAskedToJoin() {
         var membership = Membership(me: Self.me, seed: 1, now: .zero)
         var actions: [OverlayAction] = []
