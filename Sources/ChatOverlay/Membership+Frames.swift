@@ -35,9 +35,9 @@ extension Membership {
                 fill(now: now, &out)
             }
         case .shuffle(let origin, let ttl, let peers):
-            handleShuffle(origin: origin, ttl: ttl, peers: peers, from: peer, &out)
+            handleShuffle(origin: origin, ttl: ttl, peers: peers, from: peer, now: now, &out)
         case .shuffleReply(let peers):
-            integrate(peers.prefix(config.shuffleActive + config.shufflePassive + 1))
+            integrate(peers.prefix(config.shuffleActive + config.shufflePassive + 1), now: now)
         case .gossip, .ihave, .graft, .prune, .cardQuery, .card, .sealed:
             break
         }
@@ -106,13 +106,21 @@ extension Membership {
         if accept, admit(peer, inbound: true, now: now, &out) {
             out.append(.send(.neighborReply(accepted: true), to: peer))
         } else {
+            // A node still in a full mesh asks everyone it hears: with the
+            // refusal it learns peers (a shuffle's answer), so it counts past
+            // the threshold. On a settled LAN beacons come minutes apart, and
+            // one such node knew 44 peers and dialled 212 links in 75 s,
+            // each refused and closed (issue 29).
+            if !isFullMesh, !passive.isEmpty {
+                out.append(.send(.shuffleReply(peers: rng.sample(passive.filter { $0 != peer }, config.shuffleActive + config.shufflePassive + 1)), to: peer))
+            }
             out.append(.send(.neighborReply(accepted: false), to: peer))
             addPassive(peer)
         }
     }
 
     private mutating func handleShuffle(origin: NodeNumber, ttl: Int, peers: [NodeNumber], from peer: NodeNumber,
-                                        _ out: inout [OverlayAction]) {
+                                        now: Duration, _ out: inout [OverlayAction]) {
         let peers = Array(peers.prefix(config.shuffleActive + config.shufflePassive + 1))
         let ttl = max(0, min(ttl, config.passiveRandomWalk))
         if ttl > 0, active.count > 1, let next = rng.pick(activePeers.filter { $0 != peer && $0 != origin }) {
@@ -123,6 +131,6 @@ extension Membership {
         if links.contains(origin), origin != me {
             out.append(.send(.shuffleReply(peers: rng.sample(passive, peers.count)), to: origin))
         }
-        integrate(peers[...])
+        integrate(peers[...], now: now)
     }
 }

@@ -167,8 +167,17 @@ extension Membership {
     }
 
     /// Adds peers from a shuffle to the passive view.
-    mutating func integrate(_ peers: ArraySlice<NodeNumber>) {
-        for peer in peers where peer != me && active[peer] == nil { addPassive(peer) }
+    /// Peers a shuffle (or a refusal) names: passive candidates. In a full
+    /// mesh they also count as known, so a node that bounded peers refuse
+    /// learns the LAN is past the threshold. Not in bounded views: there
+    /// the estimate would reach the whole LAN, the target the cap, and
+    /// views would churn after slots their peers had filled
+    /// (`IdleChurnTests`: 69-120 link changes a minute at 300, not < 60).
+    mutating func integrate(_ peers: ArraySlice<NodeNumber>, now: Duration) {
+        for peer in peers where peer != me {
+            if isFullMesh { remember(peer, now: now) }
+            if active[peer] == nil { addPassive(peer) }
+        }
     }
 
     mutating func addPassive(_ peer: NodeNumber) {

@@ -45,6 +45,39 @@ import Testing
         #expect(shorter.membership.knownLifetime == OverlayConfig().knownPeerLifetime, "never below the default")
     }
 
+    /// A node still in a full mesh on a settled LAN hears too few beacons
+    /// to count past the threshold, and asks everyone it hears to be a
+    /// neighbour: a bounded node that refuses it names peers with the
+    /// refusal, and the asker counts them and leaves the full mesh.
+    @Test func aRefusalNamesPeersAndTheAskerLeavesTheFullMesh() throws {
+        var bounded = Membership(me: Self.number(500), seed: 3, now: .zero)
+        for peer in 2...201 { _ = bounded.peerHeard(Self.number(peer), now: .zero) }
+        #expect(!bounded.isFullMesh)
+        var refusal: [OverlayAction] = []
+        for peer in 600...620 {
+            _ = bounded.linkUp(Self.number(peer), now: .seconds(1))
+            let answer = bounded.received(.neighbor(highPriority: false), from: Self.number(peer), now: .seconds(1))
+            if answer.contains(.send(.neighborReply(accepted: false), to: Self.number(peer))) {
+                refusal = answer
+                break
+            }
+        }
+        let named = try #require(refusal.compactMap { action -> [NodeNumber]? in
+            if case .send(.shuffleReply(let peers), _) = action { peers } else { nil }
+        }.first)
+        #expect(named.count == OverlayConfig().shuffleActive + OverlayConfig().shufflePassive + 1)
+
+        var asker = Membership(me: Self.me, seed: 4, now: .zero)
+        for peer in 2...41 { _ = asker.peerHeard(Self.number(1_000 + peer), now: .zero) }
+        #expect(asker.isFullMesh)
+        _ = asker.linkUp(Self.number(500), now: .seconds(1))
+        _ = asker.received(.shuffleReply(peers: named), from: Self.number(500), now: .seconds(1))
+        _ = asker.received(.neighborReply(accepted: false), from: Self.number(500), now: .seconds(1))
+        _ = asker.tick(now: .seconds(2))
+        #expect(asker.knownCount >= OverlayConfig().fullMeshThreshold - 1, "41 heard, the refuser and the peers it named")
+        #expect(!asker.isFullMesh)
+    }
+
     @Test func aboveTheThresholdViewsAreBoundedAndOnlyOnePeerIsAskedToJoin() {
         var membership = Membership(me: Self.me, seed: 1, now: .zero)
         var actions: [OverlayAction] = []
