@@ -60,5 +60,13 @@ import Testing
             #"{"type":"overlayPrune",\#(common),"future":1}"#,  // a key the parser does not know: the generic path decides
         ]
         for text in refused { #expect(OverlayFrameCodec.decodeIfOverlay(Array(text.utf8)) == nil, "\(text)") }
+        // White space around the type: the generic path's (which decodes it), not this one's.
+        let spaced = Array(#"{"type" : "overlayJoin",\#(common)}"#.utf8)
+        #expect(OverlayFrameCodec.decodeIfOverlay(spaced) == nil)
+        #expect((try? OverlayFrameCodec.decode(spaced)) != nil)
+        var chat = ping
+        chat.type = .publicMessage
+        chat.content = #"say "type":"overlayJoin" to me"#
+        #expect(OverlayFrameCodec.decodeIfOverlay(Array(P2PFrameCodec.encode(chat).dropLast())) == nil, "the key inside a text")
     }
 }
