@@ -23,7 +23,8 @@ extension P2PService {
     func sendDiscovery(_ kind: DiscoveryBeacon.Kind, unicast: IPv4Endpoint? = nil) -> Bool {
         guard discovery >= 0, !broadcastTargets.isEmpty else { return false }
         var sent = false
-        let beacon = DiscoveryBeacon(kind: kind, identity: identity, tcpPort: port, instanceId: instance)
+        var beacon = DiscoveryBeacon(kind: kind, identity: identity, tcpPort: port, instanceId: instance)
+        if kind == .beacon { beacon.heard = core.announcements.count }
         let plain = configuration.groupSecret == nil ? beacon.encoded() : nil
         for target in unicast.map({ [$0] }) ?? broadcastTargets {
             guard let bytes = plain ?? sealed(beacon, toward: target) else { continue }

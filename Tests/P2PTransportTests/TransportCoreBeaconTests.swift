@@ -63,6 +63,37 @@ import TestSupport
         #expect(!driver.hear(Driver.higher, from: 3).contains { $0 == .sendBeacon || $0 == .sendAnswer(to: Driver.address(3, port: 47_474)) })
     }
 
+    /// Where links are bounded, a beacon new to us whose sender says it
+    /// has heard of others is a settled node's (its last beacon was
+    /// minutes ago): not answered. One that has heard of nobody is.
+    @Test func aSettledNodesBeaconIsNotAnsweredWhereLinksAreBounded() {
+        var driver = Driver.started {
+            $0.beaconPolicy.quietSize = 2
+            $0.answerPolicy.quietSize = 0
+            $0.answerPolicy.answerers = 0
+        }
+        driver.overlay = OverlayView(bounded: true)
+        driver.finishBurst()
+        for (raw, last) in [(101, 1), (102, 2), (103, 3)] as [(UInt64, UInt8)] {
+            driver.hear(Driver.number(raw), from: last)
+            driver.hear(Driver.number(raw), from: last)
+        }
+        #expect(driver.core.knownNodeCount > 2)
+        func heard(_ raw: UInt64, _ last: UInt8, saying count: Int?) -> [TransportAction] {
+            var beacon = Driver.beacon(Driver.number(raw))
+            beacon.heard = count
+            return driver.feed(.beaconHeard(beacon, from: Driver.address(last, port: 47_474), linked: nil, at: driver.now,
+                                            overlay: driver.overlay))
+        }
+        let answered = { (actions: [TransportAction], last: UInt8) in
+            actions.contains(.sendAnswer(to: Driver.address(last, port: 47_474))) || actions.contains(.sendBeacon)
+        }
+        let settled = heard(200, 20, saying: NewcomerAnswers.settledHeard)
+        #expect(!answered(settled, 20) && driver.core.answers.nextDue == nil, "a settled node's beacon")
+        let newcomer = heard(201, 21, saying: 0)
+        #expect(answered(newcomer, 21) || driver.core.answers.nextDue != nil, "a newcomer's")
+    }
+
     @Test func aBroadcastBeaconAnswersEveryNewcomerWaiting() {
         var driver = Driver.started {
             $0.answerPolicy.quietSize = 0
