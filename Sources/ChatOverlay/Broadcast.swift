@@ -179,7 +179,8 @@ public struct Broadcast: Sendable {
         var next = gossip
         next.hops = min(255, gossip.hops + 1)
         keep(next)  // as this node sends it on (a GRAFT's answer too)
-        missing.removeValue(forKey: gossip.id)
+        // Those that announced it hold it: no IHAVE back to them.
+        let announcers = missing.removeValue(forKey: gossip.id)?.announcers ?? []
         if lazy.contains(peer) {
             lazy.remove(peer)
             eager.insert(peer)
@@ -187,7 +188,7 @@ public struct Broadcast: Sendable {
         notes.append((peer, .firstDelivery))
         out.append(.deliver(gossip, from: peer))
         guard relay else { return out }
-        self.relay(next, except: peer, now: now, &out)
+        self.relay(next, except: peer, holders: announcers, now: now, &out)
         return out
     }
 
@@ -287,14 +288,15 @@ public struct Broadcast: Sendable {
     /// pair of lazy neighbours that both got a message told each other;
     /// now whichever flushes second mostly has nothing left to say.
     private mutating func forgetPending(_ ids: [MessageID], for peer: NodeNumber) {
-        guard var waiting = pendingIHave[peer] else { return }
+        guard pendingIHave[peer] != nil else { return }
+        // In place: a copy taken out of the table would copy the queue.
         if ids.count == 1 {
-            waiting.removeAll { $0 == ids[0] }
+            pendingIHave[peer]!.removeAll { $0 == ids[0] }
         } else {
             let held = Set(ids)
-            waiting.removeAll { held.contains($0) }
+            pendingIHave[peer]!.removeAll { held.contains($0) }
         }
-        pendingIHave[peer] = waiting.isEmpty ? nil : waiting
+        if pendingIHave[peer]!.isEmpty { pendingIHave.removeValue(forKey: peer) }
     }
 
     private mutating func keep(_ gossip: GossipMessage) {
@@ -302,10 +304,11 @@ public struct Broadcast: Sendable {
         cache[gossip.id] = gossip
     }
 
-    private mutating func relay(_ gossip: GossipMessage, except sender: NodeNumber?, now: Duration, _ out: inout [OverlayAction]) {
+    private mutating func relay(_ gossip: GossipMessage, except sender: NodeNumber?, holders: [NodeNumber] = [],
+                                now: Duration, _ out: inout [OverlayAction]) {
         for peer in eager.sorted() where peer != sender { out.append(.send(.gossip(gossip), to: peer)) }
         guard config.lazyPush else { return }
-        for peer in lazy where peer != sender {
+        for peer in lazy where peer != sender && !holders.contains(peer) {
             pendingIHave[peer, default: []].append(gossip.id)
         }
         if !pendingIHave.isEmpty, flushAt == nil { flushAt = now + config.ihaveInterval }

@@ -17,6 +17,7 @@ extension Membership {
             awaiting.removeValue(forKey: peer)
             handleNeighbor(from: peer, highPriority: high, now: now, &out)
         case .neighborReply(let accepted):
+            neighborAsked.remove(peer)
             if accepted {
                 fillRefusals = 0
             } else if active.removeValue(forKey: peer) != nil {
@@ -37,7 +38,10 @@ extension Membership {
         case .shuffle(let origin, let ttl, let peers):
             handleShuffle(origin: origin, ttl: ttl, peers: peers, from: peer, now: now, &out)
         case .shuffleReply(let peers):
-            integrate(peers.prefix(config.shuffleActive + config.shufflePassive + 1), now: now)
+            // Counted only as the answer to our request (a refusal's names):
+            // unasked, a linked peer could invent 8 numbers a frame.
+            let asked = neighborAsked.remove(peer) != nil
+            integrate(peers.prefix(config.shuffleActive + config.shufflePassive + 1), counted: asked, now: now)
         case .gossip, .ihave, .graft, .prune, .cardQuery, .card, .sealed:
             break
         }
@@ -111,7 +115,7 @@ extension Membership {
             // the threshold. On a settled LAN beacons come minutes apart, and
             // one such node knew 44 peers and dialled 212 links in 75 s,
             // each refused and closed (issue 29).
-            if !isFullMesh, !passive.isEmpty {
+            if !isFullMesh, !passive.isEmpty, !isHeldOff(peer, now: now) {
                 out.append(.send(.shuffleReply(peers: rng.sample(passive.filter { $0 != peer }, config.shuffleActive + config.shufflePassive + 1)), to: peer))
             }
             out.append(.send(.neighborReply(accepted: false), to: peer))
@@ -131,6 +135,6 @@ extension Membership {
         if links.contains(origin), origin != me {
             out.append(.send(.shuffleReply(peers: rng.sample(passive, peers.count)), to: origin))
         }
-        integrate(peers[...], now: now)
+        integrate(peers[...], counted: false, now: now)
     }
 }

@@ -167,15 +167,16 @@ extension Membership {
     }
 
     /// Adds peers from a shuffle to the passive view.
-    /// Peers a shuffle (or a refusal) names: passive candidates. In a full
-    /// mesh they also count as known, so a node that bounded peers refuse
-    /// learns the LAN is past the threshold. Not in bounded views: there
-    /// the estimate would reach the whole LAN, the target the cap, and
-    /// views would churn after slots their peers had filled
-    /// (`IdleChurnTests`: 69-120 link changes a minute at 300, not < 60).
-    mutating func integrate(_ peers: ArraySlice<NodeNumber>, now: Duration) {
+    /// Peers a shuffle or a refusal names: passive candidates. `counted`
+    /// (the names a refusal of our NEIGHBOR request came with) and in a
+    /// full mesh: known too, so a node that bounded peers refuse learns the
+    /// LAN is past the threshold. Not in bounded views: there the estimate
+    /// would reach the whole LAN, the target the cap, and views would churn
+    /// after slots their peers had filled (`IdleChurnTests`: 69-120 link
+    /// changes a minute at 300, not < 60).
+    mutating func integrate(_ peers: ArraySlice<NodeNumber>, counted: Bool, now: Duration) {
         for peer in peers where peer != me {
-            if isFullMesh { remember(peer, now: now) }
+            if counted, isFullMesh { remember(peer, now: now) }
             if active[peer] == nil { addPassive(peer) }
         }
     }

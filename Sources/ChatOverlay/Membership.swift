@@ -48,6 +48,9 @@ public struct Membership: Sendable {
     var dialing: [NodeNumber: Dial] = [:]
     /// Inbound links that have not yet said what they are for.
     var awaiting: [NodeNumber: Duration] = [:]
+    /// Peers asked to be neighbours, not yet answered: in a full mesh the
+    /// peers a refusal names count as known, once per request.
+    var neighborAsked: Set<NodeNumber> = []
     var known: [NodeNumber: Duration] = [:]
     /// How long a peer heard of counts as known: `knownPeerLifetime`, or
     /// longer where the shell says peers may stay silent longer
@@ -134,6 +137,7 @@ public struct Membership: Sendable {
             joined = true
         case .neighbor(let high, let inbound):
             out.append(.send(.neighbor(highPriority: high), to: peer))
+            neighborAsked.insert(peer)
             admit(peer, inbound: inbound, now: now, &out)  // optimistic; a refusal removes it
         }
         return out
@@ -144,6 +148,7 @@ public struct Membership: Sendable {
         var out: [OverlayAction] = []
         links.remove(peer)
         awaiting.removeValue(forKey: peer)
+        neighborAsked.remove(peer)
         budgets.removeValue(forKey: peer)
         if let dial = dialing.removeValue(forKey: peer) {
             removePassive(peer)  // unreachable: not a candidate any more

@@ -230,7 +230,9 @@ enum ProcessSwarm {
         figures.messageCPU = (cpu(nodes) - messagesCPU - figures.idleCores * phase) / Double(max(1, figures.messages))
         let countersEnd = await counters(nodes)
         let framesReceived = (countersEnd.sum["overlayFramesReceived"] ?? 0) - (countersAfter.sum["overlayFramesReceived"] ?? 0)
-        figures.overlayFramesPerMessage = Double(framesReceived) / Double(max(1, figures.messages * nodes.count))
+        // Less the idle window's rate, as for the CPU (shuffles, walks).
+        let idleFrames = Double(figures.idleCounters["overlayFramesReceived"] ?? 0) / figures.idleWindow * phase
+        figures.overlayFramesPerMessage = (Double(framesReceived) - idleFrames) / Double(max(1, figures.messages * nodes.count))
         figures.loadEnd = Machine.loadAverage() ?? .nan
         BenchPlan.log("  " + figures.summary)
         BenchPlan.log("  " + figures.note)

@@ -8,10 +8,10 @@ import Foundation
 ///      "stage":"ios","tcpPort":40123,"instanceId":"6f1c1e9e-5d3a-4c51-9a0e-2b7f1d0c9a11"}
 ///
 /// `kind` is "beacon" (I am here, dial me at `tcpPort` on the datagram's
-/// source address) or "leave" (I am shutting down). `heard` (optional):
-/// how many other nodes the sender had heard of when it sent it; on a
-/// large LAN only a beacon that heard of fewer than
-/// `NewcomerAnswers.settledHeard` is answered as a newcomer's. Unknown fields are
+/// source address) or "leave" (I am shutting down). `links` (optional):
+/// how many links the sender had established when it sent it; on a
+/// large LAN only a beacon with fewer than `NewcomerAnswers.settledLinks`
+/// is answered as a newcomer's. Unknown fields are
 /// ignored so later versions can add some; `version` is the beacon format's
 /// version, 1 here, and higher versions are read as far as they agree.
 public struct DiscoveryBeacon: Hashable, Sendable, Codable {
@@ -32,8 +32,10 @@ public struct DiscoveryBeacon: Hashable, Sendable, Codable {
     public var stage: String?
     public var tcpPort: Int
     public var instanceId: String
-    /// Other nodes the sender had heard of (nil: a sender that does not say).
-    public var heard: Int?
+    /// Links the sender had established (nil: a sender that does not say).
+    /// Links, not nodes heard of: a flood of invented beacons cannot make
+    /// a real newcomer look settled.
+    public var links: Int?
 
     public init(kind: Kind, identity: NodeIdentity, tcpPort: Int, instanceId: String) {
         proto = Self.protocolMarker
@@ -78,7 +80,7 @@ public struct DiscoveryBeacon: Hashable, Sendable, Codable {
         guard beacon.version >= 1 else { throw .invalidField("version") }
         guard (1...65535).contains(beacon.tcpPort) else { throw .invalidField("tcpPort") }
         guard InstanceID.isValid(beacon.instanceId) else { throw .invalidField("instanceId") }
-        if let heard = beacon.heard, heard < 0 { throw .invalidField("heard") }
+        if let links = beacon.links, links < 0 { throw .invalidField("links") }
         do {
             beacon.nickname = try NodeName.validated(beacon.nickname)
             if let stage = beacon.stage { beacon.stage = try NodeName.validated(stage) }

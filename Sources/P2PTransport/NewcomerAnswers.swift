@@ -59,10 +59,10 @@ import ChatCore
 ///
 /// Pure: times come in as arguments, randomness as a fraction in 0..<1.
 public struct NewcomerAnswers: Sendable, Hashable {
-    /// A beacon that says its sender had heard of this many other nodes or
-    /// more is no newcomer's where links are bounded: not answered. A
-    /// newcomer's start burst says 0-2.
-    public static let settledHeard = 3
+    /// A beacon that says its sender had this many links or more is no
+    /// newcomer's where links are bounded: not answered. A newcomer's
+    /// first beacons say 0.
+    public static let settledLinks = 3
 
     public struct Policy: Sendable, Hashable {
         /// Known nodes up to which every answer goes out at once

@@ -24,7 +24,7 @@ extension P2PService {
         guard discovery >= 0, !broadcastTargets.isEmpty else { return false }
         var sent = false
         var beacon = DiscoveryBeacon(kind: kind, identity: identity, tcpPort: port, instanceId: instance)
-        if kind == .beacon { beacon.heard = core.announcements.count }
+        if kind == .beacon { beacon.links = core.established.count }
         let plain = configuration.groupSecret == nil ? beacon.encoded() : nil
         for target in unicast.map({ [$0] }) ?? broadcastTargets {
             guard let bytes = plain ?? sealed(beacon, toward: target) else { continue }

@@ -96,6 +96,16 @@ import Testing
         let again = overlay.tick(now: .seconds(4))
         #expect(!again.contains(.send(.ihave([second.id]), to: Self.number(4))), "4 sent it")
         #expect(again.contains(.send(.ihave([second.id]), to: Self.number(3))))
+
+        // Announced before it came (the common case): not told either.
+        let third = GossipMessage(hops: 1, message: P2PPayload(type: .publicMessage, messageId: MessageID("01934c04-c001-7c3d-8e4f-5a6b7c8d9e11")!,
+                                                               senderNumber: Self.number(9), senderNickname: "n", content: "m3",
+                                                               timestamp: 1_732_147_200_002))
+        _ = overlay.received(.ihave([third.id]), from: Self.number(3), now: .seconds(5)) { _ in true }
+        _ = overlay.received(.gossip(third), from: Self.number(2), now: .seconds(5) + .milliseconds(10)) { _ in true }
+        let last = overlay.tick(now: .seconds(6))
+        #expect(!last.contains(.send(.ihave([third.id]), to: Self.number(3))), "3 announced it first")
+        #expect(last.contains(.send(.ihave([third.id]), to: Self.number(4))))
     }
 
     /// A message that went out before a link joined the views (published

@@ -70,12 +70,26 @@ import Testing
         var asker = Membership(me: Self.me, seed: 4, now: .zero)
         for peer in 2...41 { _ = asker.peerHeard(Self.number(1_000 + peer), now: .zero) }
         #expect(asker.isFullMesh)
-        _ = asker.linkUp(Self.number(500), now: .seconds(1))
+        // It hears the bounded node, dials it and asks (NEIGHBOR, low).
+        #expect(asker.peerHeard(Self.number(500), now: .seconds(1)).contains(.dial(Self.number(500))))
+        #expect(asker.linkUp(Self.number(500), now: .seconds(1)).contains(.send(.neighbor(highPriority: false), to: Self.number(500))))
         _ = asker.received(.shuffleReply(peers: named), from: Self.number(500), now: .seconds(1))
         _ = asker.received(.neighborReply(accepted: false), from: Self.number(500), now: .seconds(1))
         _ = asker.tick(now: .seconds(2))
         #expect(asker.knownCount >= OverlayConfig().fullMeshThreshold - 1, "41 heard, the refuser and the peers it named")
         #expect(!asker.isFullMesh)
+
+        // Names nobody asked for are candidates, not counted: a linked peer
+        // could invent 8 a frame.
+        var unasked = Membership(me: Self.me, seed: 5, now: .zero)
+        for peer in 2...41 { _ = unasked.peerHeard(Self.number(1_000 + peer), now: .zero) }
+        _ = unasked.linkUp(Self.number(500), now: .seconds(1))
+        let before = unasked.knownCount
+        _ = unasked.received(.shuffleReply(peers: named), from: Self.number(500), now: .seconds(1))
+        _ = unasked.received(.shuffle(origin: Self.number(500), ttl: 0, peers: (700...707).map(Self.number)), from: Self.number(500), now: .seconds(1))
+        _ = unasked.tick(now: .seconds(2))
+        #expect(unasked.knownCount == before + 1, "only the linked peer itself")
+        #expect(unasked.isFullMesh)
     }
 
     @Test func aboveTheThresholdViewsAreBoundedAndOnlyOnePeerIsAskedToJoin() {

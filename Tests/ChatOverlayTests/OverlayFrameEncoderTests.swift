@@ -1,5 +1,5 @@
 import ChatCore
-import ChatOverlay
+@testable import ChatOverlay
 import ChatWire
 import Foundation
 import Testing
@@ -47,6 +47,17 @@ import Testing
         #expect(fast.header == header)
         #expect(fast.frame == decoded)
         #expect(fast.type == (try P2PFrameCodec.decode(bytes)).type.name)
+    }
+
+    /// The pre-check every frame on a link takes: the type key as the
+    /// encoders write it, anywhere; escaped inside a text it is not there.
+    @Test func thePreCheckLooksForTheTypeKey() {
+        #expect(OverlayFrameCodec.mayBeOverlay(OverlayFrameCodec.encode(.prune, header: Vectors.header)))
+        #expect(!OverlayFrameCodec.mayBeOverlay(Array(#"{"type" : "overlayPrune"}"#.utf8)))
+        #expect(!OverlayFrameCodec.mayBeOverlay(Array(#"{"type":"publicMessage","content":"\"type\":\"overlay\""}"#.utf8)))
+        #expect(!OverlayFrameCodec.mayBeOverlay(Array(#""type":"overla"#.utf8)), "shorter than the key")
+        #expect(!OverlayFrameCodec.mayBeOverlay([]))
+        #expect(OverlayFrameCodec.mayBeOverlay(Array(#""type":"overlay"#.utf8)), "the key alone, at the very end")
     }
 
     @Test func decodeIfOverlayStepsAsideForEverythingElse() {

@@ -64,8 +64,8 @@ import TestSupport
     }
 
     /// Where links are bounded, a beacon new to us whose sender says it
-    /// has heard of others is a settled node's (its last beacon was
-    /// minutes ago): not answered. One that has heard of nobody is.
+    /// has links is a settled node's (its last beacon was minutes ago):
+    /// not answered. One without links is.
     @Test func aSettledNodesBeaconIsNotAnsweredWhereLinksAreBounded() {
         var driver = Driver.started {
             $0.beaconPolicy.quietSize = 2
@@ -81,14 +81,14 @@ import TestSupport
         #expect(driver.core.knownNodeCount > 2)
         func heard(_ raw: UInt64, _ last: UInt8, saying count: Int?) -> [TransportAction] {
             var beacon = Driver.beacon(Driver.number(raw))
-            beacon.heard = count
+            beacon.links = count
             return driver.feed(.beaconHeard(beacon, from: Driver.address(last, port: 47_474), linked: nil, at: driver.now,
                                             overlay: driver.overlay))
         }
         let answered = { (actions: [TransportAction], last: UInt8) in
             actions.contains(.sendAnswer(to: Driver.address(last, port: 47_474))) || actions.contains(.sendBeacon)
         }
-        let settled = heard(200, 20, saying: NewcomerAnswers.settledHeard)
+        let settled = heard(200, 20, saying: NewcomerAnswers.settledLinks)
         #expect(!answered(settled, 20) && driver.core.answers.nextDue == nil, "a settled node's beacon")
         let newcomer = heard(201, 21, saying: 0)
         #expect(answered(newcomer, 21) || driver.core.answers.nextDue != nil, "a newcomer's")

@@ -21,14 +21,14 @@ import Testing
         #expect(try DiscoveryBeacon.decode(big.encoded()) == big)
     }
 
-    /// `heard`: how many other nodes the sender had heard of; optional
-    /// (older nodes and sealed beacons leave it out).
-    @Test func aBeaconSaysHowManyNodesItsSenderHeardOf() throws {
+    /// `links`: how many links the sender had; optional (older nodes and
+    /// sealed beacons leave it out).
+    @Test func aBeaconSaysHowManyLinksItsSenderHas() throws {
         var beacon = DiscoveryBeacon(kind: .beacon, identity: identity, tcpPort: 40123, instanceId: InstanceID.make())
-        #expect(!String(decoding: beacon.encoded(), as: UTF8.self).contains("heard"))
-        beacon.heard = 312
-        #expect(String(decoding: beacon.encoded(), as: UTF8.self).contains(#""heard":312"#))
-        #expect(try DiscoveryBeacon.decode(beacon.encoded()).heard == 312)
+        #expect(!String(decoding: beacon.encoded(), as: UTF8.self).contains("links"))
+        beacon.links = 9
+        #expect(String(decoding: beacon.encoded(), as: UTF8.self).contains(#""links":9"#))
+        #expect(try DiscoveryBeacon.decode(beacon.encoded()).links == 9)
     }
 
     @Test func beaconFromANewerVersionIsReadIgnoringUnknownFields() throws {
@@ -48,8 +48,8 @@ import Testing
         (#"{"proto":"lanchat","version":1,"kind":"beacon","number":7,"nickname":"b","tcpPort":9,"instanceId":"a b"}"#, "invalidField"),
         (#"{"proto":"lanchat","version":1,"kind":"beacon","number":7,"nickname":"b\u001b[2J","tcpPort":9,"instanceId":"x"}"#, "invalidField"),
         (#"{"proto":"lanchat","version":1,"kind":"beacon","number":7,"nickname":"","tcpPort":9,"instanceId":"x"}"#, "invalidField"),
-        (#"{"proto":"lanchat","version":1,"kind":"beacon","number":7,"nickname":"b","tcpPort":9,"instanceId":"x","heard":-1}"#, "invalidField"),
-        (#"{"proto":"lanchat","version":1,"kind":"beacon","number":7,"nickname":"b","tcpPort":9,"instanceId":"x","heard":"3"}"#, "malformed"),
+        (#"{"proto":"lanchat","version":1,"kind":"beacon","number":7,"nickname":"b","tcpPort":9,"instanceId":"x","links":-1}"#, "invalidField"),
+        (#"{"proto":"lanchat","version":1,"kind":"beacon","number":7,"nickname":"b","tcpPort":9,"instanceId":"x","links":"3"}"#, "malformed"),
     ])
     func malformedBeaconsAreNamed(json: String, expected: String) {
         #expect {

@@ -70,11 +70,11 @@ extension TransportCore {
             // to a few); a small LAN answers as it always did.
             let boundedLAN = overlay.bounded && discovery.massStartRules && knownNodeCount > discovery.beaconPolicy.quietSize
             let asked = !LinkArbiter.shouldDialOnDiscovery(local: me, remote: number) || boundedLAN
-            // There, a beacon whose sender says it has heard of others is
-            // a settled node's, new only to us (its last beacon was minutes
-            // ago): it has peers to link to, and an answer told it nothing
-            // (65 of the 107 broadcasts an idle 1,000 made in 20 s).
-            let settled = boundedLAN && (beacon.heard ?? 0) >= NewcomerAnswers.settledHeard
+            // There, a beacon whose sender says it has links is a settled
+            // node's, new only to us (its last beacon was minutes ago): it
+            // has peers, and an answer told it nothing (65 of the 107
+            // broadcasts an idle 1,000 made in 20 s).
+            let settled = boundedLAN && (beacon.links ?? 0) >= NewcomerAnswers.settledLinks
             if !returning, asked, !settled { actions += answer(number, at: source, now: now, bounded: overlay.bounded) }
         case .changed:
             break
