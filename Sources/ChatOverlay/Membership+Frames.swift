@@ -107,20 +107,28 @@ extension Membership {
             let room = active.count < config.activeViewMax && inboundCount < config.inboundMax
             accept = room || (highPriority && evictions.take(at: now))
         }
+        // A node still in a full mesh asks everyone it hears: with the
+        // answer, yes or no, it learns peers (a shuffle's answer), so it
+        // counts past the threshold. On a settled LAN beacons come minutes
+        // apart (a peer counts once heard twice): one such node knew 44
+        // peers and dialled 212 links in 75 s, each refused and closed, and
+        // one that bounded peers with room all took stayed at 41 links and
+        // 42 known (issue 29).
+        if !isFullMesh, !isHeldOff(peer, now: now) { nameSample(to: peer, &out) }
         if accept, admit(peer, inbound: true, now: now, &out) {
             out.append(.send(.neighborReply(accepted: true), to: peer))
         } else {
-            // A node still in a full mesh asks everyone it hears: with the
-            // refusal it learns peers (a shuffle's answer), so it counts past
-            // the threshold. On a settled LAN beacons come minutes apart, and
-            // one such node knew 44 peers and dialled 212 links in 75 s,
-            // each refused and closed (issue 29).
-            if !isFullMesh, !passive.isEmpty, !isHeldOff(peer, now: now) {
-                out.append(.send(.shuffleReply(peers: rng.sample(passive.filter { $0 != peer }, config.shuffleActive + config.shufflePassive + 1)), to: peer))
-            }
             out.append(.send(.neighborReply(accepted: false), to: peer))
             addPassive(peer)
         }
+    }
+
+    /// A sample of the passive view to `peer` (a `shuffleReply`), sent
+    /// before the answer to its NEIGHBOR request.
+    private mutating func nameSample(to peer: NodeNumber, _ out: inout [OverlayAction]) {
+        let candidates = passive.filter { $0 != peer }
+        guard !candidates.isEmpty else { return }
+        out.append(.send(.shuffleReply(peers: rng.sample(candidates, config.shuffleActive + config.shufflePassive + 1)), to: peer))
     }
 
     private mutating func handleShuffle(origin: NodeNumber, ttl: Int, peers: [NodeNumber], from peer: NodeNumber,

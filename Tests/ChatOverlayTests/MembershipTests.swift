@@ -92,6 +92,35 @@ import Testing
         #expect(unasked.isFullMesh)
     }
 
+    /// Bounded peers with room take a full-mesh node's requests: the names
+    /// come with the yes too, or a late joiner that every peer took stayed
+    /// in a full mesh of 41 links on a LAN of 300 (it knew 42 nodes).
+    @Test func anAcceptanceNamesPeersAndTheAskerLeavesTheFullMesh() throws {
+        var bounded = Membership(me: Self.number(500), seed: 3, now: .zero)
+        for peer in 2...201 { _ = bounded.peerHeard(Self.number(peer), now: .zero) }
+        #expect(!bounded.isFullMesh)
+        #expect(bounded.active.count < OverlayConfig().activeViewMax)
+        _ = bounded.linkUp(Self.me, now: .seconds(1))
+        let answer = bounded.received(.neighbor(highPriority: false), from: Self.me, now: .seconds(1))
+        let named = try #require(answer.compactMap { action -> [NodeNumber]? in
+            if case .send(.shuffleReply(let peers), _) = action { peers } else { nil }
+        }.first)
+        let yes = try #require(answer.firstIndex(of: .send(.neighborReply(accepted: true), to: Self.me)))
+        #expect(answer.firstIndex { if case .send(.shuffleReply, _) = $0 { true } else { false } }! < yes, "the names before the answer")
+        #expect(named.count == OverlayConfig().shuffleActive + OverlayConfig().shufflePassive + 1)
+        #expect(!named.contains(Self.me))
+
+        var asker = Membership(me: Self.me, seed: 4, now: .zero)
+        for peer in 2...41 { _ = asker.peerHeard(Self.number(1_000 + peer), now: .zero) }
+        #expect(asker.peerHeard(Self.number(500), now: .seconds(1)).contains(.dial(Self.number(500))))
+        _ = asker.linkUp(Self.number(500), now: .seconds(1))
+        _ = asker.received(.shuffleReply(peers: named), from: Self.number(500), now: .seconds(1))
+        _ = asker.received(.neighborReply(accepted: true), from: Self.number(500), now: .seconds(1))
+        _ = asker.tick(now: .seconds(2))
+        #expect(asker.knownCount >= OverlayConfig().fullMeshThreshold - 1, "41 heard, the peer that took it and the peers it named")
+        #expect(!asker.isFullMesh)
+    }
+
     @Test func aboveTheThresholdViewsAreBoundedAndOnlyOnePeerIsAskedToJoin() {
         var membership = Membership(me: Self.me, seed: 1, now: .zero)
         var actions: [OverlayAction] = []
