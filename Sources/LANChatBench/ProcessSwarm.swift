@@ -119,10 +119,17 @@ enum ProcessSwarm {
         let phase = Measure.seconds(ContinuousClock.now - messagesStart)
         figures.messageCPU = (cpu(nodes) - messagesCPU - figures.idleCores * phase) / Double(max(1, figures.messages))
         let countersEnd = await counters(nodes)
-        let framesReceived = (countersEnd.sum["overlayFramesReceived"] ?? 0) - (countersAfter.sum["overlayFramesReceived"] ?? 0)
-        // Less the idle window's rate, as for the CPU (shuffles, walks).
-        let idleFrames = Double(figures.idleCounters["overlayFramesReceived"] ?? 0) / figures.idleWindow * phase
-        figures.overlayFramesPerMessage = (Double(framesReceived) - idleFrames) / Double(max(1, figures.messages * nodes.count))
+        // A counter's count a message a node, less the idle window's rate
+        // as for the CPU (shuffles, walks, keepalives, beacons).
+        let perMessage = { (key: String) -> Double in
+            let counted = Double((countersEnd.sum[key] ?? 0) - (countersAfter.sum[key] ?? 0))
+            let idle = Double(figures.idleCounters[key] ?? 0) / figures.idleWindow * phase
+            return (counted - idle) / Double(max(1, figures.messages * nodes.count))
+        }
+        figures.overlayFramesPerMessage = perMessage("overlayFramesReceived")
+        // Where a message's CPU goes: each is a wake-up or a write.
+        BenchPlan.log("  \(label): a message a node, beyond idle: " + ["pollBatches", "timerWakes", "framesSent", "overlayFramesSent", "gossipReceived", "ihavesReceived"]
+            .map { String(format: "%@ %.2f", $0, perMessage($0)) }.joined(separator: ", "))
         figures.loadEnd = Machine.loadAverage() ?? .nan
         BenchPlan.log("  " + figures.summary)
         BenchPlan.log("  " + figures.note)

@@ -209,6 +209,11 @@ extension P2PService {
             return
         }
         stats.overlayFramesReceived += 1
+        switch frame {
+        case .gossip: stats.gossipReceived += 1
+        case .ihave: stats.ihavesReceived += 1
+        default: break
+        }
         if frame.isRelay { return receiveRelay(frame, from: peer) }
         runOverlay(verifying: true) { overlay, now, verify in overlay.received(frame, from: peer, now: now, verify: verify) }
     }
