@@ -33,9 +33,6 @@ public struct Broadcast: Sendable {
     var pendingDue: [NodeNumber: Duration] = [:]
     /// The earliest of `pendingDue` (or sooner: the tick looks again).
     var flushAt: Duration?
-    /// When an IHAVE last went to each neighbour (a relay's goes at once
-    /// unless one went less than `ihaveInterval` ago).
-    var lastAnnounced: [NodeNumber: Duration] = [:]
     /// This node: which end of a link announces late (`announcesLate`).
     let me: NodeNumber?
     var ihaveBudgets: [NodeNumber: TokenBucket] = [:]
@@ -115,7 +112,6 @@ public struct Broadcast: Sendable {
         lazy.remove(peer)
         pendingIHave.removeValue(forKey: peer)
         pendingDue.removeValue(forKey: peer)
-        lastAnnounced.removeValue(forKey: peer)
         ihaveBudgets.removeValue(forKey: peer)
         graftBudgets.removeValue(forKey: peer)
         lastBroken.removeValue(forKey: peer)
@@ -245,7 +241,16 @@ public struct Broadcast: Sendable {
     /// Sends the batched IHAVEs that are due and grafts what is overdue.
     public mutating func tick(now: Duration) -> [OverlayAction] {
         var out: [OverlayAction] = []
-        if let flushAt, now >= flushAt { flushDue(now: now, &out) }
+        if let flushAt, now >= flushAt {
+            for peer in pendingIHave.keys.sorted() where pendingDue[peer].map({ $0 <= now }) ?? true {
+                let ids = pendingIHave.removeValue(forKey: peer)!
+                pendingDue.removeValue(forKey: peer)
+                for start in stride(from: 0, to: ids.count, by: config.idsPerFrame) {
+                    out.append(.send(.ihave(Array(ids[start..<min(ids.count, start + config.idsPerFrame)])), to: peer))
+                }
+            }
+            self.flushAt = pendingDue.values.min()
+        }
         var grafts: [NodeNumber: [MessageID]] = [:]
         for id in missing.keys.sorted() {
             guard var entry = missing[id], entry.deadline <= now else { continue }
@@ -305,35 +310,12 @@ public struct Broadcast: Sendable {
     }
 
     /// `peer` has an IHAVE waiting: it goes `ihaveInterval` from its first
-    /// id, or `ihaveLateDelay` later from the link's late end. `leading`
-    /// (a relay): from the early end at once, unless one went less than
-    /// `ihaveInterval` ago; a wave of single messages then costs no timer
-    /// wake-up for them, and a flood is still batched.
-    private mutating func schedule(_ peer: NodeNumber, now: Duration, leading: Bool = false) {
+    /// id, or `ihaveLateDelay` later from the link's late end.
+    private mutating func schedule(_ peer: NodeNumber, now: Duration) {
         guard pendingDue[peer] == nil else { return }
-        let due: Duration
-        if announcesLate(to: peer) {
-            due = now + config.ihaveInterval + config.ihaveLateDelay
-        } else if leading {
-            due = max(now, (lastAnnounced[peer] ?? now - config.ihaveInterval) + config.ihaveInterval)
-        } else {
-            due = now + config.ihaveInterval
-        }
+        let due = now + config.ihaveInterval + (announcesLate(to: peer) ? config.ihaveLateDelay : .zero)
         pendingDue[peer] = due
         flushAt = min(flushAt ?? due, due)
-    }
-
-    /// Sends the IHAVEs that are due.
-    private mutating func flushDue(now: Duration, _ out: inout [OverlayAction]) {
-        for peer in pendingIHave.keys.sorted() where pendingDue[peer].map({ $0 <= now }) ?? true {
-            let ids = pendingIHave.removeValue(forKey: peer)!
-            pendingDue.removeValue(forKey: peer)
-            lastAnnounced[peer] = now
-            for start in stride(from: 0, to: ids.count, by: config.idsPerFrame) {
-                out.append(.send(.ihave(Array(ids[start..<min(ids.count, start + config.idsPerFrame)])), to: peer))
-            }
-        }
-        flushAt = pendingDue.values.min()
     }
 
     /// Whether this node is the late end of its link to `peer`. Two lazy
@@ -362,9 +344,8 @@ public struct Broadcast: Sendable {
         guard config.lazyPush else { return }
         for peer in lazy where peer != sender && !holders.contains(peer) {
             pendingIHave[peer, default: []].append(gossip.id)
-            schedule(peer, now: now, leading: true)
+            schedule(peer, now: now)
         }
-        if let flushAt, flushAt <= now { flushDue(now: now, &out) }
     }
 
     private static func take(_ budgets: inout [NodeNumber: TokenBucket], _ peer: NodeNumber, _ cost: Double,
