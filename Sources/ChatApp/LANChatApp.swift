@@ -88,8 +88,6 @@ public enum LANChatApp {
         if environment["LANCHAT_DISCOVERY_BASELINE"] == "1" { configuration.massStartRules = false }
         // LANCHAT_DISCOVERY_HOLD_MS is for the bench only: another `discoveryHold` (0: none).
         if let hold = environment["LANCHAT_DISCOVERY_HOLD_MS"].flatMap({ Int($0) }) { configuration.discoveryHold = .milliseconds(max(0, hold)) }
-        // LANCHAT_IHAVE_LATE_MS is for the bench only: another `ihaveLateDelay` (0: both ends at once).
-        if let late = environment["LANCHAT_IHAVE_LATE_MS"].flatMap({ Int($0) }) { configuration.overlay?.ihaveLateDelay = .milliseconds(max(0, late)) }
         configuration.groupSecret = groupSecret
         // One table of verified signatures for the transport and the node:
         // a gossiped message the transport verified is not verified again.

@@ -29,12 +29,7 @@ public struct Broadcast: Sendable {
     var cacheOrder: BoundedBuffer<MessageID>
     var missing: [MessageID: Missing] = [:]
     var pendingIHave: [NodeNumber: [MessageID]] = [:]
-    /// When each peer's waiting IHAVE goes (`announceDelay`).
-    var pendingDue: [NodeNumber: Duration] = [:]
-    /// The earliest of `pendingDue` (or sooner: the tick looks again).
     var flushAt: Duration?
-    /// This node: which end of a link announces late (`announcesLate`).
-    let me: NodeNumber?
     var ihaveBudgets: [NodeNumber: TokenBucket] = [:]
     var graftBudgets: [NodeNumber: TokenBucket] = [:]
     /// Score notes for the membership, drained by `Overlay`.
@@ -45,9 +40,8 @@ public struct Broadcast: Sendable {
     /// Gossiped messages dropped past their author's budget.
     public internal(set) var overBudget = 0
 
-    public init(config: OverlayConfig = OverlayConfig(), me: NodeNumber? = nil) {
+    public init(config: OverlayConfig = OverlayConfig()) {
         self.config = config
-        self.me = me
         seen = RecentIDs(capacity: config.recentIDs)
         cacheOrder = BoundedBuffer(capacity: config.cachedMessages)
         authors = AuthorBudgets(burst: config.authorBurst, perSecond: config.authorPerSecond, capacity: config.authorsTracked)
@@ -82,7 +76,7 @@ public struct Broadcast: Sendable {
         let recent = recentIDs()
         guard !recent.isEmpty else { return }
         pendingIHave[peer, default: []].append(contentsOf: recent)
-        schedule(peer, now: now)
+        if flushAt == nil { flushAt = now + config.ihaveInterval }
     }
 
     /// History gossip tells a new neighbour at most this many ids of each
@@ -111,7 +105,6 @@ public struct Broadcast: Sendable {
         eager.remove(peer)
         lazy.remove(peer)
         pendingIHave.removeValue(forKey: peer)
-        pendingDue.removeValue(forKey: peer)
         ihaveBudgets.removeValue(forKey: peer)
         graftBudgets.removeValue(forKey: peer)
         lastBroken.removeValue(forKey: peer)
@@ -143,9 +136,9 @@ public struct Broadcast: Sendable {
             missing.removeValue(forKey: gossip.id)
             for peer in neighbors where pendingIHave[peer, default: []].count < room {
                 pendingIHave[peer, default: []].append(gossip.id)
-                schedule(peer, now: now)
             }
         }
+        if !pendingIHave.isEmpty, flushAt == nil { flushAt = now + config.ihaveInterval }
         return []
     }
 
@@ -242,14 +235,14 @@ public struct Broadcast: Sendable {
     public mutating func tick(now: Duration) -> [OverlayAction] {
         var out: [OverlayAction] = []
         if let flushAt, now >= flushAt {
-            for peer in pendingIHave.keys.sorted() where pendingDue[peer].map({ $0 <= now }) ?? true {
-                let ids = pendingIHave.removeValue(forKey: peer)!
-                pendingDue.removeValue(forKey: peer)
+            self.flushAt = nil
+            for peer in pendingIHave.keys.sorted() {
+                let ids = pendingIHave[peer]!
                 for start in stride(from: 0, to: ids.count, by: config.idsPerFrame) {
                     out.append(.send(.ihave(Array(ids[start..<min(ids.count, start + config.idsPerFrame)])), to: peer))
                 }
             }
-            self.flushAt = pendingDue.values.min()
+            pendingIHave.removeAll(keepingCapacity: true)
         }
         var grafts: [NodeNumber: [MessageID]] = [:]
         for id in missing.keys.sorted() {
@@ -303,34 +296,7 @@ public struct Broadcast: Sendable {
             let held = Set(ids)
             pendingIHave[peer]!.removeAll { held.contains($0) }
         }
-        if pendingIHave[peer]!.isEmpty {
-            pendingIHave.removeValue(forKey: peer)
-            if pendingDue.removeValue(forKey: peer) == flushAt { flushAt = pendingDue.values.min() }
-        }
-    }
-
-    /// `peer` has an IHAVE waiting: it goes `ihaveInterval` from its first
-    /// id, or `ihaveLateDelay` later from the link's late end.
-    private mutating func schedule(_ peer: NodeNumber, now: Duration) {
-        guard pendingDue[peer] == nil else { return }
-        let due = now + config.ihaveInterval + (announcesLate(to: peer) ? config.ihaveLateDelay : .zero)
-        pendingDue[peer] = due
-        flushAt = min(flushAt ?? due, due)
-    }
-
-    /// Whether this node is the late end of its link to `peer`. Two lazy
-    /// neighbours that got a message about together each told the other
-    /// (their IHAVEs crossed): with a hop taking longer than the batch,
-    /// which on one loaded host it does, most links carried two. One end
-    /// now waits longer, and the early end's IHAVE reaches it first and
-    /// cancels its own (`forgetPending`). Which end is late is fixed per
-    /// pair and about half of each node's links either way (the parity of
-    /// the numbers' XOR, flipped by their order), so every node still hears
-    /// of a message it lacks from about half its lazy neighbours at once.
-    public func announcesLate(to peer: NodeNumber) -> Bool {
-        guard let me, config.ihaveLateDelay > .zero else { return false }
-        let odd = (me.rawValue ^ peer.rawValue).nonzeroBitCount % 2 == 1
-        return odd == (me < peer)
+        if pendingIHave[peer]!.isEmpty { pendingIHave.removeValue(forKey: peer) }
     }
 
     private mutating func keep(_ gossip: GossipMessage) {
@@ -344,8 +310,8 @@ public struct Broadcast: Sendable {
         guard config.lazyPush else { return }
         for peer in lazy where peer != sender && !holders.contains(peer) {
             pendingIHave[peer, default: []].append(gossip.id)
-            schedule(peer, now: now)
         }
+        if !pendingIHave.isEmpty, flushAt == nil { flushAt = now + config.ihaveInterval }
     }
 
     private static func take(_ budgets: inout [NodeNumber: TokenBucket], _ peer: NodeNumber, _ cost: Double,

@@ -14,7 +14,7 @@ public struct Overlay: Sendable {
 
     public init(me: NodeNumber, config: OverlayConfig = OverlayConfig(), seed: UInt64, now: Duration) {
         membership = Membership(me: me, config: config, seed: seed, now: now)
-        broadcast = Broadcast(config: config, me: me)
+        broadcast = Broadcast(config: config)
     }
 
     public var me: NodeNumber { membership.me }

@@ -88,9 +88,6 @@ public struct OverlayConfig: Sendable, Hashable {
     public var missingMax = 1024
     public var announcersPerID = 4
     public var ihaveInterval: Duration = .milliseconds(50)
-    /// The late end of a link announces this much later still
-    /// (`Broadcast.announcesLate`); zero: both ends at `ihaveInterval`.
-    public var ihaveLateDelay: Duration = .milliseconds(500)
     /// Most ids in one IHAVE or GRAFT frame (also a decoding cap).
     public var idsPerFrame = 64
     public var graftTimeout: Duration = .milliseconds(250)

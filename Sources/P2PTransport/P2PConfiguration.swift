@@ -35,12 +35,11 @@ public struct P2PConfiguration: Sendable {
     /// Above the overlay's threshold, while nothing with a short deadline is
     /// under way, beacons heard wait up to this long to be handled together
     /// with whatever wakes the node next (`PollLoop.holdLazyReports`): an
-    /// idle node of a large LAN hears ~5 a second, and each hand-off from
-    /// the poll thread costs more than the beacon. 1 s halves the hand-offs
-    /// of 150 ms (300 and 1,000 nodes, docs/BENCHMARKS.md); a newcomer
-    /// there is answered up to a second later. Zero: each at once (before
-    /// it; a baseline).
-    public var discoveryHold: Duration = .seconds(1)
+    /// idle node at 300 hears ~7 a second, and each hand-off from the poll
+    /// thread costs more than the beacon. 500 ms saved a little more CPU
+    /// but made 2-4 times the idle link churn at 300 nodes (cause not found;
+    /// docs/BENCHMARKS.md). Zero: each at once (before it; a baseline).
+    public var discoveryHold: Duration = .milliseconds(150)
     /// Longest wait for the next handshake message (from the connect for
     /// the first); the whole handshake must finish within twice this.
     public var handshakeTimeout: Duration = .seconds(3)

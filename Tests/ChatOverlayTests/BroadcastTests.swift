@@ -108,55 +108,6 @@ import Testing
         #expect(last.contains(.send(.ihave([third.id]), to: Self.number(4))))
     }
 
-    /// One end of each link announces late, so the early end's IHAVE
-    /// reaches it first and its own is not sent: on one loaded host the
-    /// two ends' IHAVEs crossed on most links of a wave.
-    @Test func theLateEndOfALinkIsToldFirstAndSaysNothing() {
-        var overlay = Self.overlay()
-        // Node 1 is the late end toward 3 (1 ^ 3 has odd parity, 1 < 3), the early one toward 4.
-        #expect(overlay.broadcast.announcesLate(to: Self.number(3)))
-        #expect(!overlay.broadcast.announcesLate(to: Self.number(4)))
-        _ = overlay.received(.prune, from: Self.number(3), now: .seconds(1)) { _ in true }
-        _ = overlay.received(.prune, from: Self.number(4), now: .seconds(1)) { _ in true }
-        _ = overlay.received(.gossip(Self.gossip), from: Self.number(2), now: .seconds(1)) { _ in true }
-        let early = overlay.tick(now: .seconds(1) + OverlayConfig().ihaveInterval)
-        #expect(early.contains(.send(.ihave([Self.id]), to: Self.number(4))))
-        #expect(!early.contains(.send(.ihave([Self.id]), to: Self.number(3))), "not yet: 3 is told late")
-        // 3, the early end of its link, announces within the late delay: 1 says nothing.
-        _ = overlay.received(.ihave([Self.id]), from: Self.number(3), now: .seconds(1) + .milliseconds(300)) { _ in true }
-        let late = overlay.tick(now: .seconds(2))
-        #expect(!late.contains { if case .send(.ihave, _) = $0 { true } else { false } })
-
-        // Unannounced, the late IHAVE goes, at its time and not before.
-        let second = GossipMessage(hops: 1, message: P2PPayload(type: .publicMessage, messageId: MessageID("01934c04-c001-7c3d-8e4f-5a6b7c8d9e12")!,
-                                                                senderNumber: Self.number(9), senderNickname: "n", content: "m2",
-                                                                timestamp: 1_732_147_200_001))
-        _ = overlay.received(.gossip(second), from: Self.number(2), now: .seconds(3)) { _ in true }
-        #expect(overlay.broadcast.nextDeadline == .seconds(3) + OverlayConfig().ihaveInterval)
-        #expect(overlay.tick(now: .seconds(3) + OverlayConfig().ihaveInterval).contains(.send(.ihave([second.id]), to: Self.number(4))))
-        let due = Duration.seconds(3) + OverlayConfig().ihaveInterval + OverlayConfig().ihaveLateDelay
-        #expect(overlay.broadcast.nextDeadline == due)
-        #expect(!overlay.tick(now: due - .milliseconds(1)).contains(.send(.ihave([second.id]), to: Self.number(3))))
-        #expect(overlay.tick(now: due).contains(.send(.ihave([second.id]), to: Self.number(3))))
-    }
-
-    /// Exactly one end of each link is late, and about half of a node's links either way.
-    @Test func eachLinkHasOneLateEnd() {
-        let nodes = (1...64).map { Broadcast(me: Self.number($0)) }
-        for a in nodes.indices {
-            var late = 0
-            for b in nodes.indices where b != a {
-                let mine = nodes[a].announcesLate(to: Self.number(b + 1)), theirs = nodes[b].announcesLate(to: Self.number(a + 1))
-                #expect(mine != theirs)
-                if mine { late += 1 }
-            }
-            #expect((16...47).contains(late), "node \(a + 1) is late on \(late) of 63 links")
-        }
-        var off = OverlayConfig()
-        off.ihaveLateDelay = .zero
-        #expect(!Broadcast(config: off, me: Self.number(1)).announcesLate(to: Self.number(3)))
-    }
-
     /// A message that went out before a link joined the views (published
     /// while they were apart) is announced to the new neighbour, which
     /// grafts it: push alone would never carry it across.

@@ -60,7 +60,7 @@ import TestSupport
         try await newcomer.service.start()
         defer { Task { await newcomer.service.stop() } }
         // The settled nodes are idle: they hold what they hear for up to
-        // 1 s (`discoveryHold`), and still all hear the newcomer in time.
+        // 150 ms (`discoveryHold`), and still all hear the newcomer in time.
         let heard = await waitUntil("every node heard the newcomer", within: .seconds(10)) {
             for node in nodes where await !node.service.isAnnouncedForTesting(newcomer.number) { return false }
             return true
