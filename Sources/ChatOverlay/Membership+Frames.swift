@@ -38,7 +38,7 @@ extension Membership {
         case .shuffle(let origin, let ttl, let peers):
             handleShuffle(origin: origin, ttl: ttl, peers: peers, from: peer, now: now, &out)
         case .shuffleReply(let peers):
-            // Counted only as the answer to our request (a refusal's names):
+            // Counted only as part of the answer to our request:
             // unasked, a linked peer could invent 8 numbers a frame.
             let asked = neighborAsked.remove(peer) != nil
             integrate(peers.prefix(config.shuffleActive + config.shufflePassive + 1), counted: asked, now: now)

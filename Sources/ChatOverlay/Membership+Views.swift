@@ -166,11 +166,10 @@ extension Membership {
         out.append(.send(.shuffle(origin: me, ttl: config.passiveRandomWalk, peers: peers), to: target))
     }
 
-    /// Adds peers from a shuffle to the passive view.
-    /// Peers a shuffle or a refusal names: passive candidates. `counted`
-    /// (the names a refusal of our NEIGHBOR request came with) and in a
-    /// full mesh: known too, so a node that bounded peers refuse learns the
-    /// LAN is past the threshold. Not in bounded views: there the estimate
+    /// Peers a shuffle or an answer names: passive candidates. `counted`
+    /// (the names the answer to our NEIGHBOR request came with) and in a
+    /// full mesh: known too, so a node that bounded peers take or refuse
+    /// learns the LAN is past the threshold. Not in bounded views: there the estimate
     /// would reach the whole LAN, the target the cap, and views would churn
     /// after slots their peers had filled (`IdleChurnTests`: 69-120 link
     /// changes a minute at 300, not < 60).

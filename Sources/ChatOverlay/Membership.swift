@@ -49,7 +49,7 @@ public struct Membership: Sendable {
     /// Inbound links that have not yet said what they are for.
     var awaiting: [NodeNumber: Duration] = [:]
     /// Peers asked to be neighbours, not yet answered: in a full mesh the
-    /// peers a refusal names count as known, once per request.
+    /// peers their answer names count as known, once per request.
     var neighborAsked: Set<NodeNumber> = []
     var known: [NodeNumber: Duration] = [:]
     /// How long a peer heard of counts as known: `knownPeerLifetime`, or
