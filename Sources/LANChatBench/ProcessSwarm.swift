@@ -94,6 +94,7 @@ enum ProcessSwarm {
         figures.idleWindow = quick ? 10 : 20
         let eventsBefore = nodes.reduce(0) { $0 + $1.snapshot.linkEvents }
         let countersBefore = await counters(nodes)
+        let sentBefore = nodes.map { $0.snapshot.transport["beaconsSent"] ?? 0 }
         let cpuBefore = cpu(nodes)
         let idleStart = ContinuousClock.now
         try await Task.sleep(for: .seconds(figures.idleWindow))
@@ -101,6 +102,7 @@ enum ProcessSwarm {
         figures.linkEventsIdle = nodes.reduce(0) { $0 + $1.snapshot.linkEvents } - eventsBefore
         figures.loadIdle = Machine.loadAverage() ?? .nan
         let countersAfter = await counters(nodes)
+        logBeaconsBySize(nodes, before: sentBefore, label: label)
         figures.idleCounters = countersAfter.sum.merging(countersBefore.sum.mapValues { -$0 }) { $0 + $1 }
         figures.partial = countersAfter.partial
         figures.active = countersAfter.active
@@ -128,7 +130,7 @@ enum ProcessSwarm {
         }
         figures.overlayFramesPerMessage = perMessage("overlayFramesReceived")
         // Where a message's CPU goes: each is a wake-up or a write.
-        BenchPlan.log("  \(label): a message a node, beyond idle: " + ["pollBatches", "timerWakes", "framesSent", "overlayFramesSent", "gossipReceived", "ihavesReceived"]
+        BenchPlan.log("  \(label): a message a node, beyond idle: " + ["pollBatches", "timerWakes", "framesSent", "overlayFramesSent", "gossipReceived", "ihavesReceived", "graftsReceived", "prunesReceived"]
             .map { String(format: "%@ %.2f", $0, perMessage($0)) }.joined(separator: ", "))
         figures.loadEnd = Machine.loadAverage() ?? .nan
         BenchPlan.log("  " + figures.summary)
@@ -174,6 +176,8 @@ enum ProcessSwarm {
     private static func sendMessages(_ nodes: [GossipChild], into figures: inout Figures, count: Int, wait: Double) async throws {
         var latencies: [Double] = []
         var texts: [(String, Int)] = []
+        let perMessageCounters = ProcessInfo.processInfo.environment["LANCHAT_BENCH_PER_MESSAGE"] == "1"
+        var lastCounters = perMessageCounters ? await counters(nodes).sum : [:]
         for k in 0..<count {
             let sender = (k * nodes.count) / count + k % max(1, nodes.count / count)
             let text = "swarm \(nodes.count) \(figures.fullMesh ? "mesh" : "overlay") message \(k)"
@@ -186,9 +190,25 @@ enum ProcessSwarm {
                 if !missing { break }
                 try await Task.sleep(for: .milliseconds(nodes.count > 300 ? 100 : 20))
             }
-            for index in nodes.indices where index != sender {
-                if let seen = nodes[index].message(text) { latencies.append(Measure.seconds(seen.first - sent)) }
+            let these = nodes.indices.compactMap { index in
+                index == sender ? nil : nodes[index].message(text).map { Measure.seconds($0.first - sent) }
             }
+            latencies += these
+            // Each message's own spread: the first after forming floods
+            // every link still eager, the later ones follow pruned trees.
+            var line = String(format: "    message %d: p50 %.0f ms / p99 %.0f ms / max %.0f ms", k,
+                              Measure.percentile(these, 0.5) * 1000, Measure.percentile(these, 0.99) * 1000, (these.max() ?? .nan) * 1000)
+            // LANCHAT_BENCH_PER_MESSAGE=1: also each message's copies and
+            // IHAVEs a node (asks every node's counters: costs CPU between messages).
+            if perMessageCounters {
+                try await Task.sleep(for: .milliseconds(700))  // the wave's IHAVE flush
+                let now = await counters(nodes).sum
+                let delta = { (key: String) in Double((now[key] ?? 0) - (lastCounters[key] ?? 0)) / Double(nodes.count) }
+                line += String(format: ", copies %.2f, IHAVEs %.2f, grafts %.3f, prunes %.2f a node", delta("gossipReceived"),
+                               delta("ihavesReceived"), delta("graftsReceived"), delta("prunesReceived"))
+                lastCounters = now
+            }
+            BenchPlan.log(line)
             try await Task.sleep(for: .milliseconds(300))
         }
         try await Task.sleep(for: .seconds(2))  // late duplicates
@@ -237,6 +257,20 @@ enum ProcessSwarm {
             let transport = node.snapshot.transport
             BenchPlan.log("    \(label): a most linked node, \(node.linkCount) links: " + keys.map { "\($0) \(transport[$0] ?? -1)" }.joined(separator: ", "))
         }
+    }
+
+    /// Who sent the idle window's beacons: nodes and beacons by the LAN
+    /// size each node takes (a node that takes the LAN for small beacons
+    /// more often, and every node hears it).
+    private static func logBeaconsBySize(_ nodes: [GossipChild], before: [Int], label: String) {
+        let bounds = [0, 50, 200, 500, 800, Int.max]
+        var line = "  \(label): idle beacons by LAN size taken:"
+        for (low, high) in zip(bounds, bounds.dropFirst()) {
+            let chosen = nodes.indices.filter { (low..<high).contains(nodes[$0].snapshot.transport["lanSizeEstimate"] ?? 0) }
+            let sent = chosen.reduce(0) { $0 + (nodes[$1].snapshot.transport["beaconsSent"] ?? 0) - before[$1] }
+            line += " \(low)+: \(chosen.count) nodes sent \(sent);"
+        }
+        BenchPlan.log(line)
     }
 
     private static func cpu(_ nodes: [GossipChild]) -> Double {

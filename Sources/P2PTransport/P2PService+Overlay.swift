@@ -212,6 +212,8 @@ extension P2PService {
         switch frame {
         case .gossip: stats.gossipReceived += 1
         case .ihave: stats.ihavesReceived += 1
+        case .graft: stats.graftsReceived += 1
+        case .prune: stats.prunesReceived += 1
         default: break
         }
         if frame.isRelay { return receiveRelay(frame, from: peer) }

@@ -120,10 +120,13 @@ public struct TransportCounters: Hashable, Sendable, Codable {
     public var overlayCloses = 0
     public var gossipPublished = 0
     public var gossipDelivered = 0
-    /// Overlay frames taken by kind: whole messages (a duplicate too) and
-    /// IHAVEs, what a message costs a node beyond its first copy.
+    /// Overlay frames taken by kind: whole messages (a duplicate too),
+    /// IHAVEs, GRAFTs and PRUNEs, what a message costs a node beyond its
+    /// first copy and how its eager links change.
     public var gossipReceived = 0
     public var ihavesReceived = 0
+    public var graftsReceived = 0
+    public var prunesReceived = 0
     public var gossipRefused = 0
     /// Gossiped public messages dropped past their author's budget
     /// (`OverlayConfig.authorBurst`, `authorPerSecond`).
