@@ -73,6 +73,26 @@ import TestSupport
         #expect(driver.core.announcements.count == 0)
     }
 
+    /// A node that joined a settled LAN hears each node once in minutes:
+    /// with bounded links it counts them at once (it took 1,000 nodes for
+    /// 14-50 and beaconed every 2-5 s); with a full mesh only nodes heard
+    /// twice count, so invented beacons heard once do not move it.
+    @Test func aLateJoinerWithBoundedLinksCountsNodesHeardOnce() {
+        for bounded in [true, false] {
+            var driver = Driver.started()
+            driver.finishBurst()
+            for index in 0..<300 {
+                let number = Driver.number(1_000 + UInt64(index))
+                let source = IPv4Endpoint(address: 0x7F00_0001, port: 30_000 + index)
+                driver.feed(.beaconHeard(Driver.beacon(number, port: 20_000 + index), from: source, linked: nil,
+                                         at: driver.now, overlay: driver.overlay))
+            }
+            driver.advance(by: max(driver.core.beacons.nextAt - driver.now, .zero))
+            _ = driver.core.beaconTurn(at: driver.now, bounded: bounded)
+            #expect(driver.core.beacons.knownAtTurn == (bounded ? 301 : 1))
+        }
+    }
+
     @Test func aSmallLANKeepsTheShortTimeout() {
         let driver = Self.settled(10)
         #expect(driver.core.beacons.knownAtTurn == 11)
