@@ -17,6 +17,8 @@ public struct Broadcast: Sendable {
         /// Peers that announced the id, oldest first.
         var announcers: [NodeNumber]
         var deadline: Duration
+        /// When the first announcement came.
+        var announcedAt: Duration
         /// The peer last grafted, if the timer ran out once already.
         var grafted: NodeNumber?
     }
@@ -39,6 +41,11 @@ public struct Broadcast: Sendable {
     var lastBroken: [NodeNumber: Duration] = [:]
     /// Gossiped messages dropped past their author's budget.
     public internal(set) var overBudget = 0
+    /// How far a pushed copy lags behind its first announcement: a
+    /// smoothed mean and mean deviation, as TCP smooths round trips (RFC
+    /// 6298), for the graft wait (`graftWait`). nil: no sample yet.
+    public internal(set) var pushLag: Duration?
+    var pushLagDeviation: Duration = .zero
 
     public init(config: OverlayConfig = OverlayConfig()) {
         self.config = config
@@ -61,18 +68,24 @@ public struct Broadcast: Sendable {
     }
 
     /// A new neighbour starts eager (Plumtree's initial state: flooding,
-    /// which the first duplicates prune).
+    /// which the first duplicates prune); with `bounded` (above the
+    /// threshold) only while fewer than `eagerInitial` are, else lazy. In a
+    /// full mesh nobody relays, so the author's push must reach everyone.
     ///
-    /// With `announce`, it is also told the newest cached ids (one IHAVE,
+    /// With `bounded`, it is also told the newest cached ids (one IHAVE,
     /// GossipSub's history gossip): a message published while the views
     /// did not yet join up, or before this link was in them, never reaches
     /// the other side by push, and the link that joins them would
     /// otherwise carry only what comes after it. The peer grafts what it
     /// lacks; what it has costs it nothing but the ids.
-    mutating func neighborUp(_ peer: NodeNumber, announce: Bool, now: Duration) {
-        lazy.remove(peer)
-        eager.insert(peer)
-        guard announce, config.lazyPush else { return }
+    mutating func neighborUp(_ peer: NodeNumber, bounded: Bool, now: Duration) {
+        if !config.lazyPush || !bounded || eager.count < config.eagerInitial {
+            lazy.remove(peer)
+            eager.insert(peer)
+        } else {
+            lazy.insert(peer)
+        }
+        guard bounded, config.lazyPush else { return }
         let recent = recentIDs()
         guard !recent.isEmpty else { return }
         pendingIHave[peer, default: []].append(contentsOf: recent)
@@ -99,6 +112,16 @@ public struct Broadcast: Sendable {
         }
         for id in cacheOrder.reversed() where chosen.count < limit { chosen.insert(id) }
         return cacheOrder.filter { chosen.contains($0) }
+    }
+
+    /// Leaving a full mesh: at most `eagerInitial` eager neighbours stay
+    /// so, the first by `rank`; the rest go lazy, as if new.
+    mutating func limitEager(by rank: (NodeNumber) -> UInt64) {
+        guard config.lazyPush, eager.count > config.eagerInitial else { return }
+        for peer in eager.sorted(by: { rank($0) < rank($1) }).dropFirst(config.eagerInitial) {
+            eager.remove(peer)
+            lazy.insert(peer)
+        }
     }
 
     mutating func neighborDown(_ peer: NodeNumber) {
@@ -150,7 +173,10 @@ public struct Broadcast: Sendable {
         var out: [OverlayAction] = []
         if seen.contains(gossip.id) {
             forgetPending([gossip.id], for: peer)
-            if config.lazyPush, relay, eager.contains(peer) {
+            // A lazy peer that pushes holds this node eager (a link that
+            // started eager at one end only, `eagerInitial`): pruned too,
+            // or it pushes copies for as long as the link lasts.
+            if config.lazyPush, relay {
                 eager.remove(peer)
                 lazy.insert(peer)
                 out.append(.send(.prune, to: peer))
@@ -180,7 +206,9 @@ public struct Broadcast: Sendable {
         next.hops = min(255, gossip.hops + 1)
         keep(next)  // as this node sends it on (a GRAFT's answer too)
         // Those that announced it hold it: no IHAVE back to them.
-        let announcers = missing.removeValue(forKey: gossip.id)?.announcers ?? []
+        let entry = missing.removeValue(forKey: gossip.id)
+        let announcers = entry?.announcers ?? []
+        if let entry, entry.grafted == nil { notePushLag(now - entry.announcedAt) }
         if lazy.contains(peer) {
             lazy.remove(peer)
             eager.insert(peer)
@@ -210,7 +238,7 @@ public struct Broadcast: Sendable {
                         missing[id] = entry
                     }
                 } else if missing.count < config.missingMax {
-                    missing[id] = Missing(announcers: [peer], deadline: now + config.graftTimeout)
+                    missing[id] = Missing(announcers: [peer], deadline: now + graftWait, announcedAt: now)
                 }
             }
         case .graft(let ids):
@@ -247,7 +275,13 @@ public struct Broadcast: Sendable {
         var grafts: [NodeNumber: [MessageID]] = [:]
         for id in missing.keys.sorted() {
             guard var entry = missing[id], entry.deadline <= now else { continue }
-            if let promised = entry.grafted { notePromiseBroken(by: promised, now: now) }
+            if let promised = entry.grafted {
+                notePromiseBroken(by: promised, now: now)
+            } else {
+                // The copy lags at least this much: a wait that only
+                // learned from copies in time would never grow.
+                notePushLag(now - entry.announcedAt)
+            }
             entry.announcers.removeAll { !isNeighbor($0) }
             guard !entry.announcers.isEmpty else {
                 missing.removeValue(forKey: id)
@@ -270,6 +304,30 @@ public struct Broadcast: Sendable {
             }
         }
         return out
+    }
+
+    /// How long an announced id waits for its pushed copy before it is
+    /// grafted, as TCP's retransmission timeout (mean lag plus four mean
+    /// deviations): `graftTimeout` on a LAN whose copies come at once, up
+    /// to `graftTimeoutMax` where they lag (1,000 nodes on one host: copies
+    /// came up to a second after an IHAVE, and a graft at 250 ms made 0.3
+    /// grafts a node a message, each a GRAFT, its answer, two duplicates
+    /// and two PRUNEs). A tree cut by a crash is still repaired within it.
+    var graftWait: Duration {
+        guard let pushLag else { return config.graftTimeout }
+        return min(config.graftTimeoutMax, max(config.graftTimeout, pushLag + pushLagDeviation * 4))
+    }
+
+    private mutating func notePushLag(_ lag: Duration) {
+        let sample = max(.zero, lag)
+        guard let mean = pushLag else {
+            pushLag = sample
+            pushLagDeviation = sample / 2
+            return
+        }
+        let gap = sample > mean ? sample - mean : mean - sample
+        pushLagDeviation = pushLagDeviation + (gap - pushLagDeviation) / 4
+        pushLag = mean + (sample - mean) / 8
     }
 
     /// At most one broken promise per peer a second, however many ids it

@@ -11,6 +11,8 @@ public struct Overlay: Sendable {
     public private(set) var membership: Membership
     public private(set) var broadcast: Broadcast
     private var syncedVersion = 0
+    /// Whether the broadcast's neighbours were taken as a full mesh's (all eager).
+    private var syncedFullMesh = true
 
     public init(me: NodeNumber, config: OverlayConfig = OverlayConfig(), seed: UInt64, now: Duration) {
         membership = Membership(me: me, config: config, seed: seed, now: now)
@@ -84,19 +86,28 @@ public struct Overlay: Sendable {
 
     /// Brings broadcast's neighbours in line with the active view and
     /// hands broadcast's score notes to membership. A new neighbour is
-    /// told the newest ids only above the threshold: in a full mesh every
-    /// author sends to everyone, and a new link's catch-up covers the rest.
+    /// told the newest ids, and may start lazy, only above the threshold:
+    /// in a full mesh every author sends to everyone, and a new link's
+    /// catch-up covers the rest.
     private mutating func settle(_ out: [OverlayAction], now: Duration) -> [OverlayAction] {
         if syncedVersion != membership.viewVersion {
             syncedVersion = membership.viewVersion
             let active = membership.active
             let neighbors = broadcast.neighbors
             for peer in neighbors where active[peer] == nil { broadcast.neighborDown(peer) }
-            let announce = !membership.isFullMesh
+            let bounded = !membership.isFullMesh
             for peer in active.keys.sorted() where !broadcast.isNeighbor(peer) {
-                broadcast.neighborUp(peer, announce: announce, now: now)
+                broadcast.neighborUp(peer, bounded: bounded, now: now)
             }
         }
+        if syncedFullMesh, !membership.isFullMesh {
+            // Past the threshold: the full mesh's links were all eager.
+            // Which stay eager differs from node to node (a hash of both
+            // numbers), so no peer is everyone's first choice.
+            let me = me.rawValue
+            broadcast.limitEager { ($0.rawValue ^ me) &* 0x9E37_79B9_7F4A_7C15 }
+        }
+        syncedFullMesh = membership.isFullMesh
         guard !broadcast.notes.isEmpty else { return out }
         for (peer, note) in broadcast.notes { membership.note(peer, note) }
         broadcast.notes.removeAll(keepingCapacity: true)

@@ -81,6 +81,12 @@ public struct OverlayConfig: Sendable, Hashable {
 
     /// false: plain flooding (every message to every neighbour), the baseline.
     public var lazyPush = true
+    /// A new neighbour starts eager only while fewer than this many are:
+    /// the rest start lazy. Plumtree starts every link eager, so the first
+    /// message after a LAN forms floods every link (8.4 copies a node at
+    /// 1,000, 9 links each); this bounds that flood to about this many
+    /// copies, and IHAVE and GRAFT join the rest to the tree as before.
+    public var eagerInitial = 4
     public var recentIDs = 4096
     /// Messages kept to answer GRAFTs.
     public var cachedMessages = 512
@@ -90,7 +96,10 @@ public struct OverlayConfig: Sendable, Hashable {
     public var ihaveInterval: Duration = .milliseconds(50)
     /// Most ids in one IHAVE or GRAFT frame (also a decoding cap).
     public var idsPerFrame = 64
+    /// The least and most an announced id waits for its pushed copy
+    /// (`Broadcast.graftWait`: twice the copies' lag behind announcements).
     public var graftTimeout: Duration = .milliseconds(250)
+    public var graftTimeoutMax: Duration = .seconds(2)
     public var graftRetry: Duration = .milliseconds(120)
     /// IHAVE ids and GRAFT ids from one peer: burst and per second.
     public var ihaveBurst = 1024.0

@@ -37,6 +37,95 @@ import Testing
         #expect(overlay.broadcast.lazy.contains(Self.number(4)))
     }
 
+    /// Past `eagerInitial` eager neighbours a new one starts lazy: the
+    /// first message after a LAN formed is pushed along a few links and
+    /// announced on the rest, not pushed along all of them (a flood of
+    /// 8.4 copies a node at 1,000 nodes of 9 links).
+    @Test func aNeighbourPastTheEagerCapStartsLazyAndIsToldIDsOnly() {
+        var config = OverlayConfig()
+        config.eagerInitial = 2
+        var overlay = Overlay(me: Self.number(1), config: config, seed: 1, now: .zero)
+        for peer in 2...80 { _ = overlay.peerHeard(Self.number(peer), now: .zero) }
+        for peer in 2...5 {
+            _ = overlay.linkUp(Self.number(peer), now: .zero)
+            _ = overlay.received(.neighbor(highPriority: false), from: Self.number(peer), now: .zero) { _ in true }
+        }
+        #expect(overlay.broadcast.eager == [Self.number(2), Self.number(3)])
+        #expect(overlay.broadcast.lazy == [Self.number(4), Self.number(5)])
+        let pushed = overlay.publish(Self.gossip.message, now: .seconds(1))
+        #expect(pushed.filter { if case .send(.gossip, _) = $0 { true } else { false } }.count == 2)
+        let flushed = overlay.tick(now: .seconds(2))
+        #expect(flushed.contains(.send(.ihave([Self.id]), to: Self.number(4))))
+        #expect(flushed.contains(.send(.ihave([Self.id]), to: Self.number(5))))
+    }
+
+    /// A node that leaves a full mesh (all its links eager: the author
+    /// pushes to everyone there) keeps `eagerInitial` of them eager.
+    @Test func leavingAFullMeshKeepsFewEagerNeighbours() {
+        var overlay = Overlay(me: Self.number(1), seed: 1, now: .zero)
+        for peer in 2...7 {
+            _ = overlay.peerHeard(Self.number(peer), now: .zero)
+            _ = overlay.linkUp(Self.number(peer), now: .zero)
+        }
+        #expect(overlay.membership.isFullMesh)
+        #expect(overlay.broadcast.eager.count == 6)
+        for peer in 8...80 { _ = overlay.peerHeard(Self.number(peer), now: .zero) }
+        _ = overlay.tick(now: .seconds(1))
+        #expect(!overlay.membership.isFullMesh)
+        #expect(overlay.broadcast.neighbors.count == 6)
+        #expect(overlay.broadcast.eager.count == OverlayConfig().eagerInitial)
+    }
+
+    /// A link eager at one end only (the other started it lazy): a copy
+    /// pushed to the lazy end that it already holds is pruned there too,
+    /// or the eager end pushes duplicates for as long as the link lasts.
+    @Test func aDuplicateFromALazyNeighbourIsPruned() {
+        var overlay = Self.overlay()
+        _ = overlay.received(.prune, from: Self.number(4), now: .seconds(1)) { _ in true }
+        #expect(overlay.broadcast.lazy.contains(Self.number(4)))
+        _ = overlay.received(.gossip(Self.gossip), from: Self.number(2), now: .seconds(1)) { _ in true }
+        let duplicate = overlay.received(.gossip(Self.gossip), from: Self.number(4), now: .seconds(1)) { _ in true }
+        #expect(duplicate == [.send(.prune, to: Self.number(4))])
+        #expect(overlay.broadcast.lazy.contains(Self.number(4)))
+    }
+
+    static func gossip(_ n: Int) -> GossipMessage {
+        GossipMessage(hops: 1, message: P2PPayload(type: .publicMessage, messageId: MessageID("01934c04-c001-7c3d-8e4f-\(String(format: "%012x", 0x100 + n))")!,
+                                                   senderNumber: number(9), senderNickname: "n", content: "m\(n)",
+                                                   timestamp: 1_732_147_200_000 + Int64(n)))
+    }
+
+    /// Where pushed copies come a second after their announcements (a
+    /// loaded host), an announced id waits past that before it is grafted
+    /// (TCP's retransmission timeout on the lag), not 250 ms: each early graft cost a GRAFT, its answer, two
+    /// duplicates and two PRUNEs. The wait stays within `graftTimeoutMax`.
+    @Test func copiesThatLagTheirAnnouncementsLengthenTheGraftWait() {
+        var overlay = Self.overlay()
+        _ = overlay.received(.prune, from: Self.number(4), now: .zero) { _ in true }
+        var now = Duration.seconds(1)
+        for n in 0..<30 {
+            _ = overlay.received(.ihave([Self.gossip(n).id]), from: Self.number(4), now: now) { _ in true }
+            _ = overlay.tick(now: now + .milliseconds(300))  // the first few are grafted, and teach the wait
+            _ = overlay.received(.gossip(Self.gossip(n)), from: Self.number(2), now: now + .seconds(1)) { _ in true }
+            now += .seconds(3)
+        }
+        #expect(overlay.broadcast.pushLag.map { $0 > .milliseconds(900) } == true)
+        let late = Self.gossip(99)
+        _ = overlay.received(.ihave([late.id]), from: Self.number(4), now: now) { _ in true }
+        #expect(overlay.tick(now: now + .milliseconds(950)).isEmpty, "waits past the lag")
+        #expect(overlay.tick(now: now + OverlayConfig().graftTimeoutMax).contains(.send(.graft([late.id]), to: Self.number(4))))
+
+        // Copies ten seconds late: the wait stops at graftTimeoutMax.
+        for n in 30..<60 {
+            _ = overlay.received(.ihave([Self.gossip(n).id]), from: Self.number(4), now: now) { _ in true }
+            _ = overlay.received(.gossip(Self.gossip(n)), from: Self.number(2), now: now + .seconds(10)) { _ in true }
+            now += .seconds(11)
+        }
+        let last = Self.gossip(100)
+        _ = overlay.received(.ihave([last.id]), from: Self.number(4), now: now) { _ in true }
+        #expect(overlay.tick(now: now + OverlayConfig().graftTimeoutMax).contains(.send(.graft([last.id]), to: Self.number(4))))
+    }
+
     @Test func anAnnouncedIDThatDoesNotComeIsGrafted() {
         var overlay = Self.overlay()
         _ = overlay.received(.ihave([Self.id]), from: Self.number(2), now: .seconds(1)) { _ in true }
