@@ -23,6 +23,17 @@ import Testing
         return overlay
     }
 
+    /// A node below the threshold linked to `peers` (a full mesh).
+    static func fullMesh(_ peers: ClosedRange<Int>) -> Overlay {
+        var overlay = Overlay(me: number(1), seed: 1, now: .zero)
+        for peer in peers {
+            _ = overlay.peerHeard(number(peer), now: .zero)
+            _ = overlay.linkUp(number(peer), now: .zero)
+        }
+        #expect(overlay.membership.isFullMesh)
+        return overlay
+    }
+
     @Test func nothingIsRelayedOrDeliveredBeforeTheSignatureHolds() {
         var overlay = Self.overlay()
         let refused = overlay.received(.gossip(Self.gossip), from: Self.number(2), now: .seconds(1)) { _ in false }
@@ -62,12 +73,7 @@ import Testing
     /// A node that leaves a full mesh (all its links eager: the author
     /// pushes to everyone there) keeps `eagerInitial` of them eager.
     @Test func leavingAFullMeshKeepsFewEagerNeighbours() {
-        var overlay = Overlay(me: Self.number(1), seed: 1, now: .zero)
-        for peer in 2...7 {
-            _ = overlay.peerHeard(Self.number(peer), now: .zero)
-            _ = overlay.linkUp(Self.number(peer), now: .zero)
-        }
-        #expect(overlay.membership.isFullMesh)
+        var overlay = Self.fullMesh(2...7)
         #expect(overlay.broadcast.eager.count == 6)
         for peer in 8...80 { _ = overlay.peerHeard(Self.number(peer), now: .zero) }
         _ = overlay.tick(now: .seconds(1))
@@ -243,12 +249,7 @@ import Testing
     /// In a full mesh every author sends to everyone and a new link's
     /// catch-up covers the rest: no announcement.
     @Test func aFullMeshNeighbourIsNotToldOldIDs() {
-        var overlay = Overlay(me: Self.number(1), seed: 1, now: .zero)
-        for peer in 2...3 {
-            _ = overlay.peerHeard(Self.number(peer), now: .zero)
-            _ = overlay.linkUp(Self.number(peer), now: .zero)
-        }
-        #expect(overlay.membership.isFullMesh)
+        var overlay = Self.fullMesh(2...3)
         _ = overlay.publish(Self.gossip.message, now: .seconds(1))
         _ = overlay.peerHeard(Self.number(4), now: .seconds(2))
         _ = overlay.linkUp(Self.number(4), now: .seconds(2))
