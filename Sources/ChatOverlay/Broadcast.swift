@@ -89,7 +89,7 @@ public struct Broadcast: Sendable {
         let recent = recentIDs()
         guard !recent.isEmpty else { return }
         pendingIHave[peer, default: []].append(contentsOf: recent)
-        if flushAt == nil { flushAt = now + config.ihaveInterval }
+        scheduleFlush(now: now)
     }
 
     /// History gossip tells a new neighbour at most this many ids of each
@@ -161,7 +161,7 @@ public struct Broadcast: Sendable {
                 pendingIHave[peer, default: []].append(gossip.id)
             }
         }
-        if !pendingIHave.isEmpty, flushAt == nil { flushAt = now + config.ihaveInterval }
+        scheduleFlush(now: now)
         return []
     }
 
@@ -357,6 +357,11 @@ public struct Broadcast: Sendable {
         if pendingIHave[peer]!.isEmpty { pendingIHave.removeValue(forKey: peer) }
     }
 
+    /// Waiting IHAVEs go in one batch `ihaveInterval` after the first.
+    private mutating func scheduleFlush(now: Duration) {
+        if !pendingIHave.isEmpty, flushAt == nil { flushAt = now + config.ihaveInterval }
+    }
+
     private mutating func keep(_ gossip: GossipMessage) {
         if let dropped = cacheOrder.append(gossip.id) { cache.removeValue(forKey: dropped) }
         cache[gossip.id] = gossip
@@ -369,7 +374,7 @@ public struct Broadcast: Sendable {
         for peer in lazy where peer != sender && !holders.contains(peer) {
             pendingIHave[peer, default: []].append(gossip.id)
         }
-        if !pendingIHave.isEmpty, flushAt == nil { flushAt = now + config.ihaveInterval }
+        scheduleFlush(now: now)
     }
 
     private static func take(_ budgets: inout [NodeNumber: TokenBucket], _ peer: NodeNumber, _ cost: Double,

@@ -97,7 +97,8 @@ public struct OverlayConfig: Sendable, Hashable {
     /// Most ids in one IHAVE or GRAFT frame (also a decoding cap).
     public var idsPerFrame = 64
     /// The least and most an announced id waits for its pushed copy
-    /// (`Broadcast.graftWait`: twice the copies' lag behind announcements).
+    /// (`Broadcast.graftWait`: the copies' lag behind announcements, as TCP's
+    /// retransmission timeout).
     public var graftTimeout: Duration = .milliseconds(250)
     public var graftTimeoutMax: Duration = .seconds(2)
     public var graftRetry: Duration = .milliseconds(120)
