@@ -20,6 +20,10 @@ public enum BeaconRateSimulation {
         public var longestSilence: Duration
         /// The interval each node used (they all know N nodes).
         public var interval: Duration
+        /// The most beacons a second in any `window` of the measured span
+        /// (tumbling windows): waves of nodes that send together.
+        public var peakPerSecond: Double
+        public static let window = Duration.seconds(20)
     }
 
     /// The LAN's steady state: a warm-up past every node's first turns and
@@ -45,13 +49,16 @@ public enum BeaconRateSimulation {
         var sentTotal = 0
         var measuredBeacons = 0
         var longest = Duration.zero
+        var windows = Array(repeating: 0, count: Int(measured / Result.window) + 1)
         while let (time, node) = queue.pop().map({ ($0.0, $0.1) }), time < end {
             schedules[node].heardLinked(count: sentTotal - seenAtTurn[node])
-            let turn = schedules[node].turn(at: time, knownNodes: nodes, random: random.fraction()) { _ in true }
+            let turn = schedules[node].turn(at: time, knownNodes: nodes, random: random.fraction(),
+                                            silenceRandom: random.fraction()) { _ in true }
             if turn.send {
                 sentTotal += 1
                 if time >= start {
                     measuredBeacons += 1
+                    windows[Int((time - start) / Result.window)] += 1
                     longest = max(longest, time - max(lastSent[node], start))
                 }
                 lastSent[node] = time
@@ -61,8 +68,11 @@ public enum BeaconRateSimulation {
         }
         for node in 0..<nodes { longest = max(longest, end - max(lastSent[node], start)) }
         let seconds = Double(measured.components.seconds) + Double(measured.components.attoseconds) / 1e18
+        // The last window is partial; only whole ones count toward the peak.
+        let whole = windows.dropLast().max() ?? 0
         return Result(nodes: nodes, beacons: measuredBeacons, perSecond: Double(measuredBeacons) / seconds,
-                      longestSilence: longest, interval: BeaconSchedule(policy: policy).interval(knownNodes: nodes))
+                      longestSilence: longest, interval: BeaconSchedule(policy: policy).interval(knownNodes: nodes),
+                      peakPerSecond: Double(whole) / (Result.window / .seconds(1)))
     }
 
     /// SplitMix64: a small seeded generator, enough for jitter (not for keys).

@@ -67,8 +67,21 @@ public struct BeaconSchedule: Sendable, Hashable {
         /// never (before session 16; a baseline).
         public var newcomerLinks = 3
         /// No node is silent longer than this many intervals, nor shorter
-        /// than four uncapped intervals (`maxSilence`).
+        /// than `silenceFloor` uncapped intervals (`maxSilence`).
         public var silenceIntervals = 10
+        /// The floor of `maxSilence`, in uncapped intervals. At 1,000 nodes
+        /// a settled node's turns are all redundant and the floor's
+        /// beacons are most of what the LAN carries, each heard by all (on
+        /// one host ~120 µs a node a beacon, issue 29); 8 (was 4) halves them.
+        public var silenceFloor = 8
+        /// Each silence a node keeps ends at a point drawn in
+        /// `maxSilence × (1 - silenceSpread ... 1)` (Trickle's `[I/2, I)`,
+        /// RFC 6206 4.2). With the limit alone, nodes that last sent
+        /// together (a LAN that formed together) all reached it within one
+        /// turn of each other, cycle after cycle: 1,000 nodes on one host
+        /// sent 5 beacons a second in those waves and under 1 between them.
+        /// 0: the limit alone (before session 25; a baseline).
+        public var silenceSpread = 0.5
         /// Numbers of unlinked nodes remembered per turn; more counts as
         /// "not settled" without remembering them.
         public var maxUnlinkedTracked = 64
@@ -106,6 +119,9 @@ public struct BeaconSchedule: Sendable, Hashable {
     public private(set) var skipped = 0
     /// When this node's last beacon of any kind went out.
     public private(set) var lastSentAt: Duration?
+    /// The share of `maxSilence` the current silence may last, drawn at
+    /// each turn that sends (`Policy.silenceSpread`).
+    public private(set) var silenceShare = 1.0
 
     public init(policy: Policy) {
         self.policy = policy
@@ -134,12 +150,13 @@ public struct BeaconSchedule: Sendable, Hashable {
     }
 
     /// The longest a node that knows `knownNodes` nodes goes without a
-    /// beacon: `silenceIntervals` intervals, and at least four uncapped ones,
-    /// so the beacons this floor forces stay under a quarter of the
-    /// LAN's target rate at any N.
+    /// beacon: `silenceIntervals` intervals, and at least `silenceFloor`
+    /// uncapped ones, so the beacons this floor forces stay at any N under
+    /// `quietSize / (base × silenceFloor × (1 - silenceSpread / 2))` a
+    /// second, a sixth of the LAN's target rate at the defaults.
     public func maxSilence(knownNodes: Int) -> Duration {
         let uncapped = policy.base * (Double(max(knownNodes, 1)) / Double(policy.quietSize))
-        return max(interval(knownNodes: knownNodes) * Double(policy.silenceIntervals), uncapped * 4)
+        return max(interval(knownNodes: knownNodes) * Double(policy.silenceIntervals), uncapped * Double(policy.silenceFloor))
     }
 
     /// A beacon from a peer linked to this node, from its link's address and
@@ -185,8 +202,11 @@ public struct BeaconSchedule: Sendable, Hashable {
     /// whether a number is linked now. `boundedLinks`: the node keeps only
     /// the links it chooses (the overlay above its threshold). `random`: a
     /// fraction in 0..<1. `links`: established links now (`newcomerLinks`).
+    /// `silenceRandom`: another fraction, for the next silence's share of
+    /// the limit if this turn sends (0: all of it).
     public mutating func turn(at now: Duration, knownNodes: Int, canLinkMore: Bool = true, boundedLinks: Bool = false,
-                              links: Int = 0, random: Double, isLinked: (NodeNumber) -> Bool) -> Turn {
+                              links: Int = 0, random: Double, silenceRandom: Double = 0,
+                              isLinked: (NodeNumber) -> Bool) -> Turn {
         let interval = interval(knownNodes: knownNodes)
         // With bounded links the overlay repairs a lost link from its
         // passive view (it dials; no peer waits for our beacon), so a loss
@@ -198,7 +218,7 @@ public struct BeaconSchedule: Sendable, Hashable {
         let heard = linkedHeard + (boundedLinks ? unlinkedBeacons : 0)
         let redundant = policy.adaptive && knownNodes > policy.quietSize && heard >= policy.redundancy
         // Skipping must not carry the silence past the limit before the next turn.
-        let limit = maxSilence(knownNodes: knownNodes)
+        let limit = maxSilence(knownNodes: knownNodes) * silenceShare
         let mayStaySilent = lastSentAt.map { now - $0 + interval * (1 + policy.jitter) < limit } ?? false
         let send = !(settled && redundant && mayStaySilent)
         turns += 1
@@ -207,7 +227,12 @@ public struct BeaconSchedule: Sendable, Hashable {
         unlinkedHeard.removeAll()
         unlinkedOverflow = false
         lostLink = false
-        if send { lastSentAt = now } else { skipped += 1 }
+        if send {
+            lastSentAt = now
+            silenceShare = 1 - min(max(policy.silenceSpread, 0), 1) * min(max(silenceRandom, 0), 1)
+        } else {
+            skipped += 1
+        }
         let factor = 1 - policy.jitter + 2 * policy.jitter * min(max(random, 0), 1)
         return Turn(send: send, next: now + interval * factor)
     }

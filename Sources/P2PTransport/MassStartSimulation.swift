@@ -221,7 +221,8 @@ public enum MassStartSimulation {
             schedules[node].heardLinked(count: senders.count - seenAtTurn[node])
             seenAtTurn[node] = senders.count
             let turn = schedules[node].turn(at: now, knownNodes: running, boundedLinks: bounded,
-                                            links: links(node, at: now), random: random.fraction()) { _ in true }
+                                            links: links(node, at: now), random: random.fraction(),
+                                            silenceRandom: random.fraction()) { _ in true }
             if turn.send {
                 broadcast(from: node, at: now, first: false)
                 result.turnBeacons += now >= measuredFrom ? 1 : 0

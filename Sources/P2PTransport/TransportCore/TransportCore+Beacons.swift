@@ -50,7 +50,8 @@ extension TransportCore {
         }
         let established = self.established
         let turn = beacons.schedule.turn(at: now, knownNodes: beacons.knownAtTurn, canLinkMore: canOpenLink,
-                                         boundedLinks: bounded, links: established.count, random: draw()) { established[$0] != nil }
+                                         boundedLinks: bounded, links: established.count, random: draw(),
+                                         silenceRandom: draw()) { established[$0] != nil }
         beacons.nextAt = turn.next
         guard turn.send else {
             counts.beaconsSkipped += 1
