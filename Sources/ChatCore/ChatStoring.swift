@@ -41,4 +41,7 @@ public protocol ChatStoring: Actor {
     func keyLedger() async throws(StoreError) -> KeyLedgerRows
     /// Writes one key ledger change, all or nothing.
     func commitKeys(_ changes: KeyChanges) async throws(StoreError)
+    /// Rehearses a received message's turn, leaving nothing, so the first
+    /// real one costs what the next do (`ChatStore.warmUp`).
+    func warmUp() async
 }

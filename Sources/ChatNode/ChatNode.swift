@@ -129,6 +129,7 @@ public actor ChatNode {
         guard state == .idle else { return }
         try await restore()
         try await restoreKeys()
+        await store.warmUp()
         try await transport.start()
         state = .running
         let events = transport.events

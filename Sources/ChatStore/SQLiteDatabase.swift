@@ -146,6 +146,19 @@ final class SQLiteDatabase {
         }
     }
 
+    /// `body` in a write transaction that is always rolled back (a
+    /// rehearsal: `ChatStore.warmUp`). Not inside another transaction.
+    func rolledBack(_ body: () throws(StoreError) -> Void) throws(StoreError) {
+        guard transactionDepth == 0 else { return }
+        try withStatement("BEGIN IMMEDIATE") { statement throws(StoreError) in _ = try statement.step() }
+        transactionDepth = 1
+        defer {
+            transactionDepth = 0
+            if let db = handle, sqlite3_get_autocommit(db) == 0 { sqlite3_exec(db, "ROLLBACK", nil, nil, nil) }
+        }
+        try body()
+    }
+
     /// SQLite's `synchronous` value on this connection (0 OFF, 1 NORMAL, 2 FULL, 3 EXTRA).
     func synchronousNow() throws(StoreError) -> Int64 {
         try withStatement("PRAGMA synchronous") { statement throws(StoreError) in try statement.step() ? statement.int64(0) : -1 }

@@ -134,6 +134,8 @@ public actor FaultyStore: ChatStoring {
     }
     public func keyLedger() async throws(StoreError) -> KeyLedgerRows { try await inner.keyLedger() }
     /// Fails as `commit` does while the disk is full.
+    public func warmUp() async { await inner.warmUp() }
+
     public func commitKeys(_ changes: KeyChanges) async throws(StoreError) {
         if diskFull { throw .io(path: "history.sqlite", code: 13, message: "database or disk is full") }
         try await inner.commitKeys(changes)
