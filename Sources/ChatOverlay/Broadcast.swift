@@ -165,6 +165,13 @@ public struct Broadcast: Sendable {
         return []
     }
 
+    /// `id` is held by this node already (its own message): not awaited,
+    /// and a copy of it is a duplicate.
+    mutating func hold(_ id: MessageID) {
+        seen.insert(id)
+        missing.removeValue(forKey: id)
+    }
+
     /// A gossip frame from a neighbour. `verify` is asked only for an id
     /// not seen before: the author's signature (the simulator's flag).
     public mutating func receive(_ gossip: GossipMessage, from peer: NodeNumber, now: Duration, relay: Bool = true,

@@ -51,6 +51,13 @@ public struct Overlay: Sendable {
                                   verify: (P2PPayload) -> Bool) -> [OverlayAction] {
         switch frame {
         case .gossip(let gossip):
+            // This node's own message coming back: one it sent while its
+            // links were a full mesh never went through the broadcast, so
+            // a peer that caught it up and announced it looks new here. It
+            // is held already, and no lie: a duplicate, not a bad
+            // signature (scored -50 it cut honest links after a healed
+            // partition, lan-test --overlay).
+            if gossip.message.senderNumber == me { broadcast.hold(gossip.id) }
             // In a full mesh the author sends to everyone itself: nobody relays (as before the overlay).
             return settle(broadcast.receive(gossip, from: peer, now: now, relay: !membership.isFullMesh, verify: verify), now: now)
         case .ihave, .graft, .prune:

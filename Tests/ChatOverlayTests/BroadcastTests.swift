@@ -1,5 +1,5 @@
 import ChatCore
-import ChatOverlay
+@testable import ChatOverlay
 import Testing
 
 /// Plumtree's rules one frame at a time: verify before relaying, prune on
@@ -46,6 +46,27 @@ import Testing
         #expect(asked == 1, "a duplicate is not verified again")
         #expect(duplicate == [.send(.prune, to: Self.number(4))])
         #expect(overlay.broadcast.lazy.contains(Self.number(4)))
+    }
+
+    /// A node's own message sent while its links were a full mesh never
+    /// went through the broadcast; a neighbour that caught it up sends it
+    /// back. A duplicate, not a bad signature: the neighbour keeps its
+    /// score, nothing is delivered or relayed, and the id is held.
+    @Test func aNodesOwnMessageComingBackIsADuplicateNotALie() {
+        var overlay = Self.overlay()
+        var own = Self.gossip
+        own.message.senderNumber = Self.number(1)
+        let before = overlay.membership.score(Self.number(2))
+        var asked = 0
+        let actions = overlay.received(.gossip(own), from: Self.number(2), now: .seconds(1)) { _ in asked += 1; return false }
+        #expect(asked == 0, "not verified: held already")
+        #expect(!actions.contains { if case .deliver = $0 { true } else { false } })
+        #expect(!actions.contains { if case .send(.gossip, _) = $0 { true } else { false } })
+        #expect(overlay.membership.score(Self.number(2)) >= before, "an honest relay is not scored down")
+        // Announced again by another: held, so never grafted.
+        _ = overlay.received(.ihave([own.id]), from: Self.number(3), now: .seconds(2)) { _ in true }
+        let later = overlay.tick(now: .seconds(10))
+        #expect(!later.contains { if case .send(.graft, _) = $0 { true } else { false } })
     }
 
     /// Past `eagerInitial` eager neighbours a new one starts lazy: the

@@ -19,6 +19,10 @@ DEAD = max(1.0, 3 * BEACON)  # the nodes' dead-peer timeout
 # --overlay: every node gets LANCHAT_OVERLAY_THRESHOLD (test only), so the
 # overlay's bounded views and gossip run at a handful of hosts; 0 = off.
 OVERLAY = int(os.environ.get("LAN_TEST_OVERLAY_THRESHOLD", "0") or 0)
+# A cable pulled on a quiet overlay link shows after 6 dead-peer timeouts,
+# not 1 (quiet links, PROTOCOL.md 5.1: the overlay repairs around it
+# meanwhile); a crash or a quit still shows at once.
+SILENT_CUT = 6 * DEAD if OVERLAY else DEAD
 LOSS_ONE_IN = 5              # loss scenario: drop one packet in 5 (20%) each way in
 DIRECT_TYPES = ("dmRequest", "directMessage", "dmAccept", "dmDecline", "ack")
 ALL_SCENARIOS = ["discovery", "fanout", "dm-privacy", "leave-crash", "durability",

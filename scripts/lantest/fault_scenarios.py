@@ -3,7 +3,7 @@
 import signal
 import time
 
-from .common import DEAD, LOSS_ONE_IN, OVERLAY, Failure, norm, wait_until
+from .common import DEAD, LOSS_ONE_IN, OVERLAY, SILENT_CUT, Failure, norm, wait_until
 from .node import id_counts, integrity, public_ids
 
 
@@ -80,10 +80,10 @@ class FaultScenarios:
         t0 = time.monotonic()
         self.lan.cut(cut.host)
         try:
-            self.wait_left([n for n in main if n.kind == "json"], cut, mark, timeout=DEAD + 6)
+            self.wait_left([n for n in main if n.kind == "json"], cut, mark, timeout=SILENT_CUT + 6)
             main_numbers = {n.number for n in main}
             # Overlay mode: it also stops listing those it heard of only.
-            wait_until(f"{cut.name} to see everyone else leave", DEAD + 6,
+            wait_until(f"{cut.name} to see everyone else leave", SILENT_CUT + 6,
                        lambda: not (set(cut.proc.present) & main_numbers) and not (
                            OVERLAY and set(self.listed(cut)) & main_numbers), interval=0.1)
             detect = time.monotonic() - t0
@@ -199,7 +199,7 @@ class FaultScenarios:
         stopped.signal(signal.SIGSTOP)
         try:
             during, stop_rate = blast("while-stopped", rest)
-            seen = self.wait_left(rest, stopped, mark, timeout=DEAD + 10)
+            seen = self.wait_left(rest, stopped, mark, timeout=SILENT_CUT + 10)
             cut_after = max(t for t, _ in seen.values()) - t0
             missed = set(during)
             for i in range(20):
@@ -235,7 +235,7 @@ class FaultScenarios:
             rids = [sender.proc.send({"cmd": "send", "text": f"backlog {i} " + "y" * 220}) for i in range(total)]
             ids = {norm(sender.proc.reply(rid, timeout=60)["id"]) for rid in rids}
             wait_until("the backlog everywhere else", 60, lambda: all(ids <= set(n.proc.messages) for n in rest))
-            self.wait_left(rest, stopped, mark, timeout=DEAD + 10)
+            self.wait_left(rest, stopped, mark, timeout=SILENT_CUT + 10)
         finally:
             stopped.signal(signal.SIGCONT)
         t0 = time.monotonic()

@@ -11,7 +11,7 @@ import os
 import subprocess
 import time
 
-from .common import DEAD, LOSS_ONE_IN, Failure, norm, wait_until
+from .common import LOSS_ONE_IN, SILENT_CUT, Failure, norm, wait_until
 
 
 class FileScenarios:
@@ -71,8 +71,8 @@ class FileScenarios:
         t_cut = time.monotonic()
         self.lan.cut(receiver.host)
         try:
-            self.wait_left([sender], receiver, marks, timeout=DEAD + 6)
-            self.wait_left([receiver], sender, marks, timeout=DEAD + 6)
+            self.wait_left([sender], receiver, marks, timeout=SILENT_CUT + 6)
+            self.wait_left([receiver], sender, marks, timeout=SILENT_CUT + 6)
             during_cut = witness.proc.call({"cmd": "send", "text": "said while fcb's cable is out"})["id"]
         finally:
             self.lan.heal(receiver.host)
