@@ -72,7 +72,8 @@ public struct BeaconSchedule: Sendable, Hashable {
         /// The floor of `maxSilence`, in uncapped intervals. At 1,000 nodes
         /// a settled node's turns are all redundant and the floor's
         /// beacons are most of what the LAN carries, each heard by all (on
-        /// one host ~120 µs a node a beacon, issue 29); 8 (was 4) halves them.
+        /// one host of 1,000, about 0.1 s of CPU in all a beacon, going by
+        /// session 24's two idle windows); 8 (was 4) halves them.
         public var silenceFloor = 8
         /// Each silence a node keeps ends at a point drawn in
         /// `maxSilence × (1 - silenceSpread ... 1)` (Trickle's `[I/2, I)`,
