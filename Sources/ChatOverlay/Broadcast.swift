@@ -27,8 +27,7 @@ public struct Broadcast: Sendable {
     public internal(set) var eager: Set<NodeNumber> = []
     public internal(set) var lazy: Set<NodeNumber> = []
     var seen: RecentIDs
-    var cache: [MessageID: GossipMessage] = [:]
-    var cacheOrder: BoundedBuffer<MessageID>
+    var cache: GossipCache
     var missing: [MessageID: Missing] = [:]
     var pendingIHave: [NodeNumber: [MessageID]] = [:]
     var flushAt: Duration?
@@ -50,7 +49,7 @@ public struct Broadcast: Sendable {
     public init(config: OverlayConfig = OverlayConfig()) {
         self.config = config
         seen = RecentIDs(capacity: config.recentIDs)
-        cacheOrder = BoundedBuffer(capacity: config.cachedMessages)
+        cache = GossipCache(capacity: config.cachedMessages)
         authors = AuthorBudgets(burst: config.authorBurst, perSecond: config.authorPerSecond, capacity: config.authorsTracked)
     }
 
@@ -103,15 +102,16 @@ public struct Broadcast: Sendable {
     /// views joined up never crossed the new link by push.
     func recentIDs() -> [MessageID] {
         let limit = config.idsPerFrame
+        let kept = cache.idsOldestFirst
         var chosen = Set<MessageID>()
         var perAuthor: [NodeNumber: Int] = [:]
-        for id in cacheOrder.reversed() where chosen.count < limit {
+        for id in kept.reversed() where chosen.count < limit {
             guard let author = cache[id]?.message.senderNumber, perAuthor[author, default: 0] < Self.announcedPerAuthor else { continue }
             perAuthor[author, default: 0] += 1
             chosen.insert(id)
         }
-        for id in cacheOrder.reversed() where chosen.count < limit { chosen.insert(id) }
-        return cacheOrder.filter { chosen.contains($0) }
+        for id in kept.reversed() where chosen.count < limit { chosen.insert(id) }
+        return kept.filter { chosen.contains($0) }
     }
 
     /// Leaving a full mesh: at most `eagerInitial` eager neighbours stay
@@ -370,8 +370,7 @@ public struct Broadcast: Sendable {
     }
 
     private mutating func keep(_ gossip: GossipMessage) {
-        if let dropped = cacheOrder.append(gossip.id) { cache.removeValue(forKey: dropped) }
-        cache[gossip.id] = gossip
+        cache.keep(gossip)
     }
 
     private mutating func relay(_ gossip: GossipMessage, except sender: NodeNumber?, holders: [NodeNumber] = [],
