@@ -12,11 +12,11 @@ import Testing
                                                    senderNickname: "n", content: "m", timestamp: 1_732_147_200_000))
     }
 
-    /// A node in partial mode with neighbours 2, 3 and 4 (all eager at first).
-    static func overlay() -> Overlay {
-        var overlay = Overlay(me: number(1), seed: 1, now: .zero)
+    /// A node in partial mode with `neighbours` (2, 3 and 4: all eager at first).
+    static func overlay(_ config: OverlayConfig = OverlayConfig(), neighbours: ClosedRange<Int> = 2...4) -> Overlay {
+        var overlay = Overlay(me: number(1), config: config, seed: 1, now: .zero)
         for peer in 2...80 { _ = overlay.peerHeard(number(peer), now: .zero) }
-        for peer in 2...4 {
+        for peer in neighbours {
             _ = overlay.linkUp(number(peer), now: .zero)
             _ = overlay.received(.neighbor(highPriority: false), from: number(peer), now: .zero) { _ in true }
         }
@@ -76,12 +76,7 @@ import Testing
     @Test func aNeighbourPastTheEagerCapStartsLazyAndIsToldIDsOnly() {
         var config = OverlayConfig()
         config.eagerInitial = 2
-        var overlay = Overlay(me: Self.number(1), config: config, seed: 1, now: .zero)
-        for peer in 2...80 { _ = overlay.peerHeard(Self.number(peer), now: .zero) }
-        for peer in 2...5 {
-            _ = overlay.linkUp(Self.number(peer), now: .zero)
-            _ = overlay.received(.neighbor(highPriority: false), from: Self.number(peer), now: .zero) { _ in true }
-        }
+        var overlay = Self.overlay(config, neighbours: 2...5)
         #expect(overlay.broadcast.eager == [Self.number(2), Self.number(3)])
         #expect(overlay.broadcast.lazy == [Self.number(4), Self.number(5)])
         let pushed = overlay.publish(Self.gossip.message, now: .seconds(1))

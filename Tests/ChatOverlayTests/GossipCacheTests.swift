@@ -48,12 +48,7 @@ import Testing
     @Test func aLateGraftForAnHonestMessageIsAnsweredAfterAFlood() {
         var config = OverlayConfig()
         config.cachedMessages = 32
-        var overlay = Overlay(me: Self.number(1), config: config, seed: 1, now: .zero)
-        for peer in 2...80 { _ = overlay.peerHeard(Self.number(peer), now: .zero) }
-        for peer in 2...4 {
-            _ = overlay.linkUp(Self.number(peer), now: .zero)
-            _ = overlay.received(.neighbor(highPriority: false), from: Self.number(peer), now: .zero) { _ in true }
-        }
+        var overlay = BroadcastTests.overlay(config)
         let honest = Self.gossip(0, from: 70)
         _ = overlay.received(.gossip(honest), from: Self.number(2), now: .seconds(1)) { _ in true }
         for index in 1...300 {
