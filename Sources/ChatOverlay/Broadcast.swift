@@ -138,7 +138,7 @@ public struct Broadcast: Sendable {
         var out: [OverlayAction] = []
         let gossip = GossipMessage(hops: 1, message: message)
         guard seen.insert(gossip.id) else { return out }
-        keep(gossip)
+        cache.keep(gossip)
         relay(gossip, except: nil, now: now, &out)
         return out
     }
@@ -155,7 +155,7 @@ public struct Broadcast: Sendable {
         for message in messages {
             let gossip = GossipMessage(hops: 1, message: message)
             guard seen.insert(gossip.id) else { continue }
-            keep(gossip)
+            cache.keep(gossip)
             missing.removeValue(forKey: gossip.id)
             for peer in neighbors where pendingIHave[peer, default: []].count < room {
                 pendingIHave[peer, default: []].append(gossip.id)
@@ -211,7 +211,7 @@ public struct Broadcast: Sendable {
         seen.insert(gossip.id)
         var next = gossip
         next.hops = min(255, gossip.hops + 1)
-        keep(next)  // as this node sends it on (a GRAFT's answer too)
+        cache.keep(next)  // as this node sends it on (a GRAFT's answer too)
         // Those that announced it hold it: no IHAVE back to them.
         let entry = missing.removeValue(forKey: gossip.id)
         let announcers = entry?.announcers ?? []
@@ -367,10 +367,6 @@ public struct Broadcast: Sendable {
     /// Waiting IHAVEs go in one batch `ihaveInterval` after the first.
     private mutating func scheduleFlush(now: Duration) {
         if !pendingIHave.isEmpty, flushAt == nil { flushAt = now + config.ihaveInterval }
-    }
-
-    private mutating func keep(_ gossip: GossipMessage) {
-        cache.keep(gossip)
     }
 
     private mutating func relay(_ gossip: GossipMessage, except sender: NodeNumber?, holders: [NodeNumber] = [],

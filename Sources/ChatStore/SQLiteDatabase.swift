@@ -140,8 +140,7 @@ final class SQLiteDatabase {
             try withStatement("COMMIT") { statement throws(StoreError) in _ = try statement.step() }
             return result
         } catch {
-            // After some errors SQLite has already rolled back; then this fails harmlessly.
-            if let db = handle, sqlite3_get_autocommit(db) == 0 { sqlite3_exec(db, "ROLLBACK", nil, nil, nil) }
+            rollBack()
             throw error
         }
     }
@@ -154,9 +153,15 @@ final class SQLiteDatabase {
         transactionDepth = 1
         defer {
             transactionDepth = 0
-            if let db = handle, sqlite3_get_autocommit(db) == 0 { sqlite3_exec(db, "ROLLBACK", nil, nil, nil) }
+            rollBack()
         }
         try body()
+    }
+
+    /// Rolls back the open transaction, if one is still open: after some
+    /// errors SQLite has already rolled back itself.
+    private func rollBack() {
+        if let db = handle, sqlite3_get_autocommit(db) == 0 { sqlite3_exec(db, "ROLLBACK", nil, nil, nil) }
     }
 
     /// SQLite's `synchronous` value on this connection (0 OFF, 1 NORMAL, 2 FULL, 3 EXTRA).

@@ -3,7 +3,7 @@
 import signal
 import time
 
-from .common import DEAD, LOSS_ONE_IN, OVERLAY, SILENT_CUT, Failure, norm, wait_until
+from .common import LOSS_ONE_IN, OVERLAY, SILENT_CUT, Failure, norm, wait_until
 from .node import id_counts, integrity, public_ids
 
 
