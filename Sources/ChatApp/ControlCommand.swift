@@ -93,7 +93,10 @@ public enum ConsoleCommandParser {
         }
         switch verb {
         case "dm", "msg":
-            guard words.count == 3 else { throw UsageError("usage: /dm NAME TEXT") }
+            // `/dm bob` alone opens the conversation, as `/open bob` does:
+            // what people type first to start one.
+            if words.count == 2 { return .open(words[1]) }
+            guard words.count == 3 else { throw UsageError("usage: /dm NAME [TEXT]") }
             return .dm(to: words[1], text: words[2], automatic: false)
         case "accept": return .accept(try argument("a NAME"))
         case "decline": return .decline(try argument("a NAME"))

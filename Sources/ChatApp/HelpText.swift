@@ -11,6 +11,7 @@ public enum HelpText {
       /open ROOM      switch room (public, or a peer's name) and show it from
                       where you stopped reading, at the "── unread ──" line
       /dm NAME TEXT   direct message; the first one asks NAME to accept
+                      (/dm NAME alone opens the conversation, like /open)
       /accept NAME    accept a DM request        /decline NAME  decline it
       /peers          who is linked, then who else is heard on the LAN
       /rooms          conversations
@@ -131,8 +132,9 @@ public enum HelpText {
       /search WORDS   /jump N   (find text in all history; open a result)
       /send NAME PATH   /accept-file ID   /decline-file ID   /cancel-file ID
       /files   (offer a file, answer an offer, list transfers)
-      The prompt names the open room; only /open changes it. A room opens at
-      its "── unread ──" line, and messages count as read once shown.
+      The prompt names the open room; /open (or /dm NAME alone) changes it.
+      A room opens at its "── unread ──" line, and messages count as read once
+      shown.
 
     FULL-SCREEN KEYS (F1, or ? on an empty line, shows them in the client):
       move      Left/Right, Home/End, Ctrl-A/E, Alt-B/F, Ctrl-Left/Right

@@ -10,6 +10,8 @@ import Testing
         #expect(try ConsoleCommandParser.parse("/accept bob#3f2a") == .accept("bob#3f2a"))
         #expect(try ConsoleCommandParser.parse("/decline bob") == .decline("bob"))
         #expect(try ConsoleCommandParser.parse("/open public") == .open("public"))
+        #expect(try ConsoleCommandParser.parse("/dm bob") == .open("bob"))
+        #expect(try ConsoleCommandParser.parse("/msg bob ") == .open("bob"))
         #expect(try ConsoleCommandParser.parse("/peers") == .peers)
         #expect(try ConsoleCommandParser.parse("/rooms") == .rooms)
         #expect(try ConsoleCommandParser.parse("/unread") == .unread)
@@ -19,7 +21,7 @@ import Testing
     }
 
     @Test func badConsoleLines() {
-        #expect(throws: UsageError("usage: /dm NAME TEXT")) { try ConsoleCommandParser.parse("/dm bob") }
+        #expect(throws: UsageError("usage: /dm NAME [TEXT]")) { try ConsoleCommandParser.parse("/dm") }
         #expect(throws: UsageError("unknown command /fly; /help lists them")) { try ConsoleCommandParser.parse("/fly") }
         #expect(throws: UsageError("/accept needs a NAME")) { try ConsoleCommandParser.parse("/accept") }
         #expect(throws: UsageError("empty command; /help lists them")) { try ConsoleCommandParser.parse("/") }
