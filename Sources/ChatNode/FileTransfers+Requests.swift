@@ -43,6 +43,7 @@ extension FileTransfers {
         guard token.count >= 4, let offer = held.values.first(where: {
             $0.id.description.hasPrefix(token) || $0.id.description.hasSuffix(token)
         }) else { return nil }
-        return .file("\(offer.id) waits for \(offer.peerNickname)'s DM request: accept the request first")
+        // The short id people type, not the full one: the status line is one row.
+        return .file("#\(offer.id.description.suffix(8)) waits for \(offer.peerNickname)'s DM request: /accept \(offer.peerNickname) first")
     }
 }
