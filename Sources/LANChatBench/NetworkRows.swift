@@ -88,6 +88,7 @@ enum NetworkRows {
         let floodCPU = flood.received > 0 ? flood.nodeCPU / Double(flood.received) * 1e6 : .nan
         let cpuPerNode = cpuPerMessage / Double(latencyPeers + 1)
         let storeTurn = try await LoneStoreTurn.cpuPerMessage(count: quick ? 2_000 : 10_000)
+        let nodeStep = try await LoneNodeStep.cpuPerMessage(count: quick ? 2_000 : 10_000)
         let p50 = Measure.percentile(samples, 0.5), p99 = Measure.percentile(samples, 0.99)
         let fanoutRatio = p50 / base.p50, cpuRatio = cpuPerNode / floodCPU
         var row = BenchRow(
@@ -108,14 +109,15 @@ enum NetworkRows {
         row.numbers["process_cpu_per_message_us"] = cpuPerMessage
         row.numbers["fanout_cpu_per_message_us"] = fanoutCPU
         row.numbers["lone_store_turn_cpu_us"] = storeTurn
+        row.numbers["lone_node_step_cpu_us"] = nodeStep
         // The floor of a receiver's CPU on this path: its store turn alone
         // plus a blocked reader's share of the C fan-out (loopback receive
         // and wake-up), over the flood's whole cost a message.
         let floor = storeTurn + fanoutCPU / Double(latencyPeers + 1)
         row.numbers["floor_over_flood"] = floor / floodCPU
-        row.note = String(format: "the 11 nodes use %.2f ms of CPU per message (%.2f ms of wall each, so %.1f of the 2 cores busy), %.0f µs a node; the sender's Ed25519 sign is %.0f µs of it; receivers do not verify a message live from its author; the C fan-out uses %.0f µs of CPU a message (its writer and 10 readers: loopback TCP and wake-ups alone); a lone message's store turn alone (lookup and one-message commit, in memory) is %.0f µs, so a receiver's floor (that turn and a C reader's share of the fan-out) is %.1fx the flood's",
+        row.note = String(format: "the 11 nodes use %.2f ms of CPU per message (%.2f ms of wall each, so %.1f of the 2 cores busy), %.0f µs a node; the sender's Ed25519 sign is %.0f µs of it; receivers do not verify a message live from its author; the C fan-out uses %.0f µs of CPU a message (its writer and 10 readers: loopback TCP and wake-ups alone); a lone message's store turn alone (lookup and one-message commit, in memory) is %.0f µs, so a receiver's floor (that turn and a C reader's share of the fan-out) is %.1fx the flood's; a lone message's whole node step without sockets (signature check by link key, plan, commit, events to one consumer) is %.0f µs",
                           cpuPerMessage / 1000, wallPerMessage / 1000, cpuPerMessage / wallPerMessage,
-                          cpuPerMessage / Double(latencyPeers + 1), perMessage, fanoutCPU, storeTurn, floor / floodCPU)
+                          cpuPerMessage / Double(latencyPeers + 1), perMessage, fanoutCPU, storeTurn, floor / floodCPU, nodeStep)
         if lost > 0 { row.note += "; \(lost) of \(count + warmUp) messages did not reach all \(latencyPeers) peers within 5 s" }
         return [row]
     }

@@ -2,14 +2,22 @@ import Foundation
 import ChatApp
 
 // `lanchat-bench [--quick] [--json FILE] [--only ROW[,ROW]]`: every figure
-// beside a baseline measured in the same run. Two internal subcommands
-// start the child processes some rows measure:
+// beside a baseline measured in the same run. Internal subcommands (the
+// first two start the child processes some rows measure):
 //   lanchat-bench node ARGS...   a lanchat node (same as `lanchat ARGS...`)
 //   lanchat-bench --empty        does nothing until its input closes
+//   lanchat-bench --node-step [N] a lone node step without sockets, N times
+//                                (the latency row's `lone_node_step_cpu_us`; for perf)
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.first == "node" {
     exit(await LANChatApp.run(arguments: Array(arguments.dropFirst()), environment: ProcessInfo.processInfo.environment))
+}
+if arguments.first == "--node-step" {
+    // Profiling: the latency row's lone node step alone, N messages (perf record).
+    let count = arguments.dropFirst().first.flatMap(Int.init) ?? 20_000
+    print(String(format: "%.1f µs of CPU a message", try await LoneNodeStep.cpuPerMessage(count: count)))
+    exit(0)
 }
 if arguments.first == "--empty" {
     // The "empty Swift process" baseline: same binary and libraries, no node.
