@@ -51,6 +51,25 @@ public enum BroadcastScope {
         return result
     }
 
+    /// Whether beacons sent to a named target stay off the wider network:
+    /// this host (127/8), the limited broadcast (never routed), a private or
+    /// link-local address, or an address on the network of one of this
+    /// host's up interfaces (a LAN numbered with public addresses, as some
+    /// campuses are). Anything else (a mistyped or remote address) would
+    /// announce the node to a network that is not its LAN, so `start`
+    /// refuses it; `--peer` is the way to link across networks.
+    public static func staysOnLAN(_ address: String, interfaces: [InterfaceAddress]) -> Bool {
+        guard let value = IPv4Endpoint.parseDottedQuad(address) else { return false }
+        if IPv4Endpoint.isLoopback(value) || value == .max || isLANAddress(value) { return true }
+        return interfaces.contains { interface in
+            guard interface.isUp, !interface.isLoopback,
+                  let own = IPv4Endpoint.parseDottedQuad(interface.address),
+                  let mask = IPv4Endpoint.parseDottedQuad(interface.netmask),
+                  mask.nonzeroBitCount >= 8 else { return false }
+            return own & mask == value & mask
+        }
+    }
+
     /// True for RFC 1918 private and 169.254/16 link-local addresses; false
     /// for everything else, including text that is not a dotted quad.
     public static func isLANAddress(_ address: String) -> Bool {

@@ -20,9 +20,15 @@ extension P2PService {
         configuration.limits = fitted
         core.limits = fitted
         var targets: [IPv4Endpoint] = []
+        // Named targets are checked against this host's networks; the
+        // default scope is made of them.
+        let interfaces = configuration.broadcastAddresses == nil ? [] : BroadcastScope.currentInterfaces()
         for text in configuration.broadcastAddresses ?? BroadcastScope.defaultAddresses() {
             guard let target = IPv4Endpoint(host: text.trimmingWhitespace(), port: configuration.discoveryPort) else {
                 throw .invalidAddress(text)
+            }
+            if configuration.broadcastAddresses != nil, !BroadcastScope.staysOnLAN(target.host, interfaces: interfaces) {
+                throw .invalidConfiguration("beacons to \(target.host) would leave the LAN: it is not this host, a private or link-local address, 255.255.255.255, nor on a network of this host's interfaces (--peer HOST:PORT links across networks)")
             }
             if !targets.contains(target) { targets.append(target) }
         }

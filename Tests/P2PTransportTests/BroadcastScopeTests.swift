@@ -36,6 +36,24 @@ import Testing
         ])
     }
 
+    /// Named targets: this host, the limited broadcast, LAN ranges, and
+    /// the networks of this host's up interfaces; nothing else.
+    @Test func namedTargetsMustStayOnTheLAN() {
+        let interfaces: [BroadcastScope.InterfaceAddress] = [
+            .init(name: "lo", address: "127.0.0.1", netmask: "255.0.0.0", isLoopback: true, supportsBroadcast: false),
+            .init(name: "campus0", address: "130.83.7.20", netmask: "255.255.0.0", broadcast: "130.83.255.255"),
+            .init(name: "down0", address: "198.51.100.7", netmask: "255.255.255.0", isUp: false),
+            .init(name: "odd0", address: "203.0.113.9", netmask: "0.0.0.0"),
+        ]
+        for onLAN in ["127.255.255.255", "127.0.0.1", "255.255.255.255", "10.0.0.255", "192.168.1.255",
+                      "169.254.255.255", "130.83.255.255", "130.83.1.2"] {
+            #expect(BroadcastScope.staysOnLAN(onLAN, interfaces: interfaces), "\(onLAN)")
+        }
+        for offLAN in ["8.8.8.8", "130.84.255.255", "198.51.100.255", "203.0.113.255", "100.64.0.1", "0.0.0.0", "10.1"] {
+            #expect(!BroadcastScope.staysOnLAN(offLAN, interfaces: interfaces), "\(offLAN)")
+        }
+    }
+
     @Test func loopbackIsAlwaysInTheScope() {
         #expect(BroadcastScope.defaultAddresses(for: []) == ["127.255.255.255"])
         // This machine's real interfaces: whatever they are, the scope holds

@@ -254,6 +254,13 @@ import TestSupport
         let badAddress = P2PService(identity: TestNetwork.identity(62, "a"), configuration: configuration)
         await #expect(throws: TransportError.invalidAddress("127.255.255")) { try await badAddress.start() }
 
+        // Refused before any socket opens: nothing is sent to it.
+        configuration.broadcastAddresses = ["127.255.255.255", "8.8.8.8"]
+        let offLAN = P2PService(identity: TestNetwork.identity(66, "e"), configuration: configuration)
+        let refusal = await #expect(throws: TransportError.self) { try await offLAN.start() }
+        #expect(refusal?.description.contains("beacons to 8.8.8.8 would leave the LAN") == true)
+        #expect(await offLAN.listeningPort == 0)
+
         configuration.broadcastAddresses = []
         configuration.staticPeers = ["no-port"]
         let badPeer = P2PService(identity: TestNetwork.identity(63, "b"), configuration: configuration)
