@@ -60,6 +60,10 @@ public enum BroadcastScope {
     /// refuses it; `--peer` is the way to link across networks.
     public static func staysOnLAN(_ address: String, interfaces: [InterfaceAddress]) -> Bool {
         guard let value = IPv4Endpoint.parseDottedQuad(address) else { return false }
+        return staysOnLAN(value, interfaces: interfaces)
+    }
+
+    static func staysOnLAN(_ value: UInt32, interfaces: [InterfaceAddress]) -> Bool {
         if IPv4Endpoint.isLoopback(value) || value == .max || isLANAddress(value) { return true }
         return interfaces.contains { interface in
             guard interface.isUp, !interface.isLoopback,

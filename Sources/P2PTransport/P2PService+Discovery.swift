@@ -76,6 +76,14 @@ extension P2PService {
                 return
             }
             guard let (count, source) = received else { return }
+            guard discoverySources.admits(source.address, now: now, read: BroadcastScope.currentInterfaces) else {
+                stats.offLANDatagrams += 1
+                if warnedForeignSources.count < Self.maxWarnedCollisions,
+                   warnedForeignSources.insert(UInt64(source.address) | 1 << 33).inserted {
+                    logger.warning("ignored discovery datagrams from \(source.host), which is not on this host's LANs")
+                }
+                continue
+            }
             if configuration.groupSecret != nil {
                 if let beacon = openGroupDatagram(count: count, from: source) { handleBeacon(beacon, from: source) }
                 continue

@@ -84,8 +84,11 @@ public actor P2PService: PeerTransport {
     var warnedTargets: Set<IPv4Endpoint> = []
     var warnedCollisions: Set<String> = []
     /// Addresses whose beacons lacked our group's tag, warned about once
-    /// each for a wrong tag and for none (bit 32 set).
+    /// each for a wrong tag and for none (bit 32 set), or that are off the
+    /// LAN (bit 33).
     var warnedForeignSources: Set<UInt64> = []
+    /// Where discovery datagrams are heard from (the LAN only).
+    var discoverySources = DiscoverySources()
     /// Addresses whose handshakes showed another group secret, warned about once.
     var warnedGroupMismatch = WarnedAddresses()
     /// Addresses that spoke protocol v1, logged once each.

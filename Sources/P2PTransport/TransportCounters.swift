@@ -108,6 +108,8 @@ public struct TransportCounters: Hashable, Sendable, Codable {
     public var evictedAnnouncements = 0
     /// With a group secret: datagrams without a valid group tag, ignored.
     public var foreignBeacons = 0
+    /// Datagrams from a source off the LAN (`DiscoverySources`), dropped unread.
+    public var offLANDatagrams = 0
 
     /// Overlay (PROTOCOL.md, "Overlay"): its frames sent and taken, the
     /// malformed ones (counted against the link like malformed frames),
