@@ -21,6 +21,8 @@ public struct Broadcast: Sendable {
         var announcedAt: Duration
         /// The peer last grafted, if the timer ran out once already.
         var grafted: NodeNumber?
+        /// The announcer whose IHAVE made the entry (`createdBy`).
+        var creator: NodeNumber
     }
 
     let config: OverlayConfig
@@ -29,6 +31,10 @@ public struct Broadcast: Sendable {
     var seen: RecentIDs
     var cache: GossipCache
     var missing: [MessageID: Missing] = [:]
+    /// Entries of `missing` each peer's IHAVE made: a quarter of the table
+    /// at most, so one neighbour announcing ids it never sends cannot fill
+    /// it and leave honest announcements unheard.
+    var createdBy: [NodeNumber: Int] = [:]
     var pendingIHave: [NodeNumber: [MessageID]] = [:]
     var flushAt: Duration?
     var ihaveBudgets: [NodeNumber: TokenBucket] = [:]
@@ -156,7 +162,7 @@ public struct Broadcast: Sendable {
             let gossip = GossipMessage(hops: 1, message: message)
             guard seen.insert(gossip.id) else { continue }
             cache.keep(gossip)
-            missing.removeValue(forKey: gossip.id)
+            dropMissing(gossip.id)
             for peer in neighbors where pendingIHave[peer, default: []].count < room {
                 pendingIHave[peer, default: []].append(gossip.id)
             }
@@ -167,9 +173,19 @@ public struct Broadcast: Sendable {
 
     /// `id` is held by this node already (its own message): not awaited,
     /// and a copy of it is a duplicate.
+    /// Removes an id from `missing`, and from its creator's count.
+    @discardableResult
+    mutating func dropMissing(_ id: MessageID) -> Missing? {
+        guard let entry = missing.removeValue(forKey: id) else { return nil }
+        if let count = createdBy[entry.creator] {
+            if count <= 1 { createdBy.removeValue(forKey: entry.creator) } else { createdBy[entry.creator] = count - 1 }
+        }
+        return entry
+    }
+
     mutating func hold(_ id: MessageID) {
         seen.insert(id)
-        missing.removeValue(forKey: id)
+        dropMissing(id)
     }
 
     /// A gossip frame from a neighbour. `verify` is asked only for an id
@@ -199,7 +215,7 @@ public struct Broadcast: Sendable {
         // than its own budget lets through.
         guard authors.allows(author, now: now) else {
             overBudget += 1
-            missing.removeValue(forKey: gossip.id)
+            dropMissing(gossip.id)
             if author == peer { notes.append((peer, .overBudget)) }
             return out
         }
@@ -213,7 +229,7 @@ public struct Broadcast: Sendable {
         next.hops = min(255, gossip.hops + 1)
         cache.keep(next)  // as this node sends it on (a GRAFT's answer too)
         // Those that announced it hold it: no IHAVE back to them.
-        let entry = missing.removeValue(forKey: gossip.id)
+        let entry = dropMissing(gossip.id)
         let announcers = entry?.announcers ?? []
         if let entry, entry.grafted == nil { notePushLag(now - entry.announcedAt) }
         if lazy.contains(peer) {
@@ -244,8 +260,9 @@ public struct Broadcast: Sendable {
                         entry.announcers.append(peer)
                         missing[id] = entry
                     }
-                } else if missing.count < config.missingMax {
-                    missing[id] = Missing(announcers: [peer], deadline: now + graftWait, announcedAt: now)
+                } else if missing.count < config.missingMax, createdBy[peer, default: 0] < config.missingMax / 4 {
+                    missing[id] = Missing(announcers: [peer], deadline: now + graftWait, announcedAt: now, creator: peer)
+                    createdBy[peer, default: 0] += 1
                 }
             }
         case .graft(let ids):
@@ -291,7 +308,7 @@ public struct Broadcast: Sendable {
             }
             entry.announcers.removeAll { !isNeighbor($0) }
             guard !entry.announcers.isEmpty else {
-                missing.removeValue(forKey: id)
+                dropMissing(id)
                 continue
             }
             let peer = entry.announcers.removeFirst()

@@ -168,6 +168,9 @@ public struct DirectReach: Sendable {
     /// Whether this node asked for `peer`'s card (a card nobody asked for is not kept).
     public func awaitsCard(of peer: NodeNumber) -> Bool { queries[peer] != nil }
 
+    /// Whether this node awaits any card (a card going by is worth a check).
+    public var awaitsAnyCard: Bool { !queries.isEmpty }
+
     // MARK: On-demand links
 
     public var outboundCount: Int { links.values.count { !$0.inbound } }

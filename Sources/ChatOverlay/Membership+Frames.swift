@@ -9,13 +9,15 @@ extension Membership {
         remember(peer, now: now)
         switch frame {
         case .join:
-            awaiting.removeValue(forKey: peer)
+            let since = awaiting.removeValue(forKey: peer)
             handleJoin(from: peer, now: now, &out)
+            keepGrace(peer, since: since, now: now)
         case .forwardJoin(let newNode, let ttl):
             handleForwardJoin(newNode, ttl: ttl, from: peer, now: now, &out)
         case .neighbor(let high):
-            awaiting.removeValue(forKey: peer)
+            let since = awaiting.removeValue(forKey: peer)
             handleNeighbor(from: peer, highPriority: high, now: now, &out)
+            keepGrace(peer, since: since, now: now)
         case .neighborReply(let accepted):
             neighborAsked.remove(peer)
             if accepted {
@@ -48,6 +50,19 @@ extension Membership {
         return out
     }
 
+    /// A refused asker's link keeps the grace it had: asking again every
+    /// few seconds must not hold a link open for good (it would stay a
+    /// linked passive peer, the first a fill takes).
+    private mutating func keepGrace(_ peer: NodeNumber, since: Duration?, now: Duration) {
+        guard active[peer] == nil, dialing[peer] == nil, links.contains(peer) else { return }
+        awaiting[peer] = since ?? now
+        if refusedAsks[peer] == nil, refusedAsks.count >= config.knownPeersMax,
+           let first = refusedAsks.min(by: { $0.value < $1.value || ($0.value == $1.value && $0.key < $1.key) }) {
+            refusedAsks.removeValue(forKey: first.key)
+        }
+        refusedAsks[peer] = now + config.cooldown
+    }
+
     private mutating func handleJoin(from peer: NodeNumber, now: Duration, _ out: inout [OverlayAction]) {
         guard active[peer] == nil else { return }
         guard !isHeldOff(peer, now: now) else {
@@ -56,16 +71,22 @@ extension Membership {
             return
         }
         let repeated = lastJoin[peer].map { now - $0 < config.joinCooldown } ?? false
+        // A full view makes room for a joiner by an eviction, as a
+        // high-priority NEIGHBOR does, and from the same budget: otherwise
+        // each new identity that JOINs evicts an honest inbound peer.
+        // Refused, the joiner is still introduced by walks below (others
+        // then take it), and asks another contact.
+        let full = !isFullMesh && (active.count >= config.activeViewMax || inboundCount >= config.inboundMax)
         lastJoin[peer] = now
-        guard admit(peer, inbound: true, now: now, &out) else {
+        if full && !evictions.take(at: now) || !admit(peer, inbound: true, now: now, &out) {
             out.append(.send(.neighborReply(accepted: false), to: peer))
-            return
+            addPassive(peer)
         }
         // Introduce the joiner by walks, once per joiner per cooldown here.
         guard !isFullMesh, !repeated, walked[peer] == nil else { return }
         walked[peer] = now
         for other in activePeers where other != peer {
-            out.append(.send(.forwardJoin(newNode: peer, ttl: config.activeRandomWalk), to: other))
+            relay(.forwardJoin(newNode: peer, ttl: config.activeRandomWalk), to: other, now: now, &out)
         }
     }
 
@@ -73,7 +94,11 @@ extension Membership {
                                             _ out: inout [OverlayAction]) {
         guard newNode != me, !isUndialable(newNode, now: now), walked[newNode] == nil else { return }
         walked[newNode] = now
-        remember(newNode, now: now)
+        // A walk's joiner is only a number a peer named: in a full mesh it
+        // does not count toward the threshold (a peer could name 2 a
+        // second and tip a small LAN into bounded views), as a shuffle's
+        // names do not unasked. Beacons heard twice and links count it.
+        if !isFullMesh { remember(newNode, now: now) }
         let ttl = max(0, min(ttl, config.activeRandomWalk))
         if ttl == 0 || active.count <= 1 {
             if active[newNode] == nil, dialing[newNode] == nil, inboundCount < config.inboundMax {
@@ -83,7 +108,7 @@ extension Membership {
         }
         if ttl == config.passiveRandomWalk, active[newNode] == nil { addPassive(newNode) }
         if let next = rng.pick(activePeers.filter { $0 != peer && $0 != newNode }) {
-            out.append(.send(.forwardJoin(newNode: newNode, ttl: ttl - 1), to: next))
+            relay(.forwardJoin(newNode: newNode, ttl: ttl - 1), to: next, now: now, &out)
         }
     }
 
@@ -136,13 +161,29 @@ extension Membership {
         let peers = Array(peers.prefix(config.shuffleActive + config.shufflePassive + 1))
         let ttl = max(0, min(ttl, config.passiveRandomWalk))
         if ttl > 0, active.count > 1, let next = rng.pick(activePeers.filter { $0 != peer && $0 != origin }) {
-            out.append(.send(.shuffle(origin: origin, ttl: ttl - 1, peers: peers), to: next))
+            relay(.shuffle(origin: origin, ttl: ttl - 1, peers: peers), to: next, now: now, &out)
             return
         }
         // The walk ends here: answer the origin if a link to it is up.
+        // Anyone may name any origin, so the answer is relayed within a
+        // budget: a peer cannot make this node flood the origin's link.
         if links.contains(origin), origin != me {
-            out.append(.send(.shuffleReply(peers: rng.sample(passive, peers.count)), to: origin))
+            relay(.shuffleReply(peers: rng.sample(passive, peers.count)), to: origin, now: now, &out)
         }
         integrate(peers[...], counted: false, now: now)
+    }
+
+    /// Sends a frame this node passes on for someone else (a walk, a
+    /// shuffle's answer) within half of the membership budget its
+    /// receiver charges this node (`controlBurst`, `controlPerSecond`):
+    /// walks anyone can start, so without it a few peers each within
+    /// their own budget here could push this node past the receiver's and
+    /// get it scored down and dropped there. Past it the frame is not sent
+    /// (walks and shuffles are best effort).
+    mutating func relay(_ frame: OverlayFrame, to peer: NodeNumber, now: Duration, _ out: inout [OverlayAction]) {
+        var bucket = relayBudgets[peer] ?? TokenBucket(capacity: config.controlBurst / 2, perSecond: config.controlPerSecond / 2)
+        let ok = bucket.take(at: now)
+        relayBudgets[peer] = bucket
+        if ok { out.append(.send(frame, to: peer)) } else { relaysDropped += 1 }
     }
 }

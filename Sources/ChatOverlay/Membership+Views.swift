@@ -23,6 +23,11 @@ extension Membership {
         return now < until
     }
 
+    /// Asked lately and was refused (`refusedAsks`).
+    func wasRefused(_ peer: NodeNumber, now: Duration) -> Bool {
+        refusedAsks[peer].map { now < $0 } ?? false
+    }
+
     /// Not to be dialled now: held off or declined.
     func isUndialable(_ peer: NodeNumber, now: Duration) -> Bool {
         isHeldOff(peer, now: now) || isDeclined(peer, now: now)
@@ -32,6 +37,7 @@ extension Membership {
         known = known.filter { now - $0.value <= knownLifetime || active[$0.key] != nil }
         heldOff = heldOff.filter { now < $0.value }
         declined = declined.filter { now < $0.value }
+        refusedAsks = refusedAsks.filter { now < $0.value }
         walked = walked.filter { now - $0.value < config.joinCooldown }
         redialed = redialed.filter { now - $0.value < config.redialWindow }
         lastJoin = lastJoin.filter { now - $0.value < config.joinCooldown }
@@ -123,7 +129,7 @@ extension Membership {
         let pending = dialing.values.reduce(0) { $0 + ($1.purpose == .join ? 0 : 1) }
         var wanted = target - active.count - pending
         guard wanted > 0 else { return }
-        let usable = passive.filter { dialing[$0] == nil && !isUndialable($0, now: now) }
+        let usable = passive.filter { dialing[$0] == nil && !isUndialable($0, now: now) && !wasRefused($0, now: now) }
         // A passive peer whose link is already up (it linked before this
         // node went partial, or dialled us and said nothing yet) comes
         // first: the "dial" is answered at once on that link, so the view

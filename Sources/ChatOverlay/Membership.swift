@@ -52,6 +52,15 @@ public struct Membership: Sendable {
     /// peers their answer names count as known, once per request.
     var neighborAsked: Set<NodeNumber> = []
     var known: [NodeNumber: Duration] = [:]
+    /// Peers whose JOIN or NEIGHBOR was refused, until when they are not
+    /// a fill's candidates: chosen by this node, a refused asker would take
+    /// a slot `inboundMax` keeps from askers (a few identities asking and
+    /// waiting could fill the whole view). Expired with `heldOff`.
+    var refusedAsks: [NodeNumber: Duration] = [:]
+    /// What this node may still pass on to each linked peer (`relay`).
+    var relayBudgets: [NodeNumber: TokenBucket] = [:]
+    /// Walks and shuffle answers not passed on for want of that budget.
+    public internal(set) var relaysDropped = 0
     /// How long a peer heard of counts as known: `knownPeerLifetime`, or
     /// longer where the shell says peers may stay silent longer
     /// (`Overlay.peersMayBeSilent`).
@@ -150,6 +159,7 @@ public struct Membership: Sendable {
         awaiting.removeValue(forKey: peer)
         neighborAsked.remove(peer)
         budgets.removeValue(forKey: peer)
+        relayBudgets.removeValue(forKey: peer)
         if let dial = dialing.removeValue(forKey: peer) {
             removePassive(peer)  // unreachable: not a candidate any more
             if dial.purpose == .join { joined = !active.isEmpty }

@@ -69,16 +69,21 @@ extension P2PService {
         case .cardQuery(_, let origin, let target) where target == identity.number:
             passOn = false
             answerCardQuery(from: origin)
-        case .card(_, let to, let card) where to == identity.number:
-            passOn = false
-            learnCard(card)
+        case .card(_, let to, let card):
+            // Kept by any node awaiting that card, not only the asker: the
+            // card's owner answers within a node-wide budget, which a flood
+            // of queries naming it can spend, so one answer serves all.
+            if to == identity.number { passOn = false }
+            learnCard(card, addressedHere: to == identity.number)
         case .sealed(_, let envelope):
             // Passed on by its recipient too, so a neighbour cannot tell.
             open(envelope)
         default:
             break
         }
-        guard passOn, let ttl = forwardTTL else { return }
+        // A full mesh links every node it knows: nothing to pass on (a peer
+        // could otherwise make it flood 47 links with each relay frame).
+        guard passOn, overlayIsPartial, let ttl = forwardTTL else { return }
         var next = header
         next.ttl = ttl
         let forwarded: OverlayFrame
@@ -98,8 +103,10 @@ extension P2PService {
         flood(.card(header, to: origin, card: credential.card), except: nil)
     }
 
-    /// A card sent to this node: kept if asked for and it verifies.
-    private func learnCard(_ card: [UInt8]) {
+    /// A card that went by: kept if this node awaits it and it verifies.
+    /// One addressed elsewhere and not awaited is not even checked.
+    private func learnCard(_ card: [UInt8], addressedHere: Bool) {
+        guard addressedHere || overlayLinks!.direct.awaitsAnyCard else { return }
         guard let recipient = try? SealedEnvelope.Recipient(card: card) else {
             stats.cardsRefused += 1
             logger.debug("refused a card whose signature does not hold")
@@ -107,7 +114,7 @@ extension P2PService {
         }
         let number = recipient.identity.nodeNumber
         guard overlayLinks!.direct.awaitsCard(of: number) else {
-            stats.cardsRefused += 1
+            if addressedHere { stats.cardsRefused += 1 }
             return
         }
         stats.cardsLearned += 1
