@@ -71,14 +71,14 @@ extension Membership {
             return
         }
         let repeated = lastJoin[peer].map { now - $0 < config.joinCooldown } ?? false
-        // A full view makes room for a joiner by an eviction, as a
-        // high-priority NEIGHBOR does, and from the same budget: otherwise
-        // each new identity that JOINs evicts an honest inbound peer.
+        // A full view makes room for a joiner by an eviction from a budget
+        // of its own (`joinEvictionBurst`): otherwise each new identity
+        // that JOINs evicts an honest inbound peer.
         // Refused, the joiner is still introduced by walks below (others
         // then take it), and asks another contact.
         let full = !isFullMesh && (active.count >= config.activeViewMax || inboundCount >= config.inboundMax)
         lastJoin[peer] = now
-        if full && !evictions.take(at: now) || !admit(peer, inbound: true, now: now, &out) {
+        if full && !joinEvictions.take(at: now) || !admit(peer, inbound: true, now: now, &out) {
             out.append(.send(.neighborReply(accepted: false), to: peer))
             addPassive(peer)
         }

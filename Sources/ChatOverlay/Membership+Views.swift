@@ -129,14 +129,18 @@ extension Membership {
         let pending = dialing.values.reduce(0) { $0 + ($1.purpose == .join ? 0 : 1) }
         var wanted = target - active.count - pending
         guard wanted > 0 else { return }
-        let usable = passive.filter { dialing[$0] == nil && !isUndialable($0, now: now) && !wasRefused($0, now: now) }
+        let usable = passive.filter { dialing[$0] == nil && !isUndialable($0, now: now) }
         // A passive peer whose link is already up (it linked before this
         // node went partial, or dialled us and said nothing yet) comes
         // first: the "dial" is answered at once on that link, so the view
         // fills within a tick instead of waiting for `inboundGrace` to
         // close those links and dials to open them again.
-        let linked = usable.filter { links.contains($0) }
-        let candidates = rng.sample(linked, wanted) + rng.sample(usable.filter { !links.contains($0) }, max(0, wanted - linked.count))
+        // Not a refused asker's link, though: it asked, so taking it first
+        // would give it a slot kept for the node's own choices (a few
+        // identities asking and waiting could fill the view). It is a
+        // candidate like any other passive peer.
+        let linked = usable.filter { links.contains($0) && !wasRefused($0, now: now) }
+        let candidates = rng.sample(linked, wanted) + rng.sample(usable.filter { !linked.contains($0) }, max(0, wanted - linked.count))
         for peer in candidates where wanted > 0 {
             dial(peer, .neighbor(highPriority: active.count < config.activeViewMin, inbound: false), now: now, &out)
             wanted -= 1

@@ -52,10 +52,9 @@ public struct Membership: Sendable {
     /// peers their answer names count as known, once per request.
     var neighborAsked: Set<NodeNumber> = []
     var known: [NodeNumber: Duration] = [:]
-    /// Peers whose JOIN or NEIGHBOR was refused, until when they are not
-    /// a fill's candidates: chosen by this node, a refused asker would take
-    /// a slot `inboundMax` keeps from askers (a few identities asking and
-    /// waiting could fill the whole view). Expired with `heldOff`.
+    /// Peers whose JOIN or NEIGHBOR was refused, until when a fill does not
+    /// take them first for their link being up (`fill`). Expired with
+    /// `heldOff`.
     var refusedAsks: [NodeNumber: Duration] = [:]
     /// What this node may still pass on to each linked peer (`relay`).
     var relayBudgets: [NodeNumber: TokenBucket] = [:]
@@ -82,6 +81,7 @@ public struct Membership: Sendable {
     /// when (`redialWindow`; at most `activeViewMax` a window in practice).
     var redialed: [NodeNumber: Duration] = [:]
     var evictions: TokenBucket
+    var joinEvictions: TokenBucket
     public internal(set) var isFullMesh = true
     var joined = false
     /// Fill requests refused in a row, and when the next fill may ask
@@ -96,6 +96,7 @@ public struct Membership: Sendable {
         self.config = config
         rng = SeededRandom(seed: seed)
         evictions = TokenBucket(capacity: config.evictionBurst, perSecond: config.evictionsPerSecond)
+        joinEvictions = TokenBucket(capacity: config.joinEvictionBurst, perSecond: config.joinEvictionsPerSecond)
         nextShuffle = now + config.shuffleInterval
         nextExpiry = now + .seconds(5)
         knownLifetime = config.knownPeerLifetime

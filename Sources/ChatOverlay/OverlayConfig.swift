@@ -78,6 +78,11 @@ public struct OverlayConfig: Sendable, Hashable {
     /// Evictions a high-priority NEIGHBOR may cause: burst and per second.
     public var evictionBurst = 2.0
     public var evictionsPerSecond = 0.1
+    /// Evictions JOINs into a full view may cause (HyParView admits every
+    /// joiner; unbounded, each new identity's JOIN evicted an honest
+    /// inbound peer): a LAN starting up gets most of its joins in.
+    public var joinEvictionBurst = 8.0
+    public var joinEvictionsPerSecond = 0.5
 
     /// false: plain flooding (every message to every neighbour), the baseline.
     public var lazyPush = true
