@@ -148,9 +148,20 @@ import TestSupport
         // none comes for the standard deadline).
         let stored = { try await bob.storedPublic().count }
         // With time standing still the burst is spent and a request waits.
-        try #require(await waitUntil("a request deferred", progress: stored, limit: .seconds(600)) {
+        let deferred = try await waitUntil("a request deferred", progress: stored, limit: .seconds(600)) {
             await alice.node.statistics().catchUpDeferred > 0
-        })
+        }
+        if !deferred {
+            // Rare under a parallel run (session 26): what the two sides saw.
+            let (served, asked) = (await alice.node.statistics(), await bob.node.statistics())
+            Issue.record("""
+                no request deferred: bob stored \(try await stored()) of \(missed + 1); alice deferred \(served.catchUpDeferred), \
+                refused \(served.catchUpRefused); bob's catch-up timeouts \(asked.catchUpTimeouts), unsolicited \(asked.catchUpUnsolicited), \
+                invalid \(asked.catchUpInvalid); clock at \(clock.uptime()); alice got \(served.receivedByType), \
+                bob got \(asked.receivedByType)
+                """)
+        }
+        try #require(deferred)
         let heldBack = try await stored()
         #expect(heldBack < missed + 1, "the burst alone brought all \(heldBack)")
         // Each half second refills one answer (`NodeLimits.catchUpRefillPerSecond`).
