@@ -70,7 +70,8 @@ public enum JSONEventEncoder {
             "acksSent": counters.acksSent, "dmRetries": counters.dmRetries,
             "signatureRefusals": counters.signatureRefusals, "relayedClaimingSelf": counters.relayedClaimingSelf,
             "relayRefusals": counters.relayRefusals,
-            "catchUpUnsolicited": counters.catchUpUnsolicited, "backpressure": counters.backpressure,
+            "catchUpUnsolicited": counters.catchUpUnsolicited, "catchUpPages": counters.catchUpPages,
+            "backpressure": counters.backpressure,
             "commitFailures": counters.commitFailures, "eventsDropped": counters.eventsDropped,
             "quotaRefused": counters.quotaRefused, "agedOut": counters.agedOut, "catchUpTimeouts": counters.catchUpTimeouts,
         ]

@@ -68,6 +68,7 @@ extension ChatNode {
     /// A page was committed: the cursor moves on, and the same peer's next
     /// page, another peer, or nothing follows, as the round decides.
     func adoptCatchUpPage(_ page: CatchUpPage) async {
+        counters.catchUpPages += 1
         switch catchUp.adopt(page) {
         case .send(let next, let peer): await sendCatchUp(next, to: peer)
         case .ask(let ask): await requestCatchUp(ask)

@@ -22,6 +22,8 @@ public struct NodeCounters: Hashable, Sendable, Codable {
     public var catchUpInvalid = 0
     /// History replies that answered no request of ours: refused.
     public var catchUpUnsolicited = 0
+    /// History pages merged (each moves that peer's catch-up cursor).
+    public var catchUpPages = 0
     /// Steps whose commit failed (nothing of them was applied).
     public var commitFailures = 0
     /// Events dropped because the front end stopped reading (see `NodeLimits.eventBuffer`).
@@ -61,6 +63,7 @@ public struct NodeCounters: Hashable, Sendable, Codable {
         catchUpRefused += other.catchUpRefused
         catchUpInvalid += other.catchUpInvalid
         catchUpUnsolicited += other.catchUpUnsolicited
+        catchUpPages += other.catchUpPages
         commitFailures += other.commitFailures
         eventsDropped += other.eventsDropped
         backpressure += other.backpressure

@@ -128,6 +128,11 @@ import TestSupport
                                      options: NodeOptions(catchUpTimeout: .seconds(86_400)))
         try await alice.waitForPeers(1)
         try await bob.waitForPeers(1)
+        // Bob's first catch-up from alice done: he holds a cursor for her.
+        // Cut before it, his next round is a first contact, offered only
+        // alice's newest 1,000 messages (`catchUpFirstContact`, by design):
+        // 5 pages, never deferred (seen under a parallel run).
+        try #require(await waitUntil("bob's first catch-up page") { await bob.node.statistics().catchUpPages >= 1 })
         try await alice.node.sendPublic("before")
         _ = try await bob.waitForMessage("before")
         await network.cut(alice.identity.number, bob.identity.number)
