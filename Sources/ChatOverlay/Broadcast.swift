@@ -13,28 +13,12 @@ import ChatCore
 /// signature holds; duplicates are never verified twice. Every table is
 /// capped and IHAVE and GRAFT ids are budgeted per peer.
 public struct Broadcast: Sendable {
-    struct Missing: Sendable {
-        /// Peers that announced the id, oldest first.
-        var announcers: [NodeNumber]
-        var deadline: Duration
-        /// When the first announcement came.
-        var announcedAt: Duration
-        /// The peer last grafted, if the timer ran out once already.
-        var grafted: NodeNumber?
-        /// The announcer whose IHAVE made the entry (`createdBy`).
-        var creator: NodeNumber
-    }
-
     let config: OverlayConfig
     public internal(set) var eager: Set<NodeNumber> = []
     public internal(set) var lazy: Set<NodeNumber> = []
     var seen: RecentIDs
     var cache: GossipCache
-    var missing: [MessageID: Missing] = [:]
-    /// Entries of `missing` each peer's IHAVE made: a quarter of the table
-    /// at most, so one neighbour announcing ids it never sends cannot fill
-    /// it and leave honest announcements unheard.
-    var createdBy: [NodeNumber: Int] = [:]
+    var missing: MissingIDs
     var pendingIHave: [NodeNumber: [MessageID]] = [:]
     var flushAt: Duration?
     var ihaveBudgets: [NodeNumber: TokenBucket] = [:]
@@ -46,16 +30,16 @@ public struct Broadcast: Sendable {
     var lastBroken: [NodeNumber: Duration] = [:]
     /// Gossiped messages dropped past their author's budget.
     public internal(set) var overBudget = 0
-    /// How far a pushed copy lags behind its first announcement: a
-    /// smoothed mean and mean deviation, as TCP smooths round trips (RFC
-    /// 6298), for the graft wait (`graftWait`). nil: no sample yet.
-    public internal(set) var pushLag: Duration?
-    var pushLagDeviation: Duration = .zero
+    /// How far pushed copies lag their announcements, for `graftWait`.
+    var lag = PushLag()
+    /// The smoothed lag (nil: no sample yet).
+    public var pushLag: Duration? { lag.mean }
 
     public init(config: OverlayConfig = OverlayConfig()) {
         self.config = config
         seen = RecentIDs(capacity: config.recentIDs)
         cache = GossipCache(capacity: config.cachedMessages)
+        missing = MissingIDs(capacity: config.missingMax)
         authors = AuthorBudgets(burst: config.authorBurst, perSecond: config.authorPerSecond, capacity: config.authorsTracked)
     }
 
@@ -65,7 +49,7 @@ public struct Broadcast: Sendable {
 
     /// When `tick` next has something to do, if anything.
     public var nextDeadline: Duration? {
-        let graft = missing.values.lazy.map(\.deadline).min()
+        let graft = missing.nextDeadline
         switch (flushAt, graft) {
         case let (flush?, graft?): return min(flush, graft)
         case let (flush, graft): return flush ?? graft
@@ -162,7 +146,7 @@ public struct Broadcast: Sendable {
             let gossip = GossipMessage(hops: 1, message: message)
             guard seen.insert(gossip.id) else { continue }
             cache.keep(gossip)
-            dropMissing(gossip.id)
+            missing.remove(gossip.id)
             for peer in neighbors where pendingIHave[peer, default: []].count < room {
                 pendingIHave[peer, default: []].append(gossip.id)
             }
@@ -173,19 +157,9 @@ public struct Broadcast: Sendable {
 
     /// `id` is held by this node already (its own message): not awaited,
     /// and a copy of it is a duplicate.
-    /// Removes an id from `missing`, and from its creator's count.
-    @discardableResult
-    mutating func dropMissing(_ id: MessageID) -> Missing? {
-        guard let entry = missing.removeValue(forKey: id) else { return nil }
-        if let count = createdBy[entry.creator] {
-            if count <= 1 { createdBy.removeValue(forKey: entry.creator) } else { createdBy[entry.creator] = count - 1 }
-        }
-        return entry
-    }
-
     mutating func hold(_ id: MessageID) {
         seen.insert(id)
-        dropMissing(id)
+        missing.remove(id)
     }
 
     /// A gossip frame from a neighbour. `verify` is asked only for an id
@@ -215,7 +189,7 @@ public struct Broadcast: Sendable {
         // than its own budget lets through.
         guard authors.allows(author, now: now) else {
             overBudget += 1
-            dropMissing(gossip.id)
+            missing.remove(gossip.id)
             if author == peer { notes.append((peer, .overBudget)) }
             return out
         }
@@ -229,9 +203,9 @@ public struct Broadcast: Sendable {
         next.hops = min(255, gossip.hops + 1)
         cache.keep(next)  // as this node sends it on (a GRAFT's answer too)
         // Those that announced it hold it: no IHAVE back to them.
-        let entry = dropMissing(gossip.id)
+        let entry = missing.remove(gossip.id)
         let announcers = entry?.announcers ?? []
-        if let entry, entry.grafted == nil { notePushLag(now - entry.announcedAt) }
+        if let entry, entry.grafted == nil { lag.note(now - entry.announcedAt) }
         if lazy.contains(peer) {
             lazy.remove(peer)
             eager.insert(peer)
@@ -255,15 +229,7 @@ public struct Broadcast: Sendable {
             }
             forgetPending(ids, for: peer)
             for id in ids.prefix(config.idsPerFrame) where !seen.contains(id) {
-                if var entry = missing[id] {
-                    if entry.announcers.count < config.announcersPerID, !entry.announcers.contains(peer) {
-                        entry.announcers.append(peer)
-                        missing[id] = entry
-                    }
-                } else if missing.count < config.missingMax, createdBy[peer, default: 0] < config.missingMax / 4 {
-                    missing[id] = Missing(announcers: [peer], deadline: now + graftWait, announcedAt: now, creator: peer)
-                    createdBy[peer, default: 0] += 1
-                }
+                missing.announce(id, by: peer, deadline: now + graftWait, now: now, announcersMax: config.announcersPerID)
             }
         case .graft(let ids):
             guard Self.take(&graftBudgets, peer, Double(ids.count), burst: config.graftBurst, rate: config.graftPerSecond, now: now) else {
@@ -297,18 +263,18 @@ public struct Broadcast: Sendable {
             pendingIHave.removeAll(keepingCapacity: true)
         }
         var grafts: [NodeNumber: [MessageID]] = [:]
-        for id in missing.keys.sorted() {
+        for id in missing.ids {
             guard var entry = missing[id], entry.deadline <= now else { continue }
             if let promised = entry.grafted {
                 notePromiseBroken(by: promised, now: now)
             } else {
                 // The copy lags at least this much: a wait that only
                 // learned from copies in time would never grow.
-                notePushLag(now - entry.announcedAt)
+                lag.note(now - entry.announcedAt)
             }
             entry.announcers.removeAll { !isNeighbor($0) }
             guard !entry.announcers.isEmpty else {
-                dropMissing(id)
+                missing.remove(id)
                 continue
             }
             let peer = entry.announcers.removeFirst()
@@ -331,28 +297,8 @@ public struct Broadcast: Sendable {
     }
 
     /// How long an announced id waits for its pushed copy before it is
-    /// grafted, as TCP's retransmission timeout (mean lag plus four mean
-    /// deviations): `graftTimeout` on a LAN whose copies come at once, up
-    /// to `graftTimeoutMax` where they lag (1,000 nodes on one host: copies
-    /// came up to a second after an IHAVE, and a graft at 250 ms made 0.3
-    /// grafts a node a message, each a GRAFT, its answer, two duplicates
-    /// and two PRUNEs). A tree cut by a crash is still repaired within it.
-    var graftWait: Duration {
-        guard let pushLag else { return config.graftTimeout }
-        return min(config.graftTimeoutMax, max(config.graftTimeout, pushLag + pushLagDeviation * 4))
-    }
-
-    private mutating func notePushLag(_ lag: Duration) {
-        let sample = max(.zero, lag)
-        guard let mean = pushLag else {
-            pushLag = sample
-            pushLagDeviation = sample / 2
-            return
-        }
-        let gap = sample > mean ? sample - mean : mean - sample
-        pushLagDeviation = pushLagDeviation + (gap - pushLagDeviation) / 4
-        pushLag = mean + (sample - mean) / 8
-    }
+    /// grafted (`PushLag.graftWait`).
+    var graftWait: Duration { lag.graftWait(floor: config.graftTimeout, ceiling: config.graftTimeoutMax) }
 
     /// At most one broken promise per peer a second, however many ids it
     /// left unanswered: under a flood an honest relay's cache

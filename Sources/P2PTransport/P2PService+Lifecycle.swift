@@ -27,7 +27,7 @@ extension P2PService {
             guard let target = IPv4Endpoint(host: text.trimmingWhitespace(), port: configuration.discoveryPort) else {
                 throw .invalidAddress(text)
             }
-            if configuration.broadcastAddresses != nil, !BroadcastScope.staysOnLAN(target.host, interfaces: interfaces) {
+            if configuration.broadcastAddresses != nil, !BroadcastScope.staysOnLAN(target.address, interfaces: interfaces) {
                 throw .invalidConfiguration("beacons to \(target.host) would leave the LAN: it is not this host, a private or link-local address, 255.255.255.255, nor on a network of this host's interfaces (--peer HOST:PORT links across networks)")
             }
             if !targets.contains(target) { targets.append(target) }
